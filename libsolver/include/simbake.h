@@ -1,0 +1,148 @@
+/* SimBake physics library: the whole public API.
+ *
+ * Units are SI: metres, kilograms, seconds, radians. Arrays are flat, row-major,
+ * with their shape given in the comment (`vertex_count x 3`). Output buffers are
+ * owned by the caller. Every function that can fail returns an sb_result; on
+ * failure sb_last_error() gives a readable message (per calling thread) and the
+ * world is left as it was before the call. No function aborts or exits. */
+#ifndef SIMBAKE_H
+#define SIMBAKE_H
+
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define SB_API __declspec(dllexport)
+#else
+#define SB_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SB_VERSION_MAJOR 0
+#define SB_VERSION_MINOR 1
+#define SB_VERSION_PATCH 0
+/* The add-on refuses a library whose sb_version() differs in major or minor. */
+#define SB_VERSION (SB_VERSION_MAJOR * 10000 + SB_VERSION_MINOR * 100 + SB_VERSION_PATCH)
+
+typedef enum sb_result {
+    SB_OK = 0,
+    SB_ERROR_INVALID_ARGUMENT = 1, /* null pointer, bad count, NaN/Inf, value out of range */
+    SB_ERROR_INVALID_MESH = 2,     /* empty mesh, index out of range, unusable geometry */
+    SB_ERROR_OUT_OF_MEMORY = 3,
+    SB_ERROR_NOT_FOUND = 4,        /* unknown cloth id */
+    SB_ERROR_SOLVER = 5            /* a step could not be completed (see message) */
+} sb_result;
+
+typedef enum sb_integrator {
+    SB_INTEGRATOR_IMPLICIT_EULER = 0, /* the production solver (Baraff-Witkin) */
+    SB_INTEGRATOR_EXPLICIT_EULER = 1, /* explicit ones: tests and comparison */
+    SB_INTEGRATOR_MIDPOINT = 2,
+    SB_INTEGRATOR_RK4 = 3
+} sb_integrator;
+
+/* Library version as SB_VERSION encodes it, and as text ("0.1.0"). */
+SB_API int32_t sb_version(void);
+SB_API const char *sb_version_string(void);
+
+/* Message of the last failed call made by this thread ("" if none). */
+SB_API const char *sb_last_error(void);
+/* Short name of a result code ("SB_ERROR_INVALID_MESH"). */
+SB_API const char *sb_result_name(int32_t result);
+
+typedef struct sb_world sb_world;
+
+typedef struct sb_world_def {
+    double gravity[3];          /* m/s^2, default (0, 0, -9.81) */
+    int32_t integrator;         /* sb_integrator */
+    double max_step;            /* largest internal step, s (default 1/24) */
+    double min_step;            /* a step that must shrink below this fails (default 1e-6 s) */
+    int32_t grow_after;         /* steps accepted in a row before the step doubles again (4) */
+    double max_strain_change;   /* implicit: reject a step changing any triangle's stretch by more (0.1) */
+    double cg_tolerance;        /* implicit: relative residual of the conjugate gradient (1e-5) */
+    int32_t cg_max_iterations;  /* implicit: iteration cap per step (1000) */
+    double error_tolerance;     /* explicit: step-doubling error per step, m (1e-4) */
+} sb_world_def;
+
+/* A cloth: a triangle mesh in its rest shape, in world space. */
+typedef struct sb_cloth_def {
+    int32_t vertex_count;
+    const double *positions;    /* vertex_count x 3, rest and initial positions */
+    int32_t triangle_count;
+    const int32_t *triangles;   /* triangle_count x 3 vertex indices */
+    const double *uvs;          /* optional, triangle_count x 3 x 2 per-corner UVs: +u is the
+                                   warp, +v the weft direction; NULL derives a frame from world +X */
+    double density;             /* kg/m^2 of rest area (default 0.15) */
+    double stretch_stiffness;   /* N/m: energy ½ k A (|w_u|-1)², same for weft (default 2000) */
+    double shear_stiffness;     /* N/m: energy ½ k A (w_u·w_v)² (default 200) */
+    double bend_stiffness;      /* N·m: energy ½ k (3|e|²/(A1+A2)) (θ-θ0)² per edge (1e-5) */
+    double damping;             /* s: each condition is damped with k_d = damping * k (0.01) */
+    double air_drag;            /* kg/(m² s): drag force -air_drag * area * v (0.1) */
+    int32_t pin_count;
+    const int32_t *pins;        /* pin_count vertex indices held at their targets */
+} sb_cloth_def;
+
+typedef struct sb_cloth_info {
+    int32_t vertex_count;
+    int32_t triangle_count;     /* as given */
+    int32_t degenerate_triangles; /* zero-area triangles: skipped (no forces) */
+    int32_t bend_edges;         /* interior edges with a bending hinge */
+    int32_t nonmanifold_edges;  /* edges with more than two triangles: not bent */
+    double total_mass;          /* kg */
+    double rest_area;           /* m^2 */
+} sb_cloth_info;
+
+typedef struct sb_world_stats {
+    double time;                /* s, simulated so far */
+    int64_t steps;              /* accepted steps */
+    int64_t rejected_steps;     /* steps retried with half the size */
+    int64_t cg_iterations;      /* total conjugate-gradient iterations */
+    int32_t last_cg_iterations; /* in the last accepted step */
+    double last_step;           /* size of the last accepted step, s */
+} sb_world_stats;
+
+SB_API sb_world_def sb_default_world_def(void);
+SB_API sb_cloth_def sb_default_cloth_def(void);
+
+SB_API sb_result sb_world_create(const sb_world_def *def, sb_world **out_world);
+SB_API void sb_world_destroy(sb_world *world); /* NULL is fine */
+
+/* Adds a cloth at the world's current time; *out_cloth receives its id. */
+SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, int32_t *out_cloth);
+SB_API sb_result sb_cloth_get_info(const sb_world *world, int32_t cloth, sb_cloth_info *out_info);
+
+/* Pinned vertices move in a straight line from where they are now to `positions`
+ * (pin_count x 3, in the order of sb_cloth_def.pins), arriving at `time` (> now);
+ * after that they stay. */
+SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, int32_t cloth, double time,
+                                          const double *positions, int32_t pin_count);
+
+/* Advances the world to `time` (>= now) with as many internal steps as needed. */
+SB_API sb_result sb_world_step_to(sb_world *world, double time);
+SB_API double sb_world_get_time(const sb_world *world);
+SB_API sb_result sb_world_get_stats(const sb_world *world, sb_world_stats *out_stats);
+
+/* Copies vertex_count x 3 values into `out` (vertex_count must match the cloth). */
+SB_API sb_result sb_cloth_get_positions(const sb_world *world, int32_t cloth, double *out,
+                                        int32_t vertex_count);
+SB_API sb_result sb_cloth_get_velocities(const sb_world *world, int32_t cloth, double *out,
+                                         int32_t vertex_count);
+/* Kinetic energy of a cloth, J. */
+SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, int32_t cloth, double *out);
+
+/* out = M * in for `count` points, M a 4x4 row-major affine matrix (last row ignored).
+ * `in` and `out` may be the same buffer. Lets callers without numpy move whole
+ * meshes between object and world space. */
+SB_API sb_result sb_transform_points(const double matrix[16], const double *in, double *out,
+                                     int32_t count);
+/* Like sb_transform_points, but converts float32 <-> float64 on the way. */
+SB_API sb_result sb_transform_points_f32_to_f64(const double matrix[16], const float *in,
+                                                double *out, int32_t count);
+SB_API sb_result sb_transform_points_f64_to_f32(const double matrix[16], const double *in,
+                                                float *out, int32_t count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SIMBAKE_H */

@@ -1,0 +1,314 @@
+#include "cloth.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+/* Largest accepted coordinate magnitude, m: beyond this double precision in the solver
+ * can no longer resolve millimetres. */
+#define MAX_COORDINATE 1e7
+
+static bool all_finite(const double *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(a[i])) return false;
+    return true;
+}
+
+static sb_result validate_def(const sb_cloth_def *d)
+{
+    if (!d) return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth definition is NULL");
+    if (d->vertex_count <= 0 || d->triangle_count <= 0)
+        return error_set(SB_ERROR_INVALID_MESH, "cloth mesh is empty (%d vertices, %d triangles)",
+                         (int)d->vertex_count, (int)d->triangle_count);
+    if (d->vertex_count > INT32_MAX / 16 || d->triangle_count > INT32_MAX / 16)
+        return error_set(SB_ERROR_INVALID_MESH, "cloth mesh is too large (%d vertices, %d triangles)",
+                         (int)d->vertex_count, (int)d->triangle_count);
+    if (!d->positions || !d->triangles)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth positions or triangles are NULL");
+    for (int32_t i = 0; i < d->vertex_count; i++)
+        for (int k = 0; k < 3; k++) {
+            double p = d->positions[3 * (size_t)i + (size_t)k];
+            if (!isfinite(p))
+                return error_set(SB_ERROR_INVALID_MESH, "vertex %d has a non-finite coordinate", (int)i);
+            if (fabs(p) > MAX_COORDINATE)
+                return error_set(SB_ERROR_INVALID_MESH,
+                                 "vertex %d lies %.3g m from the origin (limit %.0g m)", (int)i,
+                                 fabs(p), MAX_COORDINATE);
+        }
+    for (int32_t t = 0; t < d->triangle_count; t++)
+        for (int k = 0; k < 3; k++) {
+            int32_t v = d->triangles[3 * (size_t)t + (size_t)k];
+            if (v < 0 || v >= d->vertex_count)
+                return error_set(SB_ERROR_INVALID_MESH,
+                                 "triangle %d uses vertex %d, outside 0..%d", (int)t, (int)v,
+                                 (int)d->vertex_count - 1);
+        }
+    if (d->uvs && !all_finite(d->uvs, 6 * (size_t)d->triangle_count))
+        return error_set(SB_ERROR_INVALID_MESH, "cloth UVs contain a non-finite value");
+    struct { const char *name; double value; bool positive; } params[] = {
+        {"density", d->density, true},
+        {"stretch_stiffness", d->stretch_stiffness, false},
+        {"shear_stiffness", d->shear_stiffness, false},
+        {"bend_stiffness", d->bend_stiffness, false},
+        {"damping", d->damping, false},
+        {"air_drag", d->air_drag, false},
+    };
+    for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
+        double v = params[i].value;
+        if (!isfinite(v) || v < 0.0 || (params[i].positive && v == 0.0))
+            return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth %s must be %s, got %g",
+                             params[i].name, params[i].positive ? "positive" : "zero or positive", v);
+    }
+    if (d->pin_count < 0 || (d->pin_count > 0 && !d->pins))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "pin_count is %d but pins is %s",
+                         (int)d->pin_count, d->pins ? "set" : "NULL");
+    for (int32_t p = 0; p < d->pin_count; p++)
+        if (d->pins[p] < 0 || d->pins[p] >= d->vertex_count)
+            return error_set(SB_ERROR_INVALID_ARGUMENT, "pin %d names vertex %d, outside 0..%d",
+                             (int)p, (int)d->pins[p], (int)d->vertex_count - 1);
+    return SB_OK;
+}
+
+/* Material frame of one rest triangle: in-plane axes t (warp) and n × t (weft); corners'
+ * (u, v) are their rest positions in that frame, so the rest state is exactly unstretched.
+ * The warp direction comes from the UVs when given, else from world +X (or +Y). */
+static bool triangle_rest_frame(const vec3 p[3], const double *uv, tri_rest *out)
+{
+    vec3 n = v3_cross(v3_sub(p[1], p[0]), v3_sub(p[2], p[0]));
+    double nlen = v3_len(n);
+    double longest = fmax(fmax(v3_len2(v3_sub(p[1], p[0])), v3_len2(v3_sub(p[2], p[0]))),
+                          v3_len2(v3_sub(p[2], p[1])));
+    if (!(nlen > 1e-12 * longest)) return false;
+    n = v3_scale(n, 1.0 / nlen);
+
+    vec3 warp = v3(0, 0, 0);
+    tri_rest uv_rest;
+    if (uv) {
+        double u[3] = {uv[0], uv[2], uv[4]}, v[3] = {uv[1], uv[3], uv[5]};
+        if (tri_rest_from_uv(u, v, &uv_rest))
+            warp = v3_add(v3_add(v3_scale(p[0], uv_rest.cu[0]), v3_scale(p[1], uv_rest.cu[1])),
+                          v3_scale(p[2], uv_rest.cu[2]));
+    }
+    warp = v3_madd(warp, n, -v3_dot(warp, n));
+    if (!(v3_len(warp) > 1e-9 * sqrt(longest))) {
+        warp = v3_madd(v3(1, 0, 0), n, -n.x);
+        if (v3_len(warp) < 0.3) warp = v3_madd(v3(0, 1, 0), n, -n.y);
+    }
+    warp = v3_scale(warp, 1.0 / v3_len(warp));
+    vec3 weft = v3_cross(n, warp);
+    double u[3], v[3];
+    for (int i = 0; i < 3; i++) {
+        vec3 d = v3_sub(p[i], p[0]);
+        u[i] = v3_dot(d, warp);
+        v[i] = v3_dot(d, weft);
+    }
+    return tri_rest_from_uv(u, v, out);
+}
+
+typedef struct edge_entry {
+    int32_t a, b;   /* a < b */
+    int32_t opposite;
+    int32_t triangle;
+} edge_entry;
+
+static int compare_edges(const void *pa, const void *pb)
+{
+    const edge_entry *x = pa, *y = pb;
+    if (x->a != y->a) return (x->a > y->a) - (x->a < y->a);
+    if (x->b != y->b) return (x->b > y->b) - (x->b < y->b);
+    return (x->triangle > y->triangle) - (x->triangle < y->triangle);
+}
+
+/* Hinges on every edge shared by exactly two triangles; edges with more are counted as
+ * non-manifold and not bent. */
+static bool build_hinges(cloth *c)
+{
+    size_t count = 3 * (size_t)c->triangle_count;
+    edge_entry *edges = malloc(count * sizeof *edges);
+    c->hinges = malloc((count / 2 + 1) * 4 * sizeof *c->hinges);
+    c->hinge_weight = malloc((count / 2 + 1) * sizeof *c->hinge_weight);
+    c->hinge_rest_angle = malloc((count / 2 + 1) * sizeof *c->hinge_rest_angle);
+    if (!edges || !c->hinges || !c->hinge_weight || !c->hinge_rest_angle) {
+        free(edges);
+        return false;
+    }
+    for (int32_t t = 0; t < c->triangle_count; t++)
+        for (int k = 0; k < 3; k++) {
+            int32_t a = c->triangles[3 * t + k], b = c->triangles[3 * t + (k + 1) % 3];
+            edges[3 * t + k] = (edge_entry){a < b ? a : b, a < b ? b : a,
+                                            c->triangles[3 * t + (k + 2) % 3], t};
+        }
+    qsort(edges, count, sizeof *edges, compare_edges);
+    int32_t hinges = 0, nonmanifold = 0;
+    for (size_t i = 0; i < count;) {
+        size_t j = i + 1;
+        while (j < count && edges[j].a == edges[i].a && edges[j].b == edges[i].b) j++;
+        if (j - i > 2) nonmanifold++;
+        if (j - i == 2 && edges[i].opposite != edges[i + 1].opposite) {
+            int32_t *h = &c->hinges[4 * (size_t)hinges];
+            h[0] = edges[i].a, h[1] = edges[i].b, h[2] = edges[i].opposite, h[3] = edges[i + 1].opposite;
+            vec3 x[4];
+            for (int k = 0; k < 4; k++) x[k] = v3_load(&c->x[3 * (size_t)h[k]]);
+            double angle;
+            if (dihedral_angle(x, &angle)) {
+                double area = c->rest[edges[i].triangle].area + c->rest[edges[i + 1].triangle].area;
+                c->hinge_weight[hinges] = 3.0 * v3_len2(v3_sub(x[1], x[0])) / area;
+                c->hinge_rest_angle[hinges] = angle;
+                hinges++;
+            }
+        }
+        i = j;
+    }
+    free(edges);
+    c->hinge_count = hinges;
+    c->info.bend_edges = hinges;
+    c->info.nonmanifold_edges = nonmanifold;
+    return true;
+}
+
+static bool build_solver(cloth *c, const double gravity[3])
+{
+    bsr_elements sets[2] = {{c->triangles, c->triangle_count, 3}, {c->hinges, c->hinge_count, 4}};
+    if (!bsr_build_pattern(&c->system, c->vertex_count, sets, 2)) return false;
+    if (!bsr_element_table(&c->system, c->triangles, c->triangle_count, 3, &c->triangle_blocks))
+        return false;
+    if (!bsr_element_table(&c->system, c->hinges, c->hinge_count, 4, &c->hinge_blocks))
+        return false;
+    size_t len = 3 * (size_t)c->vertex_count;
+    double **vectors[] = {&c->force, &c->rhs, &c->dv, &c->z, &c->x_new, &c->v_new, &c->correction, &c->accel};
+    for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++)
+        if (!(*vectors[i] = calloc(len, sizeof(double)))) return false;
+    /* before the first step the best guess of the acceleration is free fall */
+    for (size_t k = 0; k < len; k++) c->accel[k] = gravity[k % 3];
+    return cg_workspace_init(&c->cg, c->vertex_count);
+}
+
+static sb_result out_of_memory(cloth *c)
+{
+    cloth_destroy(c);
+    return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory while building the cloth");
+}
+
+sb_result cloth_create(const sb_cloth_def *def, double time, const double gravity[3], cloth **out)
+{
+    *out = NULL;
+    sb_result r = validate_def(def);
+    if (r != SB_OK) return r;
+    for (int32_t i = 0; i < def->pin_count; i++)
+        for (int32_t j = 0; j < i; j++)
+            if (def->pins[i] == def->pins[j])
+                return error_set(SB_ERROR_INVALID_ARGUMENT, "vertex %d is pinned twice",
+                                 (int)def->pins[i]);
+
+    cloth *c = calloc(1, sizeof *c);
+    if (!c) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory while building the cloth");
+    int32_t nv = def->vertex_count;
+    size_t len = 3 * (size_t)nv;
+    c->vertex_count = nv;
+    c->x = malloc(len * sizeof *c->x);
+    c->v = calloc(len, sizeof *c->v);
+    c->mass = calloc((size_t)nv, sizeof *c->mass);
+    c->vertex_area = calloc((size_t)nv, sizeof *c->vertex_area);
+    c->triangles = malloc(3 * (size_t)def->triangle_count * sizeof *c->triangles);
+    c->rest = malloc((size_t)def->triangle_count * sizeof *c->rest);
+    c->filter_kind = calloc((size_t)nv, sizeof *c->filter_kind);
+    if (!c->x || !c->v || !c->mass || !c->vertex_area || !c->triangles || !c->rest || !c->filter_kind)
+        return out_of_memory(c);
+    memcpy(c->x, def->positions, len * sizeof *c->x);
+    c->material = (cloth_material){def->stretch_stiffness, def->shear_stiffness, def->bend_stiffness,
+                                   def->damping, def->air_drag};
+    c->info.vertex_count = nv;
+    c->info.triangle_count = def->triangle_count;
+
+    /* rest frames; zero-area triangles are left out */
+    int32_t kept = 0;
+    for (int32_t t = 0; t < def->triangle_count; t++) {
+        const int32_t *tri = &def->triangles[3 * (size_t)t];
+        vec3 p[3];
+        for (int k = 0; k < 3; k++) p[k] = v3_load(&def->positions[3 * (size_t)tri[k]]);
+        bool distinct = tri[0] != tri[1] && tri[1] != tri[2] && tri[0] != tri[2];
+        if (!distinct || !triangle_rest_frame(p, def->uvs ? &def->uvs[6 * (size_t)t] : NULL, &c->rest[kept])) {
+            c->info.degenerate_triangles++;
+            continue;
+        }
+        memcpy(&c->triangles[3 * (size_t)kept], tri, 3 * sizeof *tri);
+        double third = c->rest[kept].area / 3.0;
+        for (int k = 0; k < 3; k++) {
+            c->vertex_area[tri[k]] += third;
+            c->mass[tri[k]] += def->density * third;
+        }
+        c->info.rest_area += c->rest[kept].area;
+        kept++;
+    }
+    c->triangle_count = kept;
+    if (kept == 0) {
+        cloth_destroy(c);
+        return error_set(SB_ERROR_INVALID_MESH, "no triangle of the cloth has any area (%d degenerate)",
+                         (int)def->triangle_count);
+    }
+    /* loose vertices (in no triangle with area) fall as particles of average vertex mass */
+    double mean_mass = def->density * c->info.rest_area / nv;
+    for (int32_t i = 0; i < nv; i++) {
+        if (c->mass[i] <= 0.0) c->mass[i] = mean_mass;
+        c->info.total_mass += c->mass[i];
+    }
+    if (!build_hinges(c)) return out_of_memory(c);
+
+    c->pin_count = def->pin_count;
+    size_t pin_len = 3 * (size_t)def->pin_count + 1;
+    c->pins = malloc(((size_t)def->pin_count + 1) * sizeof *c->pins);
+    c->pin_from = malloc(pin_len * sizeof *c->pin_from);
+    c->pin_to = malloc(pin_len * sizeof *c->pin_to);
+    if (!c->pins || !c->pin_from || !c->pin_to) return out_of_memory(c);
+    for (int32_t p = 0; p < def->pin_count; p++) {
+        c->pins[p] = def->pins[p];
+        c->filter_kind[def->pins[p]] = FILTER_FIXED;
+        memcpy(&c->pin_from[3 * (size_t)p], &c->x[3 * (size_t)def->pins[p]], 3 * sizeof(double));
+        memcpy(&c->pin_to[3 * (size_t)p], &c->x[3 * (size_t)def->pins[p]], 3 * sizeof(double));
+    }
+    c->pin_time_from = c->pin_time_to = time;
+    if (!build_solver(c, gravity)) return out_of_memory(c);
+    *out = c;
+    return SB_OK;
+}
+
+void cloth_destroy(cloth *c)
+{
+    if (!c) return;
+    free(c->x), free(c->v), free(c->mass), free(c->vertex_area);
+    free(c->triangles), free(c->rest);
+    free(c->hinges), free(c->hinge_weight), free(c->hinge_rest_angle);
+    free(c->pins), free(c->pin_from), free(c->pin_to), free(c->filter_kind);
+    bsr_free(&c->system);
+    free(c->triangle_blocks), free(c->hinge_blocks);
+    free(c->force), free(c->rhs), free(c->dv), free(c->z), free(c->x_new), free(c->v_new);
+    free(c->correction), free(c->accel);
+    cg_workspace_free(&c->cg);
+    free(c);
+}
+
+void cloth_pin_state(const cloth *c, int32_t p, double t, double pos[3], double vel[3])
+{
+    const double *from = &c->pin_from[3 * (size_t)p], *to = &c->pin_to[3 * (size_t)p];
+    double span = c->pin_time_to - c->pin_time_from;
+    if (!(span > 0.0) || t >= c->pin_time_to) {
+        for (int k = 0; k < 3; k++) pos[k] = to[k], vel[k] = 0.0;
+        return;
+    }
+    double s = (t - c->pin_time_from) / span;
+    if (s < 0.0) s = 0.0;
+    for (int k = 0; k < 3; k++) {
+        pos[k] = from[k] + s * (to[k] - from[k]);
+        vel[k] = (to[k] - from[k]) / span;
+    }
+}
+
+double cloth_kinetic_energy(const cloth *c, const double *v)
+{
+    double e = 0.0;
+    for (int32_t i = 0; i < c->vertex_count; i++)
+        e += 0.5 * c->mass[i] * v3_len2(v3_load(&v[3 * (size_t)i]));
+    return e;
+}

@@ -1,0 +1,119 @@
+#include "cloth_forces.h"
+
+#include <string.h>
+
+typedef struct assembly {
+    bsr *system;
+    double h;
+    const double *u; /* the vector ∂f/∂x multiplies on the right-hand side */
+    double *rhs;     /* accumulates h² ∂f/∂x u; h f0 is added at the end */
+} assembly;
+
+/* Adds one condition's force and, with an assembly, its matrix blocks and h² K v0. */
+static void add_condition(const condition *cd, const int32_t *verts, const int32_t *blocks,
+                          double kw, double kdw, double rest_value, bool second_order,
+                          const double *v, double *f, const assembly *as)
+{
+    int nv = cd->vertex_count, dofs = 3 * nv;
+    double d = cd->value - rest_value;
+    double cdot = 0.0; /* Ċ = ∇C · v */
+    for (int i = 0; i < nv; i++)
+        for (int a = 0; a < 3; a++) cdot += cd->grad[3 * i + a] * v[3 * (size_t)verts[i] + a];
+    double fs = -(kw * d + kdw * cdot);
+    for (int i = 0; i < nv; i++)
+        for (int a = 0; a < 3; a++) f[3 * (size_t)verts[i] + a] += fs * cd->grad[3 * i + a];
+    if (!as) return;
+
+    double h = as->h, h2 = h * h;
+    double alpha = h * kdw + h2 * kw; /* on ∇C ∇Cᵀ */
+    double beta = second_order ? h2 * kw * d : 0.0; /* on ∇²C */
+    /* h² K u = -h² k w (∇C (∇C·u) + (C - C0) ∇²C u) */
+    double gu = 0.0;
+    for (int i = 0; i < nv; i++)
+        for (int a = 0; a < 3; a++) gu += cd->grad[3 * i + a] * as->u[3 * (size_t)verts[i] + a];
+    for (int i = 0; i < dofs; i++) {
+        double hu = 0.0;
+        if (beta != 0.0)
+            for (int j = 0; j < nv; j++)
+                for (int b = 0; b < 3; b++)
+                    hu += cd->hess[i * dofs + 3 * j + b] * as->u[3 * (size_t)verts[j] + b];
+        as->rhs[3 * (size_t)verts[i / 3] + (size_t)(i % 3)] -= h2 * kw * (cd->grad[i] * gu + d * hu);
+    }
+    for (int i = 0; i < nv; i++)
+        for (int j = 0; j < nv; j++) {
+            double *blk = &as->system->vals[9 * (size_t)blocks[i * nv + j]];
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) {
+                    double val = alpha * cd->grad[3 * i + a] * cd->grad[3 * j + b];
+                    if (beta != 0.0) val += beta * cd->hess[(3 * i + a) * dofs + 3 * j + b];
+                    blk[3 * a + b] += val;
+                }
+        }
+}
+
+static void evaluate(const cloth *c, const double *x, const double *v, const double gravity[3],
+                     double *f, const assembly *as)
+{
+    const cloth_material *m = &c->material;
+    size_t len = 3 * (size_t)c->vertex_count;
+    memset(f, 0, len * sizeof *f);
+    static const int32_t no_blocks[16] = {0};
+
+    for (int32_t t = 0; t < c->triangle_count; t++) {
+        const int32_t *tri = &c->triangles[3 * (size_t)t];
+        const tri_rest *rest = &c->rest[t];
+        const int32_t *blocks = as ? &c->triangle_blocks[9 * (size_t)t] : no_blocks;
+        vec3 p[3] = {v3_load(&x[3 * (size_t)tri[0]]), v3_load(&x[3 * (size_t)tri[1]]),
+                     v3_load(&x[3 * (size_t)tri[2]])};
+        condition su, sv, sh;
+        if (m->k_stretch > 0.0) {
+            stretch_conditions(rest, p, &su, &sv, as != NULL);
+            double kw = m->k_stretch * rest->area, kdw = m->damping * kw;
+            add_condition(&su, tri, blocks, kw, kdw, 0.0, su.value > 0.0, v, f, as);
+            add_condition(&sv, tri, blocks, kw, kdw, 0.0, sv.value > 0.0, v, f, as);
+        }
+        if (m->k_shear > 0.0) {
+            shear_condition(rest, p, &sh, false);
+            double kw = m->k_shear * rest->area;
+            add_condition(&sh, tri, blocks, kw, m->damping * kw, 0.0, false, v, f, as);
+        }
+    }
+    if (m->k_bend > 0.0)
+        for (int32_t e = 0; e < c->hinge_count; e++) {
+            const int32_t *hv = &c->hinges[4 * (size_t)e];
+            vec3 p[4];
+            for (int k = 0; k < 4; k++) p[k] = v3_load(&x[3 * (size_t)hv[k]]);
+            condition bend;
+            if (!bend_condition(p, &bend, false)) continue;
+            double kw = m->k_bend * c->hinge_weight[e];
+            const int32_t *blocks = as ? &c->hinge_blocks[16 * (size_t)e] : no_blocks;
+            add_condition(&bend, hv, blocks, kw, m->damping * kw, c->hinge_rest_angle[e], false, v, f, as);
+        }
+
+    for (int32_t i = 0; i < c->vertex_count; i++) {
+        double drag = m->air_drag * c->vertex_area[i];
+        for (int a = 0; a < 3; a++)
+            f[3 * (size_t)i + a] += c->mass[i] * gravity[a] - drag * v[3 * (size_t)i + a];
+        if (as) {
+            double *blk = &as->system->vals[9 * (size_t)as->system->diag[i]];
+            for (int a = 0; a < 3; a++) blk[4 * a] += c->mass[i] + as->h * drag;
+        }
+    }
+    if (as)
+        for (size_t k = 0; k < len; k++) as->rhs[k] += as->h * f[k];
+}
+
+void cloth_forces(const cloth *c, const double *x, const double *v, const double gravity[3],
+                  double *f)
+{
+    evaluate(c, x, v, gravity, f, NULL);
+}
+
+void cloth_assemble(cloth *c, const double *x, const double *v, const double *u,
+                    const double gravity[3], double h)
+{
+    bsr_zero(&c->system);
+    memset(c->rhs, 0, 3 * (size_t)c->vertex_count * sizeof *c->rhs);
+    assembly as = {&c->system, h, u, c->rhs};
+    evaluate(c, x, v, gravity, c->force, &as);
+}

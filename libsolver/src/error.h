@@ -1,0 +1,12 @@
+/* Thread-local error message behind sb_last_error(). */
+#ifndef SB_ERROR_H
+#define SB_ERROR_H
+
+#include "simbake.h"
+
+/* Records a printf-style message for this thread and returns `code`. */
+sb_result error_set(sb_result code, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+void error_clear(void);
+
+#endif

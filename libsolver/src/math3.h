@@ -1,0 +1,84 @@
+/* Small inline 3-vector and 3x3-matrix math (double, row-major mat3). */
+#ifndef SB_MATH3_H
+#define SB_MATH3_H
+
+#include <math.h>
+#include <stdbool.h>
+
+typedef struct vec3 { double x, y, z; } vec3;
+typedef struct mat3 { double m[3][3]; } mat3;
+
+static inline vec3 v3(double x, double y, double z) { return (vec3){x, y, z}; }
+static inline vec3 v3_load(const double *p) { return (vec3){p[0], p[1], p[2]}; }
+static inline void v3_store(double *p, vec3 a) { p[0] = a.x; p[1] = a.y; p[2] = a.z; }
+static inline vec3 v3_add(vec3 a, vec3 b) { return (vec3){a.x + b.x, a.y + b.y, a.z + b.z}; }
+static inline vec3 v3_sub(vec3 a, vec3 b) { return (vec3){a.x - b.x, a.y - b.y, a.z - b.z}; }
+static inline vec3 v3_scale(vec3 a, double s) { return (vec3){a.x * s, a.y * s, a.z * s}; }
+static inline vec3 v3_madd(vec3 a, vec3 b, double s) { return (vec3){a.x + b.x * s, a.y + b.y * s, a.z + b.z * s}; }
+static inline double v3_dot(vec3 a, vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline vec3 v3_cross(vec3 a, vec3 b)
+{
+    return (vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+static inline double v3_len2(vec3 a) { return v3_dot(a, a); }
+static inline double v3_len(vec3 a) { return sqrt(v3_dot(a, a)); }
+static inline bool v3_isfinite(vec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+static inline double v3_comp(vec3 a, int i) { return i == 0 ? a.x : (i == 1 ? a.y : a.z); }
+
+static inline mat3 m3_zero(void) { return (mat3){{{0}}}; }
+static inline mat3 m3_identity(void) { return (mat3){{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}; }
+static inline mat3 m3_scale(mat3 a, double s)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) a.m[i][j] *= s;
+    return a;
+}
+static inline mat3 m3_add(mat3 a, mat3 b)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) a.m[i][j] += b.m[i][j];
+    return a;
+}
+/* a b^T */
+static inline mat3 m3_outer(vec3 a, vec3 b)
+{
+    return (mat3){{{a.x * b.x, a.x * b.y, a.x * b.z},
+                   {a.y * b.x, a.y * b.y, a.y * b.z},
+                   {a.z * b.x, a.z * b.y, a.z * b.z}}};
+}
+static inline vec3 m3_mul_v(mat3 a, vec3 v)
+{
+    return (vec3){a.m[0][0] * v.x + a.m[0][1] * v.y + a.m[0][2] * v.z,
+                  a.m[1][0] * v.x + a.m[1][1] * v.y + a.m[1][2] * v.z,
+                  a.m[2][0] * v.x + a.m[2][1] * v.y + a.m[2][2] * v.z};
+}
+static inline double m3_det(mat3 a)
+{
+    return a.m[0][0] * (a.m[1][1] * a.m[2][2] - a.m[1][2] * a.m[2][1]) -
+           a.m[0][1] * (a.m[1][0] * a.m[2][2] - a.m[1][2] * a.m[2][0]) +
+           a.m[0][2] * (a.m[1][0] * a.m[2][1] - a.m[1][1] * a.m[2][0]);
+}
+/* Inverse by cofactors; returns false (and leaves *out alone) for a singular matrix. */
+static inline bool m3_inverse(mat3 a, mat3 *out)
+{
+    double det = m3_det(a);
+    double scale = 0.0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) scale = fmax(scale, fabs(a.m[i][j]));
+    if (!(fabs(det) > 1e-300) || fabs(det) <= 1e-14 * scale * scale * scale) return false;
+    double inv = 1.0 / det;
+    mat3 r;
+    r.m[0][0] = (a.m[1][1] * a.m[2][2] - a.m[1][2] * a.m[2][1]) * inv;
+    r.m[0][1] = (a.m[0][2] * a.m[2][1] - a.m[0][1] * a.m[2][2]) * inv;
+    r.m[0][2] = (a.m[0][1] * a.m[1][2] - a.m[0][2] * a.m[1][1]) * inv;
+    r.m[1][0] = (a.m[1][2] * a.m[2][0] - a.m[1][0] * a.m[2][2]) * inv;
+    r.m[1][1] = (a.m[0][0] * a.m[2][2] - a.m[0][2] * a.m[2][0]) * inv;
+    r.m[1][2] = (a.m[0][2] * a.m[1][0] - a.m[0][0] * a.m[1][2]) * inv;
+    r.m[2][0] = (a.m[1][0] * a.m[2][1] - a.m[1][1] * a.m[2][0]) * inv;
+    r.m[2][1] = (a.m[0][1] * a.m[2][0] - a.m[0][0] * a.m[2][1]) * inv;
+    r.m[2][2] = (a.m[0][0] * a.m[1][1] - a.m[0][1] * a.m[1][0]) * inv;
+    *out = r;
+    return true;
+}
+
+#endif

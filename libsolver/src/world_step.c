@@ -1,0 +1,177 @@
+/* Time stepping of the world: adaptive implicit Euler (production) or an explicit
+ * integrator with step-doubling error control (tests and comparison). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloth_forces.h"
+#include "cloth_step.h"
+#include "error.h"
+#include "ode.h"
+#include "world.h"
+
+static const char *outcome_reason(step_outcome o)
+{
+    switch (o) {
+    case STEP_TOO_MUCH_STRAIN: return "triangles stretched by more than max_strain_change";
+    case STEP_CG_FAILED: return "the conjugate gradient did not converge";
+    case STEP_NOT_FINITE: return "the state became non-finite";
+    default: return "accepted";
+    }
+}
+
+/* Next step: the preferred one, stretched by up to 1% to land exactly on `end`. */
+static double next_step(const sb_world *w, double end, bool *lands)
+{
+    double remaining = end - w->time;
+    *lands = remaining <= 1.01 * w->preferred_step;
+    return *lands ? remaining : w->preferred_step;
+}
+
+static sb_result step_implicit(sb_world *w, double end)
+{
+    implicit_params params = {
+        .gravity = {w->def.gravity[0], w->def.gravity[1], w->def.gravity[2]},
+        .cg_tolerance = w->def.cg_tolerance,
+        .cg_max_iterations = w->def.cg_max_iterations,
+        .max_strain_change = w->def.max_strain_change,
+    };
+    while (w->time < end) {
+        bool lands;
+        double h = next_step(w, end, &lands);
+        step_outcome outcome = STEP_ACCEPTED;
+        int32_t failed = -1, iterations = 0;
+        step_report report = {0};
+        for (int32_t i = 0; i < w->cloth_count && outcome == STEP_ACCEPTED; i++) {
+            outcome = cloth_implicit_step(w->cloths[i], w->time, h, &params, &report);
+            iterations += report.cg_iterations;
+            if (outcome != STEP_ACCEPTED) failed = i;
+        }
+        w->stats.cg_iterations += iterations;
+        if (outcome == STEP_ACCEPTED) {
+            for (int32_t i = 0; i < w->cloth_count; i++) cloth_commit_step(w->cloths[i], h);
+            w->time = lands ? end : w->time + h;
+            w->stats.steps++;
+            w->stats.last_step = h;
+            w->stats.last_cg_iterations = iterations;
+            if (++w->accepted_in_row >= w->def.grow_after) {
+                w->preferred_step = fmin(2.0 * w->preferred_step, w->def.max_step);
+                w->accepted_in_row = 0;
+            }
+            continue;
+        }
+        w->stats.rejected_steps++;
+        w->accepted_in_row = 0;
+        w->preferred_step = 0.5 * h;
+        if (w->preferred_step < w->def.min_step) {
+            w->preferred_step = w->def.max_step;
+            return error_set(SB_ERROR_SOLVER,
+                             "cloth %d: no step of %g s or more works at t = %.6g s: %s "
+                             "(strain change %.3g, CG residual %.3g after %d iterations); "
+                             "lower the stiffness, raise the substeps or check the mesh",
+                             (int)failed, w->def.min_step, w->time, outcome_reason(outcome),
+                             report.max_strain_change, report.cg_residual, (int)report.cg_iterations);
+        }
+    }
+    return SB_OK;
+}
+
+/* The whole world as one ODE: per cloth [x (3n), v (3n)]. Pinned vertices move with their
+ * target's velocity and do not accelerate. */
+static void world_derivative(void *ctx, double t, const double *state, double *dxdt)
+{
+    sb_world *w = ctx;
+    size_t offset = 0;
+    for (int32_t ci = 0; ci < w->cloth_count; ci++) {
+        cloth *c = w->cloths[ci];
+        size_t len = 3 * (size_t)c->vertex_count;
+        const double *x = state + offset, *v = state + offset + len;
+        double *dx = dxdt + offset, *dv = dxdt + offset + len;
+        cloth_forces(c, x, v, w->def.gravity, c->force);
+        for (int32_t i = 0; i < c->vertex_count; i++)
+            for (int a = 0; a < 3; a++) {
+                size_t k = 3 * (size_t)i + (size_t)a;
+                dx[k] = v[k];
+                dv[k] = c->force[k] / c->mass[i];
+            }
+        for (int32_t p = 0; p < c->pin_count; p++) {
+            double pos[3], vel[3];
+            cloth_pin_state(c, p, t, pos, vel);
+            size_t k = 3 * (size_t)c->pins[p];
+            for (int a = 0; a < 3; a++) dx[k + a] = vel[a], dv[k + a] = 0.0;
+        }
+        offset += 2 * len;
+    }
+}
+
+static void gather_state(const sb_world *w, double *state, bool gather)
+{
+    size_t offset = 0;
+    for (int32_t ci = 0; ci < w->cloth_count; ci++) {
+        cloth *c = w->cloths[ci];
+        size_t bytes = 3 * (size_t)c->vertex_count * sizeof(double);
+        if (gather) {
+            memcpy(state + offset, c->x, bytes);
+            memcpy(state + offset + 3 * (size_t)c->vertex_count, c->v, bytes);
+        } else {
+            memcpy(c->x, state + offset, bytes);
+            memcpy(c->v, state + offset + 3 * (size_t)c->vertex_count, bytes);
+        }
+        offset += 6 * (size_t)c->vertex_count;
+    }
+}
+
+static sb_result step_explicit(sb_world *w, double end)
+{
+    static const ode_method methods[] = {ODE_EULER, ODE_EULER, ODE_MIDPOINT, ODE_RK4};
+    ode_method method = methods[w->def.integrator];
+    size_t dim = 0;
+    for (int32_t i = 0; i < w->cloth_count; i++) dim += 6 * (size_t)w->cloths[i]->vertex_count;
+    ode_model model = {dim, w, world_derivative};
+    ode_workspace ws;
+    double *state = malloc((dim + 1) * sizeof *state), *next = malloc((dim + 1) * sizeof *next);
+    if (!state || !next || !ode_workspace_init(&ws, dim)) {
+        free(state), free(next);
+        return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory for the explicit integrator");
+    }
+    gather_state(w, state, true);
+    double tol = w->def.error_tolerance, exponent = 1.0 / (ode_order(method) + 1);
+    sb_result result = SB_OK;
+    while (w->time < end) {
+        bool lands;
+        double h = next_step(w, end, &lands);
+        double err = ode_step_doubling(&model, method, w->time, h, state, next, &ws);
+        /* error per step grows as h^(p+1): rescale the step towards the tolerance */
+        double factor = err > 0.0 ? 0.9 * pow(tol / err, exponent) : 2.0;
+        if (err <= tol) {
+            memcpy(state, next, dim * sizeof *state);
+            w->time = lands ? end : w->time + h;
+            w->stats.steps++;
+            w->stats.last_step = h;
+            if (!lands || factor < 1.0)
+                w->preferred_step = fmin(h * fmin(fmax(factor, 1.0), 2.0), w->def.max_step);
+            continue;
+        }
+        w->stats.rejected_steps++;
+        w->preferred_step = h * fmax(fmin(factor, 0.5), 0.1);
+        if (w->preferred_step < w->def.min_step) {
+            w->preferred_step = w->def.max_step;
+            result = error_set(SB_ERROR_SOLVER,
+                               "explicit integrator: error %.3g above error_tolerance %g even with a "
+                               "step of %g s at t = %.6g s; the cloth is too stiff for an explicit "
+                               "method, use the implicit integrator",
+                               err, tol, w->def.min_step, w->time);
+            break;
+        }
+    }
+    gather_state(w, state, false);
+    ode_workspace_free(&ws);
+    free(state);
+    free(next);
+    return result;
+}
+
+sb_result world_step_to(sb_world *w, double time)
+{
+    if (w->def.integrator == SB_INTEGRATOR_IMPLICIT_EULER) return step_implicit(w, time);
+    return step_explicit(w, time);
+}
