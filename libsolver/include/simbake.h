@@ -4,7 +4,8 @@
  * with their shape given in the comment (`vertex_count x 3`). Output buffers are
  * owned by the caller. Every function that can fail returns an sb_result; on
  * failure sb_last_error() gives a readable message (per calling thread) and the
- * world is left as it was before the call. No function aborts or exits. */
+ * world is left as it was before the call (sb_world_step_to: as it was after the
+ * last internal step that succeeded). No function aborts or exits. */
 #ifndef SIMBAKE_H
 #define SIMBAKE_H
 

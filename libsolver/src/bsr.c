@@ -60,8 +60,8 @@ bool bsr_build_pattern(bsr *m, int32_t n, const bsr_elements *sets, int set_coun
     free(fill);
     m->row_start = start;
     m->block_count = out;
-    m->cols = realloc(cols, (out ? (size_t)out : 1) * sizeof *cols);
-    if (!m->cols) m->cols = cols; /* shrinking failed: keep the larger buffer */
+    int32_t *shrunk = realloc(cols, (out ? (size_t)out : 1) * sizeof *cols);
+    m->cols = shrunk ? shrunk : cols; /* shrinking failed: keep the larger buffer */
     m->diag = malloc(((size_t)n ? (size_t)n : 1) * sizeof *m->diag);
     m->vals = calloc((size_t)out * 9 + 1, sizeof *m->vals);
     if (!m->diag || !m->vals) {

@@ -1,0 +1,265 @@
+/* The public API refuses bad input with an error code and a message, and copes with
+ * degenerate and non-manifold meshes. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simbake.h"
+#include "testutil.h"
+
+static const double square[12] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+static const int32_t square_tris[6] = {0, 1, 2, 0, 2, 3};
+
+static sb_cloth_def square_def(void)
+{
+    sb_cloth_def d = sb_default_cloth_def();
+    d.vertex_count = 4;
+    d.positions = square;
+    d.triangle_count = 2;
+    d.triangles = square_tris;
+    return d;
+}
+
+static sb_world *new_world(void)
+{
+    sb_world_def wdef = sb_default_world_def();
+    sb_world *w = NULL;
+    cr_assert_eq(sb_world_create(&wdef, &w), SB_OK);
+    return w;
+}
+
+/* Adding `def` fails with `expected` and a message containing `needle`; the world keeps
+ * no cloth. */
+static void expect_refused(const sb_cloth_def *def, sb_result expected, const char *needle)
+{
+    sb_world *w = new_world();
+    int32_t id = -7;
+    sb_result r = sb_world_add_cloth(w, def, &id);
+    cr_assert_eq(r, expected, "got %s: %s", sb_result_name(r), sb_last_error());
+    cr_assert(strstr(sb_last_error(), needle), "message \"%s\" lacks \"%s\"", sb_last_error(), needle);
+    double x[12];
+    cr_assert_eq(sb_cloth_get_positions(w, 0, x, 4), SB_ERROR_NOT_FOUND);
+    sb_world_destroy(w);
+}
+
+Test(api, version_is_consistent)
+{
+    cr_assert_eq(sb_version(), SB_VERSION);
+    char expected[32];
+    snprintf(expected, sizeof expected, "%d.%d.%d", SB_VERSION_MAJOR, SB_VERSION_MINOR, SB_VERSION_PATCH);
+    cr_assert_str_eq(sb_version_string(), expected);
+    cr_assert_str_eq(sb_result_name(SB_ERROR_INVALID_MESH), "SB_ERROR_INVALID_MESH");
+    cr_assert_str_eq(sb_result_name(12345), "SB_ERROR_UNKNOWN");
+}
+
+Test(api, empty_mesh_is_refused)
+{
+    sb_cloth_def d = square_def();
+    d.vertex_count = 0;
+    expect_refused(&d, SB_ERROR_INVALID_MESH, "empty");
+    d = square_def();
+    d.triangle_count = 0;
+    expect_refused(&d, SB_ERROR_INVALID_MESH, "empty");
+}
+
+Test(api, non_finite_coordinates_are_refused)
+{
+    double bad[12];
+    memcpy(bad, square, sizeof bad);
+    bad[7] = NAN;
+    sb_cloth_def d = square_def();
+    d.positions = bad;
+    expect_refused(&d, SB_ERROR_INVALID_MESH, "vertex 2");
+    bad[7] = INFINITY;
+    expect_refused(&d, SB_ERROR_INVALID_MESH, "non-finite");
+}
+
+Test(api, triangle_index_out_of_range_is_refused)
+{
+    int32_t tris[6] = {0, 1, 2, 0, 2, 4};
+    sb_cloth_def d = square_def();
+    d.triangles = tris;
+    expect_refused(&d, SB_ERROR_INVALID_MESH, "triangle 1 uses vertex 4");
+    tris[5] = -1;
+    expect_refused(&d, SB_ERROR_INVALID_MESH, "triangle 1 uses vertex -1");
+}
+
+Test(api, bad_material_values_are_refused)
+{
+    sb_cloth_def d = square_def();
+    d.density = -1.0;
+    expect_refused(&d, SB_ERROR_INVALID_ARGUMENT, "density");
+    d = square_def();
+    d.density = 0.0;
+    expect_refused(&d, SB_ERROR_INVALID_ARGUMENT, "density");
+    d = square_def();
+    d.stretch_stiffness = -5.0;
+    expect_refused(&d, SB_ERROR_INVALID_ARGUMENT, "stretch_stiffness");
+    d = square_def();
+    d.bend_stiffness = NAN;
+    expect_refused(&d, SB_ERROR_INVALID_ARGUMENT, "bend_stiffness");
+    d = square_def();
+    d.damping = -0.1;
+    expect_refused(&d, SB_ERROR_INVALID_ARGUMENT, "damping");
+}
+
+Test(api, bad_pins_are_refused)
+{
+    int32_t pins[2] = {0, 9};
+    sb_cloth_def d = square_def();
+    d.pin_count = 2;
+    d.pins = pins;
+    expect_refused(&d, SB_ERROR_INVALID_ARGUMENT, "vertex 9");
+    pins[1] = 0;
+    expect_refused(&d, SB_ERROR_INVALID_ARGUMENT, "pinned twice");
+    d.pins = NULL;
+    expect_refused(&d, SB_ERROR_INVALID_ARGUMENT, "NULL");
+}
+
+Test(api, null_pointers_are_refused)
+{
+    sb_world *w = new_world();
+    int32_t id;
+    cr_assert_eq(sb_world_add_cloth(w, NULL, &id), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_world_add_cloth(NULL, NULL, &id), SB_ERROR_INVALID_ARGUMENT);
+    sb_cloth_def d = square_def();
+    cr_assert_eq(sb_world_add_cloth(w, &d, NULL), SB_ERROR_INVALID_ARGUMENT);
+    d.positions = NULL;
+    cr_assert_eq(sb_world_add_cloth(w, &d, &id), SB_ERROR_INVALID_ARGUMENT);
+    sb_world *other = w;
+    cr_assert_eq(sb_world_create(NULL, &other), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_null(other);
+    cr_assert_eq(sb_world_step_to(NULL, 1.0), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_world_get_stats(NULL, NULL), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_cloth_get_kinetic_energy(NULL, 0, NULL), SB_ERROR_INVALID_ARGUMENT);
+    double m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    cr_assert_eq(sb_transform_points(m, NULL, NULL, 3), SB_ERROR_INVALID_ARGUMENT);
+    sb_world_destroy(NULL);
+    sb_world_destroy(w);
+}
+
+Test(api, bad_world_definitions_are_refused)
+{
+    sb_world *w;
+    sb_world_def d = sb_default_world_def();
+    d.max_step = 0.0;
+    cr_assert_eq(sb_world_create(&d, &w), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_null(w);
+    d = sb_default_world_def();
+    d.gravity[1] = NAN;
+    cr_assert_eq(sb_world_create(&d, &w), SB_ERROR_INVALID_ARGUMENT);
+    d = sb_default_world_def();
+    d.integrator = 42;
+    cr_assert_eq(sb_world_create(&d, &w), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(sb_last_error(), "integrator"));
+    d = sb_default_world_def();
+    d.cg_tolerance = 2.0;
+    cr_assert_eq(sb_world_create(&d, &w), SB_ERROR_INVALID_ARGUMENT);
+    d = sb_default_world_def();
+    d.min_step = 1.0;
+    cr_assert_eq(sb_world_create(&d, &w), SB_ERROR_INVALID_ARGUMENT);
+}
+
+Test(api, bad_calls_on_a_valid_world_are_refused_and_change_nothing)
+{
+    sb_world *w = new_world();
+    sb_cloth_def d = square_def();
+    int32_t pin = 0;
+    d.pin_count = 1;
+    d.pins = &pin;
+    int32_t id;
+    cr_assert_eq(sb_world_add_cloth(w, &d, &id), SB_OK);
+    cr_assert_eq(sb_world_step_to(w, 0.5), SB_OK);
+    double before[12], after[12], x[12];
+    sb_cloth_get_positions(w, id, before, 4);
+
+    cr_assert_eq(sb_world_step_to(w, 0.25), SB_ERROR_INVALID_ARGUMENT); /* backwards */
+    cr_assert_eq(sb_world_step_to(w, NAN), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_cloth_get_positions(w, id, x, 3), SB_ERROR_INVALID_ARGUMENT); /* wrong size */
+    cr_assert(strstr(sb_last_error(), "4 vertices"));
+    cr_assert_eq(sb_cloth_get_positions(w, 5, x, 4), SB_ERROR_NOT_FOUND);
+    cr_assert_eq(sb_cloth_get_positions(w, -1, x, 4), SB_ERROR_NOT_FOUND);
+    double target[3] = {0, 0, 1}, bad_target[3] = {0, NAN, 1};
+    cr_assert_eq(sb_cloth_set_pin_targets(w, id, 0.5, target, 1), SB_ERROR_INVALID_ARGUMENT); /* not after now */
+    cr_assert_eq(sb_cloth_set_pin_targets(w, id, 1.0, target, 2), SB_ERROR_INVALID_ARGUMENT); /* count */
+    cr_assert_eq(sb_cloth_set_pin_targets(w, id, 1.0, bad_target, 1), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_cloth_set_pin_targets(w, id, INFINITY, target, 1), SB_ERROR_INVALID_ARGUMENT);
+
+    sb_cloth_get_positions(w, id, after, 4);
+    cr_assert_arr_eq(before, after, sizeof before);
+    cr_assert_float_eq(sb_world_get_time(w), 0.5, 0.0);
+    sb_world_destroy(w);
+}
+
+/* A grid with one zero-area triangle and one edge shared by three triangles. */
+Test(api, degenerate_and_nonmanifold_meshes_are_handled)
+{
+    grid_mesh g = grid_mesh_make(6, 1.0, 0.0);
+    int32_t nt = g.triangle_count + 2;
+    int32_t *tris = malloc(sizeof(int32_t) * 3 * (size_t)nt);
+    double *pos = malloc(sizeof(double) * 3 * (size_t)(g.vertex_count + 1));
+    memcpy(tris, g.triangles, sizeof(int32_t) * 3 * (size_t)g.triangle_count);
+    memcpy(pos, g.positions, sizeof(double) * 3 * (size_t)g.vertex_count);
+    /* zero area: three vertices on one grid line */
+    tris[3 * g.triangle_count + 0] = 0, tris[3 * g.triangle_count + 1] = 1, tris[3 * g.triangle_count + 2] = 2;
+    /* a fin standing on the edge 7-8, making it non-manifold */
+    int32_t fin = g.vertex_count;
+    pos[3 * fin] = pos[3 * 7] + 0.1, pos[3 * fin + 1] = pos[3 * 7 + 1], pos[3 * fin + 2] = 0.2;
+    int32_t *t = &tris[3 * (g.triangle_count + 1)];
+    t[0] = 7, t[1] = 8, t[2] = fin;
+    /* 7-8 must already be shared by two grid triangles */
+    sb_cloth_def d = sb_default_cloth_def();
+    d.vertex_count = g.vertex_count + 1;
+    d.positions = pos;
+    d.triangle_count = nt;
+    d.triangles = tris;
+    sb_world *w = new_world();
+    int32_t id;
+    cr_assert_eq(sb_world_add_cloth(w, &d, &id), SB_OK, "%s", sb_last_error());
+    sb_cloth_info info;
+    cr_assert_eq(sb_cloth_get_info(w, id, &info), SB_OK);
+    cr_assert_eq(info.degenerate_triangles, 1);
+    cr_assert_eq(info.nonmanifold_edges, 1);
+    cr_assert_float_eq(info.rest_area, 1.0 + 0.5 * 0.2 * 0.2, 1e-12);
+    cr_assert_eq(sb_world_step_to(w, 1.0), SB_OK, "%s", sb_last_error());
+    double *x = malloc(sizeof(double) * 3 * (size_t)d.vertex_count);
+    sb_cloth_get_positions(w, id, x, d.vertex_count);
+    for (int32_t i = 0; i < 3 * d.vertex_count; i++) cr_assert(isfinite(x[i]));
+    cr_assert_lt(x[2], -3.0); /* it fell (air drag slows it below ½ g t²) */
+    free(x), free(tris), free(pos);
+    grid_mesh_free(&g);
+    sb_world_destroy(w);
+}
+
+Test(api, mesh_of_only_degenerate_triangles_is_refused)
+{
+    double line[9] = {0, 0, 0, 1, 0, 0, 2, 0, 0};
+    int32_t tris[6] = {0, 1, 2, 0, 0, 1};
+    sb_cloth_def d = sb_default_cloth_def();
+    d.vertex_count = 3;
+    d.positions = line;
+    d.triangle_count = 2;
+    d.triangles = tris;
+    expect_refused(&d, SB_ERROR_INVALID_MESH, "no triangle");
+}
+
+Test(api, transform_points_applies_an_affine_matrix)
+{
+    double m[16] = {0, -1, 0, 1, 1, 0, 0, 2, 0, 0, 2, 3, 0, 0, 0, 1};
+    double in[6] = {1, 0, 0, 0, 1, 1}, out[6];
+    cr_assert_eq(sb_transform_points(m, in, out, 2), SB_OK);
+    double expected[6] = {1, 3, 3, 0, 2, 5};
+    for (int i = 0; i < 6; i++) cr_assert_float_eq(out[i], expected[i], 1e-15);
+    float fin[6] = {1, 0, 0, 0, 1, 1}, fout[6];
+    double dout[6];
+    cr_assert_eq(sb_transform_points_f32_to_f64(m, fin, dout, 2), SB_OK);
+    cr_assert_eq(sb_transform_points_f64_to_f32(m, in, fout, 2), SB_OK);
+    for (int i = 0; i < 6; i++) {
+        cr_assert_float_eq(dout[i], expected[i], 1e-15);
+        cr_assert_float_eq(fout[i], (float)expected[i], 1e-6);
+    }
+    m[5] = NAN;
+    cr_assert_eq(sb_transform_points(m, in, out, 2), SB_ERROR_INVALID_ARGUMENT);
+}
