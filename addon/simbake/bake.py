@@ -1,0 +1,204 @@
+"""A whole bake: read the scene, run the solver frame by frame, write the results.
+
+Nothing in the scene changes until every frame has been simulated; a bake that fails or
+is cancelled leaves the scene as it was (cache files half-written are removed)."""
+
+import os
+import re
+import tempfile
+import time
+
+import bpy
+
+from . import native, outputs, scene_io, settings
+from .settings import SettingsError
+
+
+class BakeError(RuntimeError):
+    """A bake that could not proceed; the message names the object and the problem."""
+
+
+class BakeCancelled(RuntimeError):
+    pass
+
+
+class ClothJob:
+    def __init__(self, obj):
+        self.obj = obj
+        self.cut = scene_io.simulation_cut(obj)
+        self.pin_group = settings.pin_group_name(obj)
+        self.animated = scene_io.is_animated(obj, self.cut)
+        self.input = None
+        self.cloth_id = None
+        self.output = None
+
+
+def bakeable_objects(scene, only=None):
+    """Objects of the scene (or of `only`) that bake as cloth."""
+    candidates = only if only is not None else scene.objects
+    return [obj for obj in candidates if obj.type == "MESH" and settings.resolve_role(obj) == "CLOTH"]
+
+
+def cache_directory(scene_props):
+    """Absolute cache folder: relative paths are relative to the .blend; an unsaved file
+    uses the system's temporary folder."""
+    path = scene_props.cache_dir or "//simbake_cache/"
+    if path.startswith("//") and not bpy.data.filepath:
+        return os.path.join(tempfile.gettempdir(), "simbake_cache")
+    return os.path.abspath(bpy.path.abspath(path))
+
+
+def _object_for_error(message, jobs):
+    match = re.match(r"cloth (\d+): (.*)", message)
+    if match and int(match.group(1)) < len(jobs):
+        return jobs[int(match.group(1))].obj.name, match.group(2)
+    return None, message
+
+
+class Bake:
+    """Runs a bake of `objects` in `context.scene`. progress(frame, done, total) is called
+    after each frame; should_cancel() is polled between frames."""
+
+    def __init__(self, context, objects, progress=None, should_cancel=None):
+        self.context = context
+        self.scene = context.scene
+        self.props = self.scene.simbake
+        self.jobs = [ClothJob(obj) for obj in objects]
+        self.progress = progress or (lambda frame, done, total: None)
+        self.should_cancel = should_cancel or (lambda: False)
+        self.frame_start, self.frame_end = self.props.frame_start, self.props.frame_end
+        self.seconds = 0.0
+        self.warnings = []
+
+    # --- the phases --------------------------------------------------------------------
+
+    def run(self):
+        if not self.jobs:
+            raise BakeError("nothing to bake: no mesh object has the role Cloth (or a Cloth modifier)")
+        try:
+            settings.check_frame_range(self.frame_start, self.frame_end)
+            native.load()
+        except (SettingsError, native.LibraryUnavailable) as error:
+            raise BakeError(str(error)) from error
+        for job in self.jobs:
+            if job.obj.data.users > 1 and self.props.cloth_output == "SHAPE_KEYS":
+                raise BakeError(f"{job.obj.name}: its mesh is shared by {job.obj.data.users} users; "
+                                "shape keys would change all of them, use the Mesh Cache output")
+        started = time.perf_counter()
+        original_frame = self.scene.frame_current
+        try:
+            with scene_io.modifiers_hidden([(job.obj, job.cut) for job in self.jobs]):
+                self._simulate()
+        except BaseException:
+            for job in self.jobs:
+                if job.output is not None:
+                    job.output.abort()
+            raise
+        finally:
+            self.scene.frame_set(original_frame)
+        self.seconds = time.perf_counter() - started
+        self._apply()
+        self.props.last_bake_seconds = self.seconds
+        self.props.last_bake_message = (f"Baked {len(self.jobs)} object(s), frames "
+                                        f"{self.frame_start}-{self.frame_end}, in {self.seconds:.1f} s")
+
+    def _time(self, frame):
+        render = self.scene.render
+        return settings.frame_time(frame, self.frame_start, render.fps, render.fps_base)
+
+    def _simulate(self):
+        self.scene.frame_set(self.frame_start)
+        depsgraph = self.context.evaluated_depsgraph_get()
+        render = self.scene.render
+        world_kwargs = settings.world_settings(self.props, render.fps, render.fps_base,
+                                               self.scene.gravity, self.scene.use_gravity)
+        with native.World(**world_kwargs) as world:
+            for job in self.jobs:
+                self._add_cloth(world, job, depsgraph)
+            follow_animation = any(job.animated for job in self.jobs)
+            total = self.frame_end - self.frame_start
+            for frame in range(self.frame_start + 1, self.frame_end + 1):
+                if self.should_cancel():
+                    raise BakeCancelled("bake cancelled")
+                samples = {}
+                if follow_animation:
+                    self.scene.frame_set(frame)
+                    depsgraph = self.context.evaluated_depsgraph_get()
+                    for job in self.jobs:
+                        if job.animated:
+                            samples[job] = scene_io.sample_positions(job.obj, depsgraph, job.input.vertex_count)
+                            if len(job.input.pins):
+                                world.set_pin_targets(job.cloth_id, self._time(frame),
+                                                      scene_io.gather(samples[job].positions, job.input.pins))
+                try:
+                    world.step_to(self._time(frame))
+                except native.NativeError as error:
+                    name, message = _object_for_error(str(error), self.jobs)
+                    where = f" (object '{name}')" if name else ""
+                    raise BakeError(f"SimBake stopped at frame {frame}{where}: {message}") from error
+                for job in self.jobs:
+                    matrix = samples[job].matrix if job in samples else job.input.sample.matrix
+                    self._write_frame(job, world.positions(job.cloth_id), matrix)
+                self.progress(frame, frame - self.frame_start, total)
+
+    def _add_cloth(self, world, job, depsgraph):
+        obj = job.obj
+        try:
+            job.input = scene_io.read_cloth(obj, depsgraph, job.pin_group)
+            material = settings.cloth_material(obj, job.input.vertex_count, job.input.area_and_edge_length)
+            job.cloth_id = world.add_cloth(job.input.sample.positions, job.input.triangles,
+                                           job.input.uvs, job.input.pins, **material)
+        except SettingsError as error:
+            raise BakeError(str(error)) from error
+        except native.NativeError as error:
+            raise BakeError(f"{obj.name}: {error}") from error
+        info = world.cloth_info(job.cloth_id)
+        if info["degenerate_triangles"]:
+            self.warnings.append(f"{obj.name}: {info['degenerate_triangles']} zero-area triangle(s) "
+                                 "left out of the simulation")
+        if info["nonmanifold_edges"]:
+            self.warnings.append(f"{obj.name}: {info['nonmanifold_edges']} edge(s) shared by more than "
+                                 "two faces do not resist bending")
+        job.output = self._make_output(job)
+        self._write_frame(job, job.input.sample.positions, job.input.sample.matrix)
+
+    def _make_output(self, job):
+        if self.props.cloth_output == "SHAPE_KEYS":
+            return outputs.ShapeKeyOutput(self.frame_start)
+        path = os.path.join(cache_directory(self.props), settings.cache_file_name(job.obj.name))
+        try:
+            return outputs.MeshCacheOutput(path, job.input.vertex_count, self.frame_start, self.frame_end)
+        except OSError as error:
+            raise BakeError(f"{job.obj.name}: cannot write the cache {path}: {error.strerror}") from error
+
+    def _write_frame(self, job, world_positions, world_matrix):
+        inverse = invert_affine(world_matrix)
+        if inverse is None:
+            raise BakeError(f"{job.obj.name}: its transform is singular (a scale of zero?)")
+        job.output.add_frame(native.transform_points(inverse, world_positions, "f"))
+
+    def _apply(self):
+        for job in self.jobs:
+            outputs.free(job.obj)  # baking again replaces the old bake
+        for job in self.jobs:
+            record = {}
+            job.output.apply(job.obj, job.cut, record)
+            outputs.switch_off_blender_cloth(job.obj, record)
+            outputs.write_record(job.obj, record, self.frame_start, self.frame_end, self.seconds)
+
+
+def invert_affine(m):
+    """Inverse of a row-major 4x4 affine matrix (16 values), or None if singular."""
+    a, b, c, tx = m[0], m[1], m[2], m[3]
+    d, e, f, ty = m[4], m[5], m[6], m[7]
+    g, h, i, tz = m[8], m[9], m[10], m[11]
+    det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+    scale = max(abs(v) for v in (a, b, c, d, e, f, g, h, i)) or 1.0
+    if abs(det) <= 1e-12 * scale ** 3:
+        return None
+    r = [(e * i - f * h) / det, (c * h - b * i) / det, (b * f - c * e) / det,
+         (f * g - d * i) / det, (a * i - c * g) / det, (c * d - a * f) / det,
+         (d * h - e * g) / det, (b * g - a * h) / det, (a * e - b * d) / det]
+    t = [-(r[0] * tx + r[1] * ty + r[2] * tz), -(r[3] * tx + r[4] * ty + r[5] * tz),
+         -(r[6] * tx + r[7] * ty + r[8] * tz)]
+    return [r[0], r[1], r[2], t[0], r[3], r[4], r[5], t[1], r[6], r[7], r[8], t[2], 0.0, 0.0, 0.0, 1.0]

@@ -1,0 +1,316 @@
+"""ctypes bindings to libsimbake. No bpy here: usable and testable in plain Python.
+
+Buffers are `array.array` objects ('d' float64, 'f' float32, 'i' int32) so no numpy is
+needed. Every call that fails raises NativeError with the library's message. ctypes
+releases the GIL during each call, so a bake can run in a worker thread.
+"""
+
+import ctypes
+import os
+from array import array
+
+# The add-on works with library versions of this major.minor.
+REQUIRED_VERSION = (0, 1)
+LIBRARY_NAME = "libsimbake.so"
+
+INTEGRATORS = {"IMPLICIT_EULER": 0, "EXPLICIT_EULER": 1, "MIDPOINT": 2, "RK4": 3}
+
+
+class NativeError(RuntimeError):
+    """A failed library call: `code` is the sb_result name, the text its message."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+class LibraryUnavailable(RuntimeError):
+    """The library is missing, cannot be loaded or is of another version."""
+
+
+class WorldDef(ctypes.Structure):
+    _fields_ = [
+        ("gravity", ctypes.c_double * 3),
+        ("integrator", ctypes.c_int32),
+        ("max_step", ctypes.c_double),
+        ("min_step", ctypes.c_double),
+        ("grow_after", ctypes.c_int32),
+        ("max_strain_change", ctypes.c_double),
+        ("cg_tolerance", ctypes.c_double),
+        ("cg_max_iterations", ctypes.c_int32),
+        ("error_tolerance", ctypes.c_double),
+    ]
+
+
+class ClothDef(ctypes.Structure):
+    _fields_ = [
+        ("vertex_count", ctypes.c_int32),
+        ("positions", ctypes.POINTER(ctypes.c_double)),
+        ("triangle_count", ctypes.c_int32),
+        ("triangles", ctypes.POINTER(ctypes.c_int32)),
+        ("uvs", ctypes.POINTER(ctypes.c_double)),
+        ("density", ctypes.c_double),
+        ("stretch_stiffness", ctypes.c_double),
+        ("shear_stiffness", ctypes.c_double),
+        ("bend_stiffness", ctypes.c_double),
+        ("damping", ctypes.c_double),
+        ("air_drag", ctypes.c_double),
+        ("pin_count", ctypes.c_int32),
+        ("pins", ctypes.POINTER(ctypes.c_int32)),
+    ]
+
+
+class ClothInfo(ctypes.Structure):
+    _fields_ = [
+        ("vertex_count", ctypes.c_int32),
+        ("triangle_count", ctypes.c_int32),
+        ("degenerate_triangles", ctypes.c_int32),
+        ("bend_edges", ctypes.c_int32),
+        ("nonmanifold_edges", ctypes.c_int32),
+        ("total_mass", ctypes.c_double),
+        ("rest_area", ctypes.c_double),
+    ]
+
+
+class WorldStats(ctypes.Structure):
+    _fields_ = [
+        ("time", ctypes.c_double),
+        ("steps", ctypes.c_int64),
+        ("rejected_steps", ctypes.c_int64),
+        ("cg_iterations", ctypes.c_int64),
+        ("last_cg_iterations", ctypes.c_int32),
+        ("last_step", ctypes.c_double),
+    ]
+
+
+_P = ctypes.POINTER
+_SIGNATURES = {
+    "sb_version": (ctypes.c_int32, []),
+    "sb_version_string": (ctypes.c_char_p, []),
+    "sb_last_error": (ctypes.c_char_p, []),
+    "sb_result_name": (ctypes.c_char_p, [ctypes.c_int32]),
+    "sb_default_world_def": (WorldDef, []),
+    "sb_default_cloth_def": (ClothDef, []),
+    "sb_world_create": (ctypes.c_int, [_P(WorldDef), _P(ctypes.c_void_p)]),
+    "sb_world_destroy": (None, [ctypes.c_void_p]),
+    "sb_world_add_cloth": (ctypes.c_int, [ctypes.c_void_p, _P(ClothDef), _P(ctypes.c_int32)]),
+    "sb_cloth_get_info": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, _P(ClothInfo)]),
+    "sb_cloth_set_pin_targets": (
+        ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
+    "sb_world_step_to": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_double]),
+    "sb_world_get_time": (ctypes.c_double, [ctypes.c_void_p]),
+    "sb_world_get_stats": (ctypes.c_int, [ctypes.c_void_p, _P(WorldStats)]),
+    "sb_cloth_get_positions": (
+        ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, _P(ctypes.c_double), ctypes.c_int32]),
+    "sb_cloth_get_velocities": (
+        ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, _P(ctypes.c_double), ctypes.c_int32]),
+    "sb_cloth_get_kinetic_energy": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, _P(ctypes.c_double)]),
+    "sb_transform_points": (
+        ctypes.c_int, [_P(ctypes.c_double), _P(ctypes.c_double), _P(ctypes.c_double), ctypes.c_int32]),
+    "sb_transform_points_f32_to_f64": (
+        ctypes.c_int, [_P(ctypes.c_double), _P(ctypes.c_float), _P(ctypes.c_double), ctypes.c_int32]),
+    "sb_transform_points_f64_to_f32": (
+        ctypes.c_int, [_P(ctypes.c_double), _P(ctypes.c_double), _P(ctypes.c_float), ctypes.c_int32]),
+}
+
+_library = None
+
+
+def library_candidates():
+    """Where the library is looked for, in order. $SIMBAKE_LIBRARY, when set, is the only
+    place looked at."""
+    if os.environ.get("SIMBAKE_LIBRARY"):
+        return [os.environ["SIMBAKE_LIBRARY"]]
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = [os.path.join(here, LIBRARY_NAME)]
+    # a source checkout: <repo>/addon/simbake -> <repo>/build/libsolver
+    candidates.append(os.path.join(here, os.pardir, os.pardir, "build", "libsolver", LIBRARY_NAME))
+    return candidates
+
+
+def load():
+    """The loaded library; raises LibraryUnavailable with a way to fix it."""
+    global _library
+    if _library is not None:
+        return _library
+    tried = []
+    for path in library_candidates():
+        if not os.path.exists(path):
+            tried.append(path)
+            continue
+        try:
+            lib = ctypes.CDLL(os.path.abspath(path))
+        except OSError as error:
+            raise LibraryUnavailable(f"cannot load {path}: {error}. Rebuild it with "
+                                     "'cmake -S . -B build && cmake --build build'.") from error
+        for name, (restype, argtypes) in _SIGNATURES.items():
+            try:
+                function = getattr(lib, name)
+            except AttributeError as error:
+                raise LibraryUnavailable(f"{path} has no {name}: it is of another version; rebuild "
+                                         "it from this add-on's source.") from error
+            function.restype = restype
+            function.argtypes = argtypes
+        version = lib.sb_version()
+        found = (version // 10000, version // 100 % 100)
+        if found != REQUIRED_VERSION:
+            raise LibraryUnavailable(
+                f"{path} is version {lib.sb_version_string().decode()}, this add-on needs "
+                f"{REQUIRED_VERSION[0]}.{REQUIRED_VERSION[1]}.x; rebuild the library from the same source.")
+        _library = lib
+        return lib
+    raise LibraryUnavailable("libsimbake.so not found (looked in: " + ", ".join(tried) + "). Build it with "
+                             "'cmake -S . -B build && cmake --build build', or set SIMBAKE_LIBRARY.")
+
+
+def availability():
+    """(True, version) or (False, reason): for a panel to show, never raises."""
+    try:
+        return True, load().sb_version_string().decode()
+    except LibraryUnavailable as error:
+        return False, str(error)
+
+
+def _check(result):
+    if result != 0:
+        lib = load()
+        raise NativeError(lib.sb_result_name(result).decode(), lib.sb_last_error().decode())
+
+
+def _ptr(buffer, ctype):
+    """ctypes pointer into an array.array (kept alive by the caller)."""
+    if buffer is None:
+        return None
+    if len(buffer) == 0:
+        return ctypes.cast(ctypes.create_string_buffer(8), _P(ctype))
+    return ctypes.cast((ctype * len(buffer)).from_buffer(buffer), _P(ctype))
+
+
+def _as_array(values, typecode):
+    if isinstance(values, array) and values.typecode == typecode:
+        return values
+    return array(typecode, values)
+
+
+def default_world_def():
+    return load().sb_default_world_def()
+
+
+def default_cloth_settings():
+    """The library's cloth defaults as a dict of material fields."""
+    d = load().sb_default_cloth_def()
+    return {name: getattr(d, name) for name in
+            ("density", "stretch_stiffness", "shear_stiffness", "bend_stiffness", "damping", "air_drag")}
+
+
+def matrix_rows(matrix):
+    """A 4x4 matrix (nested sequences, e.g. mathutils.Matrix) as 16 row-major doubles."""
+    return array("d", [float(matrix[r][c]) for r in range(4) for c in range(4)])
+
+
+def transform_points(matrix16, points, out_typecode="d"):
+    """Applies a row-major 4x4 affine matrix to a flat xyz array; float32 or float64 in and out."""
+    lib = load()
+    count = len(points) // 3
+    out = array(out_typecode, bytes(len(points) * (8 if out_typecode == "d" else 4)))
+    m = _ptr(_as_array(matrix16, "d"), ctypes.c_double)
+    if points.typecode == "f" and out_typecode == "d":
+        _check(lib.sb_transform_points_f32_to_f64(m, _ptr(points, ctypes.c_float), _ptr(out, ctypes.c_double), count))
+    elif points.typecode == "d" and out_typecode == "f":
+        _check(lib.sb_transform_points_f64_to_f32(m, _ptr(points, ctypes.c_double), _ptr(out, ctypes.c_float), count))
+    else:
+        src = _as_array(points, "d")
+        result = array("d", bytes(len(src) * 8))
+        _check(lib.sb_transform_points(m, _ptr(src, ctypes.c_double), _ptr(result, ctypes.c_double), count))
+        return result if out_typecode == "d" else array("f", result)
+    return out
+
+
+class World:
+    """A simulation world. Use as a context manager, or call close()."""
+
+    def __init__(self, gravity=(0.0, 0.0, -9.81), max_step=1.0 / 24.0, cg_tolerance=None,
+                 integrator="IMPLICIT_EULER", **settings):
+        self._lib = load()
+        definition = self._lib.sb_default_world_def()
+        definition.gravity[:] = [float(g) for g in gravity]
+        definition.max_step = float(max_step)
+        definition.integrator = INTEGRATORS[integrator]
+        if cg_tolerance is not None:
+            definition.cg_tolerance = float(cg_tolerance)
+        for name, value in settings.items():
+            setattr(definition, name, value)
+        handle = ctypes.c_void_p()
+        _check(self._lib.sb_world_create(ctypes.byref(definition), ctypes.byref(handle)))
+        self._handle = handle
+        self._cloth_sizes = []
+
+    def close(self):
+        if self._handle:
+            self._lib.sb_world_destroy(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def add_cloth(self, positions, triangles, uvs=None, pins=(), **material):
+        """positions: flat xyz (world, m); triangles: flat vertex indices; uvs: per corner
+        (u, v), flat; pins: vertex indices; material: ClothDef fields. Returns the cloth id."""
+        positions = _as_array(positions, "d")
+        triangles = _as_array(triangles, "i")
+        pins = _as_array(pins, "i")
+        uvs = _as_array(uvs, "d") if uvs is not None else None
+        definition = self._lib.sb_default_cloth_def()
+        definition.vertex_count = len(positions) // 3
+        definition.positions = _ptr(positions, ctypes.c_double)
+        definition.triangle_count = len(triangles) // 3
+        definition.triangles = _ptr(triangles, ctypes.c_int32)
+        definition.uvs = _ptr(uvs, ctypes.c_double) if uvs is not None and len(uvs) else None
+        definition.pin_count = len(pins)
+        definition.pins = _ptr(pins, ctypes.c_int32) if len(pins) else None
+        for name, value in material.items():
+            setattr(definition, name, float(value))
+        cloth = ctypes.c_int32()
+        _check(self._lib.sb_world_add_cloth(self._handle, ctypes.byref(definition), ctypes.byref(cloth)))
+        self._cloth_sizes.append(definition.vertex_count)
+        return cloth.value
+
+    def cloth_info(self, cloth):
+        info = ClothInfo()
+        _check(self._lib.sb_cloth_get_info(self._handle, cloth, ctypes.byref(info)))
+        return {name: getattr(info, name) for name, _ in ClothInfo._fields_}
+
+    def set_pin_targets(self, cloth, time, positions):
+        positions = _as_array(positions, "d")
+        _check(self._lib.sb_cloth_set_pin_targets(self._handle, cloth, float(time),
+                                                  _ptr(positions, ctypes.c_double), len(positions) // 3))
+
+    def step_to(self, time):
+        _check(self._lib.sb_world_step_to(self._handle, float(time)))
+
+    @property
+    def time(self):
+        return self._lib.sb_world_get_time(self._handle)
+
+    def stats(self):
+        stats = WorldStats()
+        _check(self._lib.sb_world_get_stats(self._handle, ctypes.byref(stats)))
+        return {name: getattr(stats, name) for name, _ in WorldStats._fields_}
+
+    def positions(self, cloth):
+        """World positions of a cloth's vertices, flat float64."""
+        out = array("d", bytes(24 * self._cloth_sizes[cloth]))
+        _check(self._lib.sb_cloth_get_positions(self._handle, cloth, _ptr(out, ctypes.c_double),
+                                                self._cloth_sizes[cloth]))
+        return out
+
+    def kinetic_energy(self, cloth):
+        energy = ctypes.c_double()
+        _check(self._lib.sb_cloth_get_kinetic_energy(self._handle, cloth, ctypes.byref(energy)))
+        return energy.value

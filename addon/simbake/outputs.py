@@ -1,0 +1,179 @@
+"""Writing a cloth bake into the scene (PC2 + Mesh Cache modifier, or shape keys) and
+taking it out again exactly. Each baked object keeps a JSON record of what the bake
+changed in `obj.simbake.bake_record`."""
+
+import json
+import os
+import time
+
+import bpy
+
+from .pc2 import PC2Writer
+from .scene_io import BAKE_MODIFIER_NAME
+
+SHAPE_KEY_PREFIX = "SimBake "
+FCURVE_LINEAR = 1  # Keyframe.interpolation enum value of 'LINEAR' for foreach_set
+
+
+def load_record(obj):
+    text = obj.simbake.bake_record
+    return json.loads(text) if text else None
+
+
+def is_baked(obj):
+    return bool(obj.simbake.bake_record)
+
+
+def move_modifier(obj, modifier, index):
+    """Moves a modifier to `index` in the stack (Blender 3.4 has only the operator)."""
+    current = list(obj.modifiers).index(modifier)
+    if current == index:
+        return
+    if hasattr(obj.modifiers, "move"):
+        obj.modifiers.move(current, index)
+        return
+    with bpy.context.temp_override(object=obj, active_object=obj):
+        bpy.ops.object.modifier_move_to_index(modifier=modifier.name, index=index)
+
+
+class MeshCacheOutput:
+    """Frames stream into a PC2 file beside the .blend; applying adds the modifier."""
+
+    def __init__(self, path, vertex_count, frame_start, frame_end):
+        self.path = path
+        self.frame_start = frame_start
+        self.writer = PC2Writer(path, vertex_count, frame_end - frame_start + 1, frame_start, 1.0)
+
+    def add_frame(self, local_positions):
+        self.writer.write(local_positions)
+
+    def abort(self):
+        self.writer.abort()
+
+    def apply(self, obj, cut, record):
+        self.writer.finish()
+        modifier = obj.modifiers.new(BAKE_MODIFIER_NAME, "MESH_CACHE")
+        move_modifier(obj, modifier, cut)  # before it has a file, so it never sees other vertex counts
+        modifier.cache_format = "PC2"
+        modifier.filepath = bpy.path.relpath(self.path) if bpy.data.filepath else self.path
+        modifier.play_mode = "SCENE"
+        modifier.time_mode = "FRAME"
+        modifier.frame_start = self.frame_start  # sample 0 plays at the bake's first frame
+        modifier.frame_scale = 1.0
+        modifier.interpolation = "LINEAR"
+        modifier.deform_mode = "OVERWRITE"
+        modifier.forward_axis = "POS_Y"
+        modifier.up_axis = "POS_Z"
+        record.update(output="MESH_CACHE", cache_file=self.path, modifier=modifier.name)
+
+
+class ShapeKeyOutput:
+    """Frames are kept in memory; applying adds one shape key per frame, each keyed to 1 at
+    its frame and 0 at its neighbours (LINEAR), so the mesh plays the bake."""
+
+    def __init__(self, frame_start):
+        self.frame_start = frame_start
+        self.frames = []
+
+    def add_frame(self, local_positions):
+        self.frames.append(local_positions)
+
+    def abort(self):
+        self.frames = []
+
+    def apply(self, obj, cut, record):
+        mesh = obj.data
+        keys_before = mesh.shape_keys
+        state = {"created_basis": keys_before is None, "muted": [], "keys": []}
+        if keys_before is None:
+            obj.shape_key_add(name="Basis", from_mix=False)
+        key_data = mesh.shape_keys
+        state["use_relative"] = key_data.use_relative
+        key_data.use_relative = True
+        for block in key_data.key_blocks[1:]:
+            state["muted"].append([block.name, block.mute])
+            block.mute = True
+        anim = key_data.animation_data or key_data.animation_data_create()
+        state["previous_action"] = anim.action.name if anim.action else None
+        action = bpy.data.actions.new(f"SimBake {obj.name}")
+        anim.action = action
+        state["action"] = action.name
+        last = self.frame_start + len(self.frames) - 1
+        for offset, positions in enumerate(self.frames):
+            frame = self.frame_start + offset
+            block = obj.shape_key_add(name=f"{SHAPE_KEY_PREFIX}{frame}", from_mix=False)
+            block.data.foreach_set("co", positions)
+            state["keys"].append(block.name)
+            points = [(f, 1.0 if f == frame else 0.0) for f in (frame - 1, frame, frame + 1)
+                      if self.frame_start <= f <= last]
+            curve = action.fcurves.new(data_path=f'key_blocks["{block.name}"].value')
+            curve.keyframe_points.add(len(points))
+            curve.keyframe_points.foreach_set("co", [c for point in points for c in point])
+            curve.keyframe_points.foreach_set("interpolation", [FCURVE_LINEAR] * len(points))
+            curve.update()
+        self.frames = []
+        record.update(output="SHAPE_KEYS", shape_keys=state)
+
+
+def switch_off_blender_cloth(obj, record):
+    saved = []
+    for modifier in obj.modifiers:
+        if modifier.type == "CLOTH":
+            saved.append([modifier.name, modifier.show_viewport, modifier.show_render])
+            modifier.show_viewport = modifier.show_render = False
+    record["cloth_modifiers"] = saved
+
+
+def write_record(obj, record, frame_start, frame_end, seconds):
+    record.update(frames=[frame_start, frame_end], seconds=seconds, baked_at=time.time())
+    obj.simbake.bake_record = json.dumps(record)
+
+
+def _remove_shape_keys(obj, state):
+    key_data = obj.data.shape_keys
+    if key_data is None:
+        return
+    anim = key_data.animation_data
+    action = bpy.data.actions.get(state["action"])
+    if anim is not None:
+        previous = state.get("previous_action")
+        anim.action = bpy.data.actions.get(previous) if previous else None
+    if action is not None:
+        bpy.data.actions.remove(action)
+    for name in state["keys"]:
+        block = key_data.key_blocks.get(name)
+        if block is not None:
+            obj.shape_key_remove(block)
+    if state["created_basis"]:
+        obj.shape_key_clear()
+        return
+    key_data.use_relative = state["use_relative"]
+    for name, mute in state["muted"]:
+        block = key_data.key_blocks.get(name)
+        if block is not None:
+            block.mute = mute
+    if anim is not None and anim.action is None and not anim.drivers:
+        key_data.animation_data_clear()
+
+
+def free(obj):
+    """Removes everything a bake added to `obj` and restores what it switched off.
+    Returns False if the object had no bake."""
+    record = load_record(obj)
+    if record is None:
+        return False
+    if record.get("output") == "MESH_CACHE":
+        modifier = obj.modifiers.get(record.get("modifier", BAKE_MODIFIER_NAME))
+        if modifier is not None and modifier.type == "MESH_CACHE":
+            obj.modifiers.remove(modifier)
+        path = record.get("cache_file")
+        if path and os.path.exists(path):
+            os.remove(path)
+    elif record.get("output") == "SHAPE_KEYS":
+        _remove_shape_keys(obj, record["shape_keys"])
+    for name, show_viewport, show_render in record.get("cloth_modifiers", []):
+        modifier = obj.modifiers.get(name)
+        if modifier is not None:
+            modifier.show_viewport, modifier.show_render = show_viewport, show_render
+    obj.simbake.bake_record = ""
+    return True

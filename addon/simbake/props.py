@@ -1,0 +1,98 @@
+"""SimBake settings stored on objects (Object.simbake) and scenes (Scene.simbake)."""
+
+import bpy
+from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty,
+                       IntProperty, PointerProperty, StringProperty)
+
+ROLE_ITEMS = [
+    ("NONE", "None", "Use the object's Blender physics (rigid body, cloth or collision), if any"),
+    ("CLOTH", "Cloth", "Simulate the mesh as cloth"),
+    ("RIGID", "Rigid Body", "Simulate the object as a rigid body"),
+    ("COLLIDER", "Collider", "Other objects collide with it; it follows its own animation"),
+]
+
+SHAPE_ITEMS = [
+    ("CONVEX_HULL", "Convex Hull", "The convex hull of the mesh"),
+    ("BOX", "Box", "The mesh's bounding box"),
+    ("SPHERE", "Sphere", "A sphere around the mesh"),
+    ("MESH", "Mesh", "The triangle mesh itself"),
+]
+
+
+class SimBakeObjectSettings(bpy.types.PropertyGroup):
+    role: EnumProperty(name="Role", items=ROLE_ITEMS, default="NONE",
+                       description="How SimBake treats this object")
+
+    # rigid body
+    mass: FloatProperty(name="Mass", default=1.0, min=1e-6, soft_max=1e4, unit="MASS",
+                        description="Mass of the rigid body (kg)")
+    restitution: FloatProperty(name="Restitution", default=0.0, min=0.0, max=1.0,
+                               description="Bounciness; a contact uses the product of both objects' values")
+    shape: EnumProperty(name="Shape", items=SHAPE_ITEMS, default="CONVEX_HULL")
+    initial_velocity: FloatVectorProperty(name="Initial Velocity", size=3, subtype="VELOCITY",
+                                          unit="VELOCITY", description="World-space velocity at the start (m/s)")
+    initial_angular_velocity: FloatVectorProperty(
+        name="Initial Angular Velocity", size=3, subtype="XYZ",
+        description="World-space angular velocity at the start (rad/s)")
+
+    # cloth
+    density: FloatProperty(name="Density", default=0.15, min=1e-6, soft_max=10.0, precision=3,
+                           description="Mass per area of the cloth (kg/m²)")
+    stretch_stiffness: FloatProperty(name="Stretch", default=2000.0, min=0.0, soft_max=1e5,
+                                     description="Resistance to stretching along warp and weft (N/m)")
+    shear_stiffness: FloatProperty(name="Shear", default=200.0, min=0.0, soft_max=1e5,
+                                   description="Resistance to shearing (N/m)")
+    bend_stiffness: FloatProperty(name="Bend", default=1e-5, min=0.0, soft_max=1.0, precision=6,
+                                  description="Resistance to bending (N·m)")
+    damping: FloatProperty(name="Damping", default=0.01, min=0.0, soft_max=1.0, precision=4, unit="TIME",
+                           description="Internal damping: each stiffness damped with damping × stiffness (s)")
+    air_drag: FloatProperty(name="Air Drag", default=0.1, min=0.0, soft_max=10.0,
+                            description="Drag of still air on the cloth (kg/(m² s))")
+    pin_group: StringProperty(name="Pin Group",
+                              description="Vertex group whose vertices (weight 0.5 or more) follow the "
+                                          "object's own animation")
+    thickness: FloatProperty(name="Thickness", default=0.005, min=0.0, soft_max=0.1, unit="LENGTH",
+                             precision=4, description="Half-thickness of the cloth for collisions (m)")
+    self_collision: BoolProperty(name="Self Collision", default=False,
+                                 description="Keep the cloth from passing through itself")
+    friction: FloatProperty(name="Friction", default=0.5, min=0.0, soft_max=2.0,
+                            description="Coulomb friction; a contact uses the product of both objects' values")
+
+    # bookkeeping of a bake in place (JSON), so free_bake can restore the object exactly
+    bake_record: StringProperty(options={"HIDDEN"})
+
+
+class SimBakeSceneSettings(bpy.types.PropertyGroup):
+    frame_start: IntProperty(name="Start", default=1, min=0, description="First frame of the bake")
+    frame_end: IntProperty(name="End", default=250, min=1, description="Last frame of the bake")
+    substeps: IntProperty(name="Substeps", default=1, min=1, max=100,
+                          description="Largest solver steps per frame (the solver may take smaller ones)")
+    use_scene_gravity: BoolProperty(name="Scene Gravity", default=True,
+                                    description="Use the scene's gravity; otherwise 9.81 m/s² downwards")
+    tolerance: FloatProperty(name="Tolerance", default=1e-5, min=1e-12, max=0.1, precision=7,
+                             description="Relative residual at which each step's linear solve stops")
+    cache_dir: StringProperty(name="Cache Folder", default="//simbake_cache/", subtype="DIR_PATH",
+                              description="Where cloth caches go ('//' is the .blend file's folder)")
+    cloth_output: EnumProperty(
+        name="Cloth Output", default="MESH_CACHE",
+        items=[("MESH_CACHE", "Mesh Cache", "A PC2 file and a Mesh Cache modifier named SimBake"),
+               ("SHAPE_KEYS", "Shape Keys", "One animated shape key per frame, stored in the .blend")])
+    last_bake_seconds: FloatProperty(options={"HIDDEN"})
+    last_bake_message: StringProperty(options={"HIDDEN"})
+
+
+CLASSES = (SimBakeObjectSettings, SimBakeSceneSettings)
+
+
+def register():
+    for cls in CLASSES:
+        bpy.utils.register_class(cls)
+    bpy.types.Object.simbake = PointerProperty(type=SimBakeObjectSettings)
+    bpy.types.Scene.simbake = PointerProperty(type=SimBakeSceneSettings)
+
+
+def unregister():
+    del bpy.types.Scene.simbake
+    del bpy.types.Object.simbake
+    for cls in reversed(CLASSES):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,161 @@
+"""Reading simulation input from Blender objects, in bulk (foreach_get, no per-vertex
+Python beyond the pin group)."""
+
+from array import array
+from contextlib import contextmanager
+
+from . import native
+from .settings import PIN_WEIGHT_THRESHOLD, SettingsError, find_modifier
+
+BAKE_MODIFIER_NAME = "SimBake"
+
+
+def simulation_cut(obj):
+    """Index in the modifier stack where the simulation sits: an existing SimBake bake's
+    modifier, else Blender's Cloth modifier, else the top of the stack. Modifiers below
+    it shape the simulated mesh (and move its pins); those above apply on the result."""
+    for index, modifier in enumerate(obj.modifiers):
+        if modifier.name == BAKE_MODIFIER_NAME and modifier.type == "MESH_CACHE":
+            return index
+    index, _ = find_modifier(obj, "CLOTH")
+    return 0 if index is None else index
+
+
+@contextmanager
+def modifiers_hidden(objects_and_cuts):
+    """Hides each object's modifiers from its cut upwards while reading input."""
+    saved = []
+    try:
+        for obj, cut in objects_and_cuts:
+            for modifier in list(obj.modifiers)[cut:]:
+                saved.append((modifier, modifier.show_viewport))
+                modifier.show_viewport = False
+        yield
+    finally:
+        for modifier, shown in saved:
+            modifier.show_viewport = shown
+
+
+def is_animated(obj, cut):
+    """Whether the object's world transform or its mesh below the cut may change over
+    time (keyframes or drivers on it, its parents or its data; constraints; modifiers)."""
+    def animated(idblock):
+        data = getattr(idblock, "animation_data", None)
+        return data is not None and (data.action is not None or len(data.drivers) > 0)
+
+    node = obj
+    while node is not None:
+        if animated(node) or len(node.constraints) > 0:
+            return True
+        node = node.parent
+    mesh = obj.data
+    if animated(mesh) or (mesh.shape_keys is not None and animated(mesh.shape_keys)):
+        return True
+    return cut > 0
+
+
+class MeshSample:
+    """One evaluation of an object's mesh: world positions (float64, flat) and the
+    object's world matrix as 16 row-major doubles."""
+
+    def __init__(self, positions, matrix):
+        self.positions = positions
+        self.matrix = matrix
+
+
+def evaluated_mesh(obj, depsgraph):
+    """(evaluated object, its temporary mesh); call obj_eval.to_mesh_clear() when done."""
+    obj_eval = obj.evaluated_get(depsgraph)
+    return obj_eval, obj_eval.to_mesh()
+
+
+def sample_positions(obj, depsgraph, expected_count=None):
+    obj_eval, mesh = evaluated_mesh(obj, depsgraph)
+    try:
+        count = len(mesh.vertices)
+        if expected_count is not None and count != expected_count:
+            raise SettingsError(f"{obj.name}: the mesh changed from {expected_count} to {count} vertices "
+                                "during the frame range; SimBake needs a fixed topology below the simulation")
+        local = array("f", bytes(12 * count))
+        mesh.vertices.foreach_get("co", local)
+        matrix = native.matrix_rows(obj_eval.matrix_world)
+        return MeshSample(native.transform_points(matrix, local, "d"), matrix)
+    finally:
+        obj_eval.to_mesh_clear()
+
+
+class ClothInput:
+    """Everything the solver needs about a cloth object at the first frame."""
+
+    def __init__(self, sample, triangles, uvs, pins, vertex_count):
+        self.sample = sample
+        self.triangles = triangles
+        self.uvs = uvs
+        self.pins = pins
+        self.vertex_count = vertex_count
+
+    def area_and_edge_length(self):
+        """Total area (m²) and mean edge length (m); only Blender-cloth settings need them."""
+        return _area_and_edge_length(self.sample.positions, self.triangles)
+
+
+def _pinned_vertices(obj, mesh, group_name):
+    if not group_name:
+        return array("i")
+    group = obj.vertex_groups.get(group_name)
+    if group is None:
+        raise SettingsError(f"{obj.name}: pin group '{group_name}' does not exist "
+                            f"(vertex groups: {', '.join(g.name for g in obj.vertex_groups) or 'none'})")
+    # Vertex group weights have no bulk accessor in Blender's API.
+    return array("i", [v.index for v in mesh.vertices
+                       for g in v.groups if g.group == group.index and g.weight >= PIN_WEIGHT_THRESHOLD])
+
+
+def _area_and_edge_length(positions, triangles):
+    area = edge_sum = 0.0
+    p = positions
+    for t in range(0, len(triangles), 3):
+        a, b, c = 3 * triangles[t], 3 * triangles[t + 1], 3 * triangles[t + 2]
+        u = (p[b] - p[a], p[b + 1] - p[a + 1], p[b + 2] - p[a + 2])
+        v = (p[c] - p[a], p[c + 1] - p[a + 1], p[c + 2] - p[a + 2])
+        cross = (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
+        area += 0.5 * (cross[0] ** 2 + cross[1] ** 2 + cross[2] ** 2) ** 0.5
+        edge_sum += (u[0] ** 2 + u[1] ** 2 + u[2] ** 2) ** 0.5
+    return area, edge_sum / max(1, len(triangles) // 3)
+
+
+def read_cloth(obj, depsgraph, pin_group):
+    """Mesh, UVs and pins of a cloth object as evaluated now (modifiers above the cut
+    hidden by the caller). Raises SettingsError naming the object."""
+    if obj.type != "MESH":
+        raise SettingsError(f"{obj.name}: only mesh objects can be cloth (this is a {obj.type.lower()})")
+    obj_eval, mesh = evaluated_mesh(obj, depsgraph)
+    try:
+        count = len(mesh.vertices)
+        mesh.calc_loop_triangles()
+        triangle_count = len(mesh.loop_triangles)
+        if count == 0 or triangle_count == 0:
+            raise SettingsError(f"{obj.name}: the mesh has no faces to simulate "
+                                f"({count} vertices, {len(mesh.polygons)} faces)")
+        local = array("f", bytes(12 * count))
+        mesh.vertices.foreach_get("co", local)
+        triangles = array("i", bytes(12 * triangle_count))
+        mesh.loop_triangles.foreach_get("vertices", triangles)
+        uvs = None
+        if mesh.uv_layers.active is not None:
+            loops = array("i", bytes(12 * triangle_count))
+            mesh.loop_triangles.foreach_get("loops", loops)
+            loop_uvs = array("f", bytes(8 * len(mesh.loops)))
+            mesh.uv_layers.active.data.foreach_get("uv", loop_uvs)
+            uvs = array("d", [loop_uvs[2 * loop + k] for loop in loops for k in (0, 1)])
+        pins = _pinned_vertices(obj, mesh, pin_group)
+        matrix = native.matrix_rows(obj_eval.matrix_world)
+    finally:
+        obj_eval.to_mesh_clear()
+    positions = native.transform_points(matrix, local, "d")
+    return ClothInput(MeshSample(positions, matrix), triangles, uvs, pins, count)
+
+
+def gather(values, indices):
+    """xyz triples of `values` at `indices`, flat float64."""
+    return array("d", [values[3 * i + k] for i in indices for k in range(3)])

@@ -1,0 +1,131 @@
+"""Scene and object settings turned into solver input. No bpy here: functions take any
+object with the same attributes (Blender's, or plain stand-ins in tests)."""
+
+import hashlib
+import math
+import re
+
+ROLES = ("NONE", "CLOTH", "RIGID", "COLLIDER")
+
+# Fields of the library's cloth definition that come from the object's settings.
+CLOTH_MATERIAL_FIELDS = ("density", "stretch_stiffness", "shear_stiffness", "bend_stiffness",
+                         "damping", "air_drag")
+
+# A pin group weight at or above this pins the vertex (the solver pins hard, not softly).
+PIN_WEIGHT_THRESHOLD = 0.5
+
+
+class SettingsError(ValueError):
+    """A setting that cannot be baked; the message names the object and the setting."""
+
+
+def find_modifier(obj, modifier_type):
+    for index, modifier in enumerate(obj.modifiers):
+        if modifier.type == modifier_type:
+            return index, modifier
+    return None, None
+
+
+def resolve_role(obj):
+    """The role an object bakes with: its own SimBake role, or with role NONE what its
+    Blender physics says (active rigid body, passive rigid body, cloth, collision)."""
+    role = obj.simbake.role
+    if role != "NONE":
+        return role
+    rigid_body = getattr(obj, "rigid_body", None)
+    if rigid_body is not None:
+        return "RIGID" if rigid_body.type == "ACTIVE" else "COLLIDER"
+    if find_modifier(obj, "CLOTH")[1] is not None:
+        return "CLOTH"
+    if find_modifier(obj, "COLLISION")[1] is not None:
+        return "COLLIDER"
+    return "NONE"
+
+
+# Blender's cloth solver measures time in frames and scales gravity by 0.001 (cloth.cc,
+# SIM_mass_spring.cc). Static shapes depend only on stiffness / weight, so with real gravity
+# one Blender time unit is T = √0.001 s: stiffnesses scale by 1/T² = 1000, dampings by 1/T.
+BLENDER_TIME_UNIT = math.sqrt(0.001)
+
+
+def blender_cloth_material(cloth, vertex_count, rest_area, mean_edge_length):
+    """SI material from a Blender Cloth modifier's settings on a mesh of `vertex_count`
+    vertices, total area `rest_area` (m²) and mean edge length L (m); see
+    docs/blender-physics-mapping.md. Blender's springs give force per unit strain
+    (tension / L per metre of stretch, with the mean edge length L), its vertex mass is
+    per vertex and its bending moment grows with L², so the mapping keeps the behaviour
+    at the mesh's own resolution."""
+    edge = max(mean_edge_length, 1e-6)
+    area = max(rest_area, 1e-12)
+    scale = 1.0 / BLENDER_TIME_UNIT ** 2
+    tension = cloth.tension_stiffness
+    return {
+        "density": cloth.mass * vertex_count / area,
+        "stretch_stiffness": scale * tension / edge,
+        "shear_stiffness": scale * cloth.shear_stiffness / edge,
+        # Blender's angular bending: hinge moment ≈ 0.05 bending L² θ (in its units); ours
+        # is 3 k θ on a regular grid
+        "bend_stiffness": scale * 0.05 * cloth.bending_stiffness * edge * edge / 3.0,
+        # a dashpot of tension_damping / T kg/s per spring against k L per unit strain
+        "damping": (cloth.tension_damping / BLENDER_TIME_UNIT) * edge / (scale * tension) if tension > 0 else 0.0,
+        # 0.01 air_damping / T kg/s on each vertex, spread over the area
+        "air_drag": 0.01 * cloth.air_damping / BLENDER_TIME_UNIT * vertex_count / area,
+    }
+
+
+def cloth_material(obj, vertex_count, measure):
+    """Library material fields for a cloth object: its SimBake settings with role CLOTH,
+    or its Blender Cloth modifier's settings mapped to SI with role NONE. measure() gives
+    the mesh's area and mean edge length (only called for Blender's settings)."""
+    props = obj.simbake
+    modifier = find_modifier(obj, "CLOTH")[1]
+    if props.role == "CLOTH" or modifier is None:
+        material = {name: float(getattr(props, name)) for name in CLOTH_MATERIAL_FIELDS}
+    else:
+        material = blender_cloth_material(modifier.settings, vertex_count, *measure())
+    for name, value in material.items():
+        if not math.isfinite(value) or value < 0 or (name == "density" and value == 0):
+            raise SettingsError(f"{obj.name}: cloth {name} is {value:g}; it must be "
+                                f"{'positive' if name == 'density' else 'zero or positive'}")
+    return material
+
+
+def pin_group_name(obj):
+    """The vertex group that pins a cloth, or '' for none."""
+    if obj.simbake.role == "CLOTH" or find_modifier(obj, "CLOTH")[1] is None:
+        return obj.simbake.pin_group
+    return find_modifier(obj, "CLOTH")[1].settings.vertex_group_mass
+
+
+def frame_time(frame, frame_start, fps, fps_base=1.0):
+    """Physical time in seconds of `frame` since `frame_start`."""
+    return (frame - frame_start) * fps_base / fps
+
+
+def check_frame_range(frame_start, frame_end):
+    if frame_end <= frame_start:
+        raise SettingsError(f"frame range {frame_start}-{frame_end} is empty: the end frame must "
+                            "come after the start frame")
+
+
+def world_settings(scene_props, fps, fps_base, scene_gravity, use_gravity):
+    """Keyword arguments for native.World from the scene's SimBake settings."""
+    frame_seconds = fps_base / fps
+    if scene_props.use_scene_gravity:
+        gravity = tuple(scene_gravity) if use_gravity else (0.0, 0.0, 0.0)
+    else:
+        gravity = (0.0, 0.0, -9.81)
+    return {
+        "gravity": gravity,
+        "max_step": frame_seconds / max(1, scene_props.substeps),
+        "cg_tolerance": scene_props.tolerance,
+    }
+
+
+def cache_file_name(object_name, extension="pc2"):
+    """A file name for an object's cache, safe on every file system and distinct for
+    distinct object names."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", object_name).strip("._") or "object"
+    if safe != object_name:
+        safe += "-" + hashlib.sha1(object_name.encode("utf-8")).hexdigest()[:8]
+    return f"{safe}.{extension}"

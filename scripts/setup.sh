@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what SimBake needs on Debian 12 (only packages that are missing) and builds
+# the library into build/ (which also copies libsimbake.so into addon/simbake/).
+# Sourced by scripts/demo and scripts/test; safe to run again.
+set -euo pipefail
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PACKAGES=(blender cmake gcc make pkg-config libcriterion-dev liblapacke-dev python3 binutils)
+
+missing=()
+for package in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+    echo "SimBake setup: installing ${missing[*]}"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S "$REPO" -B "$REPO/build" -DCMAKE_BUILD_TYPE=Release -DSIMBAKE_WERROR=ON > /dev/null
+cmake --build "$REPO/build" -j "$(nproc)"

@@ -1,0 +1,235 @@
+"""Baking cloth in real headless Blender: the evaluated mesh equals the solver's output,
+free_bake restores the object exactly, and bad input is refused without changing anything."""
+
+import math
+import os
+import sys
+import unittest
+from array import array
+
+import bpy
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does not add it
+import blender_test  # noqa: E402
+from simbake import bake, outputs  # noqa: E402
+
+
+class RecordingBake(bake.Bake):
+    """The bake's own path, keeping the solver's world-space output instead of writing it."""
+
+    def __init__(self, context, objects):
+        super().__init__(context, objects)
+        self.frames = {job.obj.name: [] for job in self.jobs}
+
+    def _make_output(self, job):
+        return None
+
+    def _write_frame(self, job, world_positions, world_matrix):
+        self.frames[job.obj.name].append(array("d", world_positions))
+
+    def _apply(self):
+        pass
+
+
+def max_difference(a, b):
+    return max(abs(x - y) for x, y in zip(a, b))
+
+
+class CurtainBake(unittest.TestCase):
+    """The bundled sample: a pinned curtain drawn by an animated shape key."""
+
+    def setUp(self):
+        self.folder = blender_test.open_copy("curtain.blend")
+        self.scene = bpy.context.scene
+        self.scene.simbake.frame_start, self.scene.simbake.frame_end = 1, 40
+        self.scene.frame_set(1)
+        self.curtain = bpy.data.objects["Curtain"]
+
+    def check_evaluated_equals_solver(self, solver_frames):
+        start, end = self.scene.simbake.frame_start, self.scene.simbake.frame_end
+        # compare at the bake's level: the sample's Solidify applies on top of it
+        thickness = self.curtain.modifiers["Thickness"]
+        thickness.show_viewport = False
+        for frame in (start, (start + end) // 2, end):
+            self.scene.frame_set(frame)
+            evaluated = blender_test.world_vertices(self.curtain)
+            expected = solver_frames[frame - start]
+            self.assertEqual(len(evaluated), len(expected))
+            difference = max_difference(evaluated, expected)
+            self.assertLess(difference, 1e-5, f"frame {frame}: evaluated mesh is {difference:g} m off")
+        thickness.show_viewport = True
+        self.scene.frame_set(start)  # animated values in snapshots depend on the frame
+        # the cloth really moved
+        self.assertGreater(max_difference(solver_frames[0], solver_frames[-1]), 0.1)
+
+    def test_mesh_cache_bake_plays_the_solver_output_and_free_restores(self):
+        before = blender_test.snapshot(self.curtain)
+        recording = RecordingBake(bpy.context, [self.curtain])
+        recording.run()
+        self.assertEqual(blender_test.snapshot(self.curtain), before, "a recording run changed the object")
+
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
+        record = outputs.load_record(self.curtain)
+        self.assertEqual(record["output"], "MESH_CACHE")
+        cache = record["cache_file"]
+        self.assertTrue(os.path.isfile(cache))
+        self.assertEqual(os.path.dirname(cache), os.path.join(self.folder, "simbake_cache"))
+        modifier = self.curtain.modifiers[0]
+        self.assertEqual((modifier.name, modifier.type, modifier.cache_format), ("SimBake", "MESH_CACHE", "PC2"))
+        self.assertEqual(modifier.frame_start, 1)
+        self.assertEqual(self.curtain.modifiers[1].name, "Thickness")  # stays on top of the bake
+        self.check_evaluated_equals_solver(recording.frames["Curtain"])
+
+        self.assertEqual(bpy.ops.simbake.free_bake(), {"FINISHED"})
+        self.assertFalse(os.path.exists(cache))
+        self.assertEqual(blender_test.snapshot(self.curtain), before)
+
+    def test_shape_key_bake_plays_the_solver_output_and_free_restores(self):
+        self.scene.simbake.cloth_output = "SHAPE_KEYS"
+        before = blender_test.snapshot(self.curtain)
+        recording = RecordingBake(bpy.context, [self.curtain])
+        recording.run()
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
+        keys = self.curtain.data.shape_keys.key_blocks
+        self.assertEqual(len([k for k in keys if k.name.startswith("SimBake ")]), 40)
+        self.assertTrue(keys["Drawn"].mute)  # the object's own key must not add to the bake
+        self.check_evaluated_equals_solver(recording.frames["Curtain"])
+        bpy.ops.simbake.free_bake()
+        self.assertEqual(blender_test.snapshot(self.curtain), before)
+
+    def test_baking_again_replaces_the_old_bake(self):
+        bpy.ops.simbake.bake()
+        first = outputs.load_record(self.curtain)["cache_file"]
+        self.scene.simbake.frame_end = 20
+        bpy.ops.simbake.bake()
+        record = outputs.load_record(self.curtain)
+        self.assertEqual(record["frames"], [1, 20])
+        self.assertEqual([m.name for m in self.curtain.modifiers], ["SimBake", "Thickness"])
+        self.assertEqual(record["cache_file"], first)
+        self.assertTrue(os.path.isfile(first))
+        bpy.ops.simbake.free_bake()
+        self.assertEqual([m.name for m in self.curtain.modifiers], ["Thickness"])
+
+    def test_bake_survives_save_and_reload(self):
+        bpy.ops.simbake.bake()
+        path = bpy.data.filepath
+        bpy.ops.wm.save_mainfile()
+        bpy.ops.wm.open_mainfile(filepath=path)
+        curtain = bpy.data.objects["Curtain"]
+        self.assertTrue(outputs.is_baked(curtain))
+        bpy.context.scene.frame_set(30)
+        moved = blender_test.world_vertices(curtain)
+        bpy.ops.simbake.free_bake()
+        bpy.context.scene.frame_set(30)
+        self.assertGreater(max_difference(moved, blender_test.world_vertices(curtain)), 0.05)
+
+
+class BlenderClothModifier(unittest.TestCase):
+    """Role NONE with Blender's Cloth modifier bakes with SimBake; the modifier is switched
+    off while the bake is in place and back on after free_bake."""
+
+    def test_cloth_modifier_is_switched_off_and_restored(self):
+        blender_test.empty_scene()
+        obj = blender_test.grid_object("Sheet", role="NONE")
+        cloth = obj.modifiers.new("Cloth", "CLOTH")
+        group = obj.vertex_groups.new(name="pins")
+        group.add([0, 9], 1.0, "REPLACE")
+        cloth.settings.vertex_group_mass = "pins"
+        scene = bpy.context.scene
+        scene.simbake.frame_start, scene.simbake.frame_end = 1, 24
+        before = blender_test.snapshot(obj)
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
+        self.assertEqual([m.type for m in obj.modifiers], ["MESH_CACHE", "CLOTH"])
+        self.assertFalse(obj.modifiers["Cloth"].show_viewport or obj.modifiers["Cloth"].show_render)
+        scene.frame_set(24)
+        positions = blender_test.world_vertices(obj)
+        # pinned corners stay, the rest falls
+        self.assertAlmostEqual(positions[2], 1.0, places=5)
+        self.assertLess(min(positions[2::3]), 0.6)
+        bpy.ops.simbake.free_bake()
+        self.assertEqual(blender_test.snapshot(obj), before)
+
+
+class BadInput(unittest.TestCase):
+    """Refused with an error naming the object; nothing in the scene changes."""
+
+    def setUp(self):
+        self.folder = blender_test.empty_scene()
+        bpy.context.scene.simbake.frame_end = 10
+
+    def assert_refused(self, obj, *fragments):
+        before = blender_test.snapshot(obj)
+        with self.assertRaises(RuntimeError) as caught:
+            bpy.ops.simbake.bake()
+        message = str(caught.exception)
+        for fragment in fragments:
+            self.assertIn(fragment, message)
+        self.assertEqual(blender_test.snapshot(obj), before)
+        self.assertFalse(outputs.is_baked(obj))
+        cache = os.path.join(self.folder, "simbake_cache")
+        self.assertEqual(os.listdir(cache) if os.path.isdir(cache) else [], [])
+        return message
+
+    def test_nan_coordinates(self):
+        obj = blender_test.grid_object("Broken")
+        obj.data.vertices[5].co = (math.nan, 0.0, 0.0)
+        self.assert_refused(obj, "Broken", "non-finite")
+
+    def test_mesh_without_faces(self):
+        mesh = bpy.data.meshes.new("Points")
+        mesh.from_pydata([(0, 0, 0), (1, 0, 0), (0, 1, 0)], [], [])
+        obj = bpy.data.objects.new("Points", mesh)
+        bpy.context.scene.collection.objects.link(obj)
+        obj.simbake.role = "CLOTH"
+        self.assert_refused(obj, "Points", "no faces")
+
+    def test_missing_pin_group(self):
+        obj = blender_test.grid_object("Flag")
+        obj.simbake.pin_group = "nothing"
+        self.assert_refused(obj, "Flag", "pin group 'nothing'")
+
+    def test_singular_transform(self):
+        obj = blender_test.grid_object("Flat")
+        obj.scale = (1.0, 0.0, 1.0)
+        bpy.context.view_layer.update()
+        self.assert_refused(obj, "Flat", "area")
+
+    def test_nothing_to_bake(self):
+        obj = blender_test.grid_object("Plain", role="NONE")
+        self.assert_refused(obj, "nothing to bake")
+
+    def test_empty_frame_range(self):
+        obj = blender_test.grid_object("Cloth")
+        bpy.context.scene.simbake.frame_start, bpy.context.scene.simbake.frame_end = 10, 10
+        self.assert_refused(obj, "frame range")
+
+
+class AwkwardMeshes(unittest.TestCase):
+    """Degenerate faces and non-manifold edges bake with a warning and finite results."""
+
+    def test_degenerate_and_nonmanifold(self):
+        blender_test.empty_scene()
+        obj = blender_test.grid_object("Odd", cuts=5)
+        mesh = obj.data
+        # collapse one edge: its two faces lose their area
+        mesh.vertices[1].co = mesh.vertices[0].co
+        # a fin on the edge 7-8 makes it shared by three faces
+        extra = len(mesh.vertices)
+        mesh.vertices.add(1)
+        mesh.vertices[extra].co = (mesh.vertices[7].co.x, mesh.vertices[7].co.y, 0.3)
+        loop_start = len(mesh.loops)
+        mesh.loops.add(3)
+        for offset, vertex in enumerate((7, 8, extra)):
+            mesh.loops[loop_start + offset].vertex_index = vertex
+        mesh.polygons.add(1)
+        mesh.polygons[-1].loop_start, mesh.polygons[-1].loop_total = loop_start, 3
+        mesh.update(calc_edges=True)
+        job = bake.Bake(bpy.context, [obj])
+        job.run()
+        self.assertTrue(any("zero-area" in w and "Odd" in w for w in job.warnings), job.warnings)
+        self.assertTrue(any("more than two faces" in w for w in job.warnings), job.warnings)
+        bpy.context.scene.frame_set(10)
+        self.assertTrue(all(math.isfinite(v) for v in blender_test.world_vertices(obj)))
+
+
+blender_test.main()

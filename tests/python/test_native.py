@@ -1,0 +1,88 @@
+"""The ctypes bindings against the built library."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from array import array
+
+from simbake import native
+
+
+def grid(n, size=1.0):
+    positions, triangles = array("d"), array("i")
+    for j in range(n):
+        for i in range(n):
+            positions.extend((size * i / (n - 1), size * j / (n - 1), 0.0))
+    for j in range(n - 1):
+        for i in range(n - 1):
+            a = j * n + i
+            triangles.extend((a, a + 1, a + n + 1, a, a + n + 1, a + n))
+    return positions, triangles
+
+
+class Bindings(unittest.TestCase):
+    def test_library_loads_with_the_right_version(self):
+        available, version = native.availability()
+        self.assertTrue(available, version)
+        self.assertEqual(tuple(int(p) for p in version.split(".")[:2]), native.REQUIRED_VERSION)
+
+    def test_free_fall_through_the_bindings(self):
+        positions, triangles = grid(5)
+        with native.World(gravity=(0, 0, -9.81), max_step=1 / 24) as world:
+            cloth = world.add_cloth(positions, triangles, air_drag=0.0)
+            for frame in range(1, 25):
+                world.step_to(frame / 24)
+            fallen = world.positions(cloth)
+            self.assertAlmostEqual(world.time, 1.0)
+            for k in range(2, len(fallen), 3):
+                self.assertAlmostEqual(fallen[k], -0.5 * 9.81, places=6)
+            self.assertEqual(world.stats()["steps"], 24)
+            self.assertEqual(world.cloth_info(cloth)["vertex_count"], 25)
+
+    def test_errors_carry_the_library_message(self):
+        positions, triangles = grid(3)
+        triangles[4] = 99
+        with native.World() as world:
+            with self.assertRaises(native.NativeError) as caught:
+                world.add_cloth(positions, triangles)
+            self.assertEqual(caught.exception.code, "SB_ERROR_INVALID_MESH")
+            self.assertIn("vertex 99", str(caught.exception))
+            with self.assertRaises(native.NativeError):
+                world.step_to(-1.0)
+
+    def test_transform_points(self):
+        matrix = array("d", [2, 0, 0, 1, 0, 2, 0, 0, 0, 0, 2, -1, 0, 0, 0, 1])
+        out = native.transform_points(matrix, array("f", [1, 2, 3]), "d")
+        self.assertEqual(list(out), [3.0, 4.0, 5.0])
+        self.assertEqual(native.transform_points(matrix, array("d", [1, 2, 3]), "f").typecode, "f")
+
+    @staticmethod
+    def availability_with(library):
+        """native.availability() in a fresh interpreter that loads `library`."""
+        code = "from simbake import native; ok, why = native.availability(); print(ok); print(why)"
+        env = dict(os.environ, SIMBAKE_LIBRARY=library)
+        result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        return result.stdout.splitlines()
+
+    def test_missing_library_is_reported_not_raised(self):
+        ok, why = self.availability_with("/nonexistent/libsimbake.so")
+        self.assertEqual(ok, "False")
+        self.assertIn("not found", why)
+        self.assertIn("cmake --build build", why)
+
+    def test_library_of_another_version_is_refused(self):
+        with tempfile.TemporaryDirectory() as folder:
+            source = os.path.join(folder, "old.c")
+            with open(source, "w") as f:
+                f.write("int sb_version(void) { return 90000; }\n")
+            library = os.path.join(folder, "libsimbake.so")
+            subprocess.run(["cc", "-shared", "-fPIC", "-o", library, source], check=True)
+            ok, why = self.availability_with(library)
+        self.assertEqual(ok, "False")
+        self.assertIn("another version", why)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,96 @@
+"""Settings and roles, with plain stand-ins for Blender objects."""
+
+import math
+import unittest
+from types import SimpleNamespace as NS
+
+from simbake import settings
+
+
+def obj(role="NONE", modifiers=(), rigid_body=None, **props):
+    values = dict(role=role, pin_group="", density=0.2, stretch_stiffness=1000.0, shear_stiffness=100.0,
+                  bend_stiffness=1e-4, damping=0.01, air_drag=0.1)
+    values.update(props)
+    return NS(name="Thing", simbake=NS(**values), modifiers=list(modifiers), rigid_body=rigid_body)
+
+
+def blender_cloth(**values):
+    defaults = dict(mass=0.3, tension_stiffness=15.0, shear_stiffness=5.0, bending_stiffness=0.5,
+                    tension_damping=5.0, air_damping=1.0, vertex_group_mass="pins")
+    defaults.update(values)
+    return NS(type="CLOTH", settings=NS(**defaults))
+
+
+class Roles(unittest.TestCase):
+    def test_own_role_wins(self):
+        self.assertEqual(settings.resolve_role(obj("CLOTH", rigid_body=NS(type="ACTIVE"))), "CLOTH")
+
+    def test_blender_physics_decides_with_role_none(self):
+        self.assertEqual(settings.resolve_role(obj(rigid_body=NS(type="ACTIVE"))), "RIGID")
+        self.assertEqual(settings.resolve_role(obj(rigid_body=NS(type="PASSIVE"))), "COLLIDER")
+        self.assertEqual(settings.resolve_role(obj(modifiers=[NS(type="SUBSURF"), blender_cloth()])), "CLOTH")
+        self.assertEqual(settings.resolve_role(obj(modifiers=[NS(type="COLLISION")])), "COLLIDER")
+        self.assertEqual(settings.resolve_role(obj()), "NONE")
+
+
+class Materials(unittest.TestCase):
+    def test_simbake_settings_pass_through(self):
+        material = settings.cloth_material(obj("CLOTH"), 100, lambda: self.fail("not needed"))
+        self.assertEqual(material["stretch_stiffness"], 1000.0)
+        self.assertEqual(set(material), set(settings.CLOTH_MATERIAL_FIELDS))
+
+    def test_blender_cloth_keeps_blenders_stiffness_to_weight_ratio(self):
+        # a 1 m² grid of 11 x 11 vertices, edges 0.1 m
+        material = settings.cloth_material(obj(modifiers=[blender_cloth()]), 121, lambda: (1.0, 0.1))
+        self.assertAlmostEqual(material["density"], 0.3 * 121)
+        # force per unit strain over one edge, against one vertex's weight: Blender's ratio is
+        # tension / (mass * 0.001 g); with real gravity the SI ratio must be the same
+        si_ratio = material["stretch_stiffness"] * 0.1 / (0.3 * 9.81)
+        self.assertAlmostEqual(si_ratio, 15.0 / (0.3 * 9.81e-3))
+        self.assertGreater(material["bend_stiffness"], 0)
+        self.assertTrue(all(math.isfinite(v) for v in material.values()))
+
+    def test_bad_values_name_the_object(self):
+        with self.assertRaisesRegex(settings.SettingsError, "Thing: cloth density"):
+            settings.cloth_material(obj("CLOTH", density=0.0), 10, None)
+        with self.assertRaisesRegex(settings.SettingsError, "Thing: cloth damping"):
+            settings.cloth_material(obj("CLOTH", damping=float("nan")), 10, None)
+
+    def test_pin_group_comes_from_the_right_place(self):
+        self.assertEqual(settings.pin_group_name(obj("CLOTH", pin_group="top")), "top")
+        self.assertEqual(settings.pin_group_name(obj(modifiers=[blender_cloth()])), "pins")
+
+
+class Time(unittest.TestCase):
+    def test_frames_are_seconds_at_any_rate(self):
+        self.assertAlmostEqual(settings.frame_time(25, 1, 24), 1.0)
+        self.assertAlmostEqual(settings.frame_time(61, 1, 60), 1.0)
+        self.assertAlmostEqual(settings.frame_time(31, 1, 30, 1.001), 1.001)
+
+    def test_frame_range(self):
+        settings.check_frame_range(1, 2)
+        with self.assertRaises(settings.SettingsError):
+            settings.check_frame_range(5, 5)
+
+    def test_world_settings(self):
+        props = NS(use_scene_gravity=True, substeps=2, tolerance=1e-6)
+        world = settings.world_settings(props, 24, 1.0, (0, 0, -3.7), True)
+        self.assertEqual(world["gravity"], (0, 0, -3.7))
+        self.assertAlmostEqual(world["max_step"], 1 / 48)
+        self.assertEqual(settings.world_settings(props, 24, 1.0, (0, 0, -3.7), False)["gravity"], (0.0, 0.0, 0.0))
+        props.use_scene_gravity = False
+        self.assertEqual(settings.world_settings(props, 24, 1.0, (0, 0, -3.7), True)["gravity"], (0.0, 0.0, -9.81))
+
+
+class CacheNames(unittest.TestCase):
+    def test_names_are_safe_and_distinct(self):
+        self.assertEqual(settings.cache_file_name("Curtain"), "Curtain.pc2")
+        odd = [settings.cache_file_name(n) for n in ("a/b", "a_b", "a b", "../x", "Ärmel")]
+        self.assertEqual(len(set(odd)), len(odd))
+        for name in odd:
+            self.assertNotIn("/", name)
+            self.assertFalse(name.startswith("."))
+
+
+if __name__ == "__main__":
+    unittest.main()
