@@ -1,7 +1,5 @@
 """Operators: bake and free bake."""
 
-import sys
-
 import bpy
 
 from . import bake, outputs
@@ -63,18 +61,10 @@ class SIMBAKE_OT_free_bake(bpy.types.Operator):
         if freed:
             context.scene.simbake.last_bake_message = ""
         self.report({"INFO"}, f"Freed the bake of {len(freed)} object(s)")
-        print(f"SimBake: freed {', '.join(freed) or 'nothing'}", file=sys.stdout, flush=True)
+        print(f"SimBake: freed {', '.join(freed) or 'nothing'}", flush=True)
         return {"FINISHED"}
 
 
 CLASSES = (SIMBAKE_OT_bake, SIMBAKE_OT_free_bake)
 
-
-def register():
-    for cls in CLASSES:
-        bpy.utils.register_class(cls)
-
-
-def unregister():
-    for cls in reversed(CLASSES):
-        bpy.utils.unregister_class(cls)
+register, unregister = bpy.utils.register_classes_factory(CLASSES)

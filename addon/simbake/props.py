@@ -84,9 +84,11 @@ class SimBakeSceneSettings(bpy.types.PropertyGroup):
 CLASSES = (SimBakeObjectSettings, SimBakeSceneSettings)
 
 
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(CLASSES)
+
+
 def register():
-    for cls in CLASSES:
-        bpy.utils.register_class(cls)
+    _register_classes()
     bpy.types.Object.simbake = PointerProperty(type=SimBakeObjectSettings)
     bpy.types.Scene.simbake = PointerProperty(type=SimBakeSceneSettings)
 
@@ -94,5 +96,4 @@ def register():
 def unregister():
     del bpy.types.Scene.simbake
     del bpy.types.Object.simbake
-    for cls in reversed(CLASSES):
-        bpy.utils.unregister_class(cls)
+    _unregister_classes()

@@ -98,12 +98,4 @@ def _wrap(text, width):
 
 CLASSES = (SIMBAKE_PT_object, SIMBAKE_PT_cloth, SIMBAKE_PT_scene)
 
-
-def register():
-    for cls in CLASSES:
-        bpy.utils.register_class(cls)
-
-
-def unregister():
-    for cls in reversed(CLASSES):
-        bpy.utils.unregister_class(cls)
+register, unregister = bpy.utils.register_classes_factory(CLASSES)
