@@ -1,0 +1,200 @@
+#include "bvh.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { LEAF_SIZE = 4 };
+
+static vec3 centroid(const aabb *b) { return v3_scale(v3_add(b->lo, b->hi), 0.5); }
+
+/* Reorders prims[lo..hi) so that prims[k] has the k-th smallest centroid along `axis`. */
+static void select_kth(int32_t *prims, const aabb *boxes, int32_t lo, int32_t hi, int32_t k, int axis)
+{
+    while (hi - lo > 1) {
+        int32_t mid = lo + (hi - lo) / 2;
+        double pivot = v3_comp(centroid(&boxes[prims[mid]]), axis);
+        int32_t i = lo, j = hi - 1;
+        while (i <= j) {
+            while (v3_comp(centroid(&boxes[prims[i]]), axis) < pivot) i++;
+            while (v3_comp(centroid(&boxes[prims[j]]), axis) > pivot) j--;
+            if (i <= j) {
+                int32_t tmp = prims[i];
+                prims[i++] = prims[j];
+                prims[j--] = tmp;
+            }
+        }
+        if (k <= j) hi = j + 1;
+        else if (k >= i) lo = i;
+        else return;
+    }
+}
+
+static int32_t build_node(bvh *t, int32_t lo, int32_t hi)
+{
+    int32_t id = t->node_count++;
+    bvh_node *node = &t->nodes[id];
+    aabb box = aabb_empty(), centers = aabb_empty();
+    for (int32_t i = lo; i < hi; i++) {
+        box = aabb_union(box, t->boxes[t->prims[i]]);
+        centers = aabb_add_point(centers, centroid(&t->boxes[t->prims[i]]));
+    }
+    node->box = box;
+    if (hi - lo <= LEAF_SIZE) {
+        node->count = hi - lo;
+        node->index = lo;
+        return id;
+    }
+    vec3 extent = v3_sub(centers.hi, centers.lo);
+    int axis = extent.x >= extent.y && extent.x >= extent.z ? 0 : (extent.y >= extent.z ? 1 : 2);
+    int32_t mid = lo + (hi - lo) / 2;
+    select_kth(t->prims, t->boxes, lo, hi, mid, axis);
+    node->count = 0;
+    build_node(t, lo, mid); /* left child is id + 1 */
+    int32_t right = build_node(t, mid, hi);
+    t->nodes[id].index = right; /* nodes may not move, but re-fetch for clarity */
+    return id;
+}
+
+static double inner_area(const bvh *t)
+{
+    double sum = 0.0;
+    for (int32_t i = 0; i < t->node_count; i++)
+        if (t->nodes[i].count == 0) sum += aabb_half_area(&t->nodes[i].box);
+    return sum;
+}
+
+bool bvh_build(bvh *t, const aabb *boxes, int32_t count)
+{
+    bvh_pair *stack = t->stack;
+    int32_t capacity = t->stack_capacity;
+    free(t->nodes);
+    free(t->prims);
+    memset(t, 0, sizeof *t);
+    t->stack = stack;
+    t->stack_capacity = capacity;
+    t->nodes = malloc(sizeof *t->nodes * (2 * (size_t)count + 1));
+    t->prims = malloc(sizeof *t->prims * ((size_t)count + 1));
+    if (!t->nodes || !t->prims) {
+        bvh_free(t);
+        return false;
+    }
+    t->prim_count = count;
+    t->boxes = boxes;
+    for (int32_t i = 0; i < count; i++) t->prims[i] = i;
+    if (count > 0) build_node(t, 0, count);
+    t->built_area = inner_area(t);
+    return true;
+}
+
+void bvh_refit(bvh *t, const aabb *boxes)
+{
+    t->boxes = boxes;
+    /* children follow their parent in the array, so a backwards sweep sees them first */
+    for (int32_t i = t->node_count - 1; i >= 0; i--) {
+        bvh_node *node = &t->nodes[i];
+        if (node->count > 0) {
+            aabb box = aabb_empty();
+            for (int32_t k = 0; k < node->count; k++) box = aabb_union(box, boxes[t->prims[node->index + k]]);
+            node->box = box;
+        } else {
+            node->box = aabb_union(t->nodes[i + 1].box, t->nodes[node->index].box);
+        }
+    }
+}
+
+bool bvh_update(bvh *t, const aabb *boxes, int32_t count)
+{
+    if (t->nodes && count == t->prim_count) {
+        bvh_refit(t, boxes);
+        if (inner_area(t) <= 2.0 * t->built_area + 1e-300) return true;
+    }
+    return bvh_build(t, boxes, count);
+}
+
+void bvh_free(bvh *t)
+{
+    free(t->nodes);
+    free(t->prims);
+    free(t->stack);
+    memset(t, 0, sizeof *t);
+}
+
+static bool push(bvh *t, int32_t *top, int32_t a, int32_t b)
+{
+    if (*top == t->stack_capacity) {
+        int32_t capacity = t->stack_capacity ? 2 * t->stack_capacity : 256;
+        bvh_pair *grown = realloc(t->stack, sizeof *grown * (size_t)capacity);
+        if (!grown) return false;
+        t->stack = grown;
+        t->stack_capacity = capacity;
+    }
+    t->stack[(*top)++] = (bvh_pair){a, b};
+    return true;
+}
+
+static void leaf_pairs(const bvh *t, const bvh_node *na, const bvh *u, const bvh_node *nb, bool same,
+                       bvh_pair_fn report, void *ctx)
+{
+    for (int32_t i = 0; i < na->count; i++) {
+        int32_t pa = t->prims[na->index + i];
+        for (int32_t j = same ? i + 1 : 0; j < nb->count; j++) {
+            int32_t pb = u->prims[nb->index + j];
+            if (aabb_overlap(&t->boxes[pa], &u->boxes[pb])) report(ctx, pa, pb);
+        }
+    }
+}
+
+/* Descends pairs of nodes (i of t, j of u); i == j with t == u means "within node i". */
+static bool traverse(bvh *t, const bvh *u, bvh_pair_fn report, void *ctx)
+{
+    if (t->node_count == 0 || u->node_count == 0) return true;
+    bool self = t == u;
+    int32_t top = 0;
+    if (!push(t, &top, 0, 0)) return false;
+    while (top > 0) {
+        bvh_pair p = t->stack[--top];
+        const bvh_node *a = &t->nodes[p.a], *b = &u->nodes[p.b];
+        if (self && p.a == p.b) {
+            if (a->count > 0) {
+                leaf_pairs(t, a, u, b, true, report, ctx);
+            } else if (!push(t, &top, p.a + 1, p.a + 1) || !push(t, &top, a->index, a->index) ||
+                       !push(t, &top, p.a + 1, a->index)) {
+                return false;
+            }
+            continue;
+        }
+        if (!aabb_overlap(&a->box, &b->box)) continue;
+        if (a->count > 0 && b->count > 0) {
+            leaf_pairs(t, a, u, b, false, report, ctx);
+        } else if (b->count > 0 || (a->count == 0 && aabb_half_area(&a->box) >= aabb_half_area(&b->box))) {
+            if (!push(t, &top, p.a + 1, p.b) || !push(t, &top, a->index, p.b)) return false;
+        } else {
+            if (!push(t, &top, p.a, p.b + 1) || !push(t, &top, p.a, b->index)) return false;
+        }
+    }
+    return true;
+}
+
+bool bvh_self_pairs(bvh *t, bvh_pair_fn report, void *ctx) { return traverse(t, t, report, ctx); }
+
+bool bvh_tree_pairs(bvh *t, const bvh *u, bvh_pair_fn report, void *ctx) { return traverse(t, u, report, ctx); }
+
+void bvh_query(const bvh *t, const aabb *box, bvh_prim_fn report, void *ctx)
+{
+    if (t->node_count == 0) return;
+    int32_t stack[128], top = 0; /* depth of a median-split tree is about log2(count / 4) */
+    stack[top++] = 0;
+    while (top > 0) {
+        const bvh_node *node = &t->nodes[stack[--top]];
+        if (!aabb_overlap(&node->box, box)) continue;
+        if (node->count > 0) {
+            for (int32_t k = 0; k < node->count; k++) {
+                int32_t prim = t->prims[node->index + k];
+                if (aabb_overlap(&t->boxes[prim], box)) report(ctx, prim);
+            }
+        } else {
+            stack[top++] = (int32_t)(node - t->nodes) + 1;
+            stack[top++] = node->index;
+        }
+    }
+}

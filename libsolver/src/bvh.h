@@ -1,0 +1,76 @@
+/* Bounding volume hierarchy of axis-aligned boxes ("Collision and Contact" slides: a box
+ * hierarchy over the cloth's triangles). Built top-down by median splits, refit bottom-up
+ * every step, rebuilt when refitting has let it degrade. Queries report every pair of
+ * primitives whose boxes overlap; callers make the boxes cover what they need (a swept
+ * step, a distance margin). */
+#ifndef SB_BVH_H
+#define SB_BVH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "math3.h"
+
+typedef struct aabb { vec3 lo, hi; } aabb;
+
+static inline aabb aabb_empty(void)
+{
+    return (aabb){v3(INFINITY, INFINITY, INFINITY), v3(-INFINITY, -INFINITY, -INFINITY)};
+}
+static inline aabb aabb_add_point(aabb b, vec3 p)
+{
+    return (aabb){v3(fmin(b.lo.x, p.x), fmin(b.lo.y, p.y), fmin(b.lo.z, p.z)),
+                  v3(fmax(b.hi.x, p.x), fmax(b.hi.y, p.y), fmax(b.hi.z, p.z))};
+}
+static inline aabb aabb_union(aabb a, aabb b) { return aabb_add_point(aabb_add_point(a, b.lo), b.hi); }
+static inline aabb aabb_inflate(aabb b, double margin)
+{
+    return (aabb){v3_sub(b.lo, v3(margin, margin, margin)), v3_add(b.hi, v3(margin, margin, margin))};
+}
+static inline bool aabb_overlap(const aabb *a, const aabb *b)
+{
+    return a->lo.x <= b->hi.x && b->lo.x <= a->hi.x && a->lo.y <= b->hi.y && b->lo.y <= a->hi.y &&
+           a->lo.z <= b->hi.z && b->lo.z <= a->hi.z;
+}
+static inline double aabb_half_area(const aabb *b)
+{
+    vec3 d = v3_sub(b->hi, b->lo);
+    return d.x * d.y + d.y * d.z + d.z * d.x;
+}
+
+typedef struct bvh_node {
+    aabb box;
+    int32_t count;     /* primitives in a leaf; 0 for an inner node */
+    int32_t index;     /* leaf: first entry in prims; inner: right child (left is the next node) */
+} bvh_node;
+
+typedef struct bvh_pair { int32_t a, b; } bvh_pair;
+
+typedef struct bvh {
+    bvh_node *nodes;
+    int32_t node_count;
+    int32_t *prims;        /* primitive ids in leaf order */
+    int32_t prim_count;
+    const aabb *boxes;     /* the primitives' boxes of the last build or refit (caller's) */
+    double built_area;     /* Σ half areas of inner nodes right after the build */
+    bvh_pair *stack;       /* traversal scratch */
+    int32_t stack_capacity;
+} bvh;
+
+bool bvh_build(bvh *t, const aabb *boxes, int32_t count);
+void bvh_refit(bvh *t, const aabb *boxes);
+/* Builds anew when refitting has made the tree's boxes twice as large as when built. */
+bool bvh_update(bvh *t, const aabb *boxes, int32_t count);
+void bvh_free(bvh *t);
+
+typedef void (*bvh_pair_fn)(void *ctx, int32_t a, int32_t b);
+typedef void (*bvh_prim_fn)(void *ctx, int32_t prim);
+
+/* Every unordered pair of distinct primitives of t whose boxes overlap, once. */
+bool bvh_self_pairs(bvh *t, bvh_pair_fn report, void *ctx);
+/* Every pair (a of t, b of u) whose boxes overlap. */
+bool bvh_tree_pairs(bvh *t, const bvh *u, bvh_pair_fn report, void *ctx);
+/* Every primitive whose box overlaps `box`. */
+void bvh_query(const bvh *t, const aabb *box, bvh_prim_fn report, void *ctx);
+
+#endif
