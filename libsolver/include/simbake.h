@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define SB_VERSION_MAJOR 0
-#define SB_VERSION_MINOR 1
+#define SB_VERSION_MINOR 2
 #define SB_VERSION_PATCH 0
 /* The add-on refuses a library whose sb_version() differs in major or minor. */
 #define SB_VERSION (SB_VERSION_MAJOR * 10000 + SB_VERSION_MINOR * 100 + SB_VERSION_PATCH)
@@ -82,7 +82,23 @@ typedef struct sb_cloth_def {
     double air_drag;            /* kg/(m² s): drag force -air_drag * area * v (0.1) */
     int32_t pin_count;
     const int32_t *pins;        /* pin_count vertex indices held at their targets */
+    double thickness;           /* m: half-thickness; cloth keeps this far from colliders (plus
+                                   theirs) and from other cloth (plus its) (default 0.005) */
+    double friction;            /* Coulomb coefficient; a contact uses the product with the
+                                   other object's (default 0.5) */
+    int32_t self_collision;     /* nonzero: the cloth never passes through itself (default 0);
+                                   different cloths never pass through each other */
 } sb_cloth_def;
+
+/* A collider: a triangle mesh the cloth cannot pass through, moved by the caller. */
+typedef struct sb_collider_def {
+    int32_t vertex_count;
+    const double *positions;    /* vertex_count x 3, world positions now */
+    int32_t triangle_count;
+    const int32_t *triangles;   /* triangle_count x 3 */
+    double thickness;           /* m: added to the cloth's thickness at contacts (default 0.002) */
+    double friction;            /* Coulomb coefficient (default 1) */
+} sb_collider_def;
 
 typedef struct sb_cloth_info {
     int32_t vertex_count;
@@ -101,10 +117,14 @@ typedef struct sb_world_stats {
     int64_t cg_iterations;      /* total conjugate-gradient iterations */
     int32_t last_cg_iterations; /* in the last accepted step */
     double last_step;           /* size of the last accepted step, s */
+    int32_t last_contacts;      /* cloth vertices held on colliders in the last step */
+    int64_t collisions;         /* continuous collisions resolved by impulses */
+    int64_t impact_zones;       /* collisions resolved by rigid impact zones (the failsafe) */
 } sb_world_stats;
 
 SB_API sb_world_def sb_default_world_def(void);
 SB_API sb_cloth_def sb_default_cloth_def(void);
+SB_API sb_collider_def sb_default_collider_def(void);
 
 SB_API sb_result sb_world_create(const sb_world_def *def, sb_world **out_world);
 SB_API void sb_world_destroy(sb_world *world); /* NULL is fine */
@@ -118,6 +138,13 @@ SB_API sb_result sb_cloth_get_info(const sb_world *world, int32_t cloth, sb_clot
  * after that they stay. */
 SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, int32_t cloth, double time,
                                           const double *positions, int32_t pin_count);
+
+/* Adds a collider at the world's current time; *out_collider receives its id. */
+SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *def, int32_t *out_collider);
+/* Each collider vertex moves in a straight line from where it is now to `positions`
+ * (vertex_count x 3), arriving at `time` (> now); after that it stays. */
+SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t collider, double time,
+                                           const double *positions, int32_t vertex_count);
 
 /* Advances the world to `time` (>= now) with as many internal steps as needed. */
 SB_API sb_result sb_world_step_to(sb_world *world, double time);

@@ -140,11 +140,14 @@ static double first_contact(const vec3 x0[4], const vec3 x1[4], distance_fn dist
     return hi;
 }
 
-/* For primitives that stay coplanar or parallel: search the distance itself. */
-static bool sampled_search(const vec3 x0[4], const vec3 x1[4], distance_fn dist, double tol, double *t_hit)
+/* For primitives that stay coplanar or parallel: search the distance itself. Between samples
+ * the distance changes by at most `reach` (twice the largest relative motion per sample), so
+ * only dips that could come within the tolerance are refined. */
+static bool sampled_search(const vec3 x0[4], const vec3 x1[4], distance_fn dist, double tol, double motion,
+                           double *t_hit)
 {
     enum { SAMPLES = 64 };
-    double d[SAMPLES + 1], w[4];
+    double d[SAMPLES + 1], w[4], reach = 2.0 * motion / SAMPLES;
     vec3 x[4], n;
     for (int k = 0; k <= SAMPLES; k++) {
         lerp4(x0, x1, (double)k / SAMPLES, x);
@@ -154,7 +157,7 @@ static bool sampled_search(const vec3 x0[4], const vec3 x1[4], distance_fn dist,
             return true;
         }
         /* a dip between samples: golden-section search for the minimum around sample k-1 */
-        if (k >= 2 && d[k - 1] <= d[k - 2] && d[k - 1] <= d[k]) {
+        if (k >= 2 && d[k - 1] <= d[k - 2] && d[k - 1] <= d[k] && d[k - 1] - reach <= tol) {
             double lo = (k - 2.0) / SAMPLES, hi = (double)k / SAMPLES, g = 0.5 * (sqrt(5.0) - 1.0);
             for (int it = 0; it < 60 && hi - lo > 1e-14; it++) {
                 double m1 = hi - g * (hi - lo), m2 = lo + g * (hi - lo), w1[4], w2[4];
@@ -177,13 +180,18 @@ static bool sampled_search(const vec3 x0[4], const vec3 x1[4], distance_fn dist,
 static bool ccd(const vec3 x0[4], const vec3 x1[4], double tol, bool edge_edge, ccd_hit *hit)
 {
     distance_fn dist = edge_edge ? edge_edge_distance : vertex_face_distance;
-    double scale = 0.0;
-    for (int i = 0; i < 4; i++)
+    double scale = 0.0, motion = 0.0;
+    vec3 shift0 = v3_sub(x1[0], x0[0]);
+    for (int i = 0; i < 4; i++) {
         for (int k = 0; k < 3; k++) {
             scale = fmax(scale, fabs(v3_comp(v3_sub(x0[i], x0[0]), k)));
             scale = fmax(scale, fabs(v3_comp(v3_sub(x1[i], x0[0]), k)));
         }
+        motion = fmax(motion, v3_len(v3_sub(v3_sub(x1[i], x0[i]), shift0)));
+    }
     if (!(scale > 0.0) || !isfinite(scale)) return false;
+    /* moving together (or not at all): the distance stays what it was */
+    if (motion == 0.0) return false;
 
     double t_hit = -1.0, w[4];
     vec3 x[4], n;
@@ -195,7 +203,7 @@ static bool ccd(const vec3 x0[4], const vec3 x1[4], double tol, bool edge_edge, 
     if (t_hit < 0.0 && kmax <= 1e-9 * scale * scale * scale) {
         /* coplanar or parallel throughout: the cubic says nothing */
         double t;
-        if (sampled_search(x0, x1, dist, tol, &t)) t_hit = t;
+        if (sampled_search(x0, x1, dist, tol, motion, &t)) t_hit = t;
     } else if (t_hit < 0.0) {
         double times[6];
         int count = cubic_candidates(&c, times);

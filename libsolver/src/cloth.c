@@ -54,6 +54,8 @@ static sb_result validate_def(const sb_cloth_def *d)
         {"bend_stiffness", d->bend_stiffness, false},
         {"damping", d->damping, false},
         {"air_drag", d->air_drag, false},
+        {"thickness", d->thickness, false},
+        {"friction", d->friction, false},
     };
     for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
         double v = params[i].value;
@@ -107,61 +109,36 @@ static bool triangle_rest_frame(const vec3 p[3], const double *uv, tri_rest *out
     return tri_rest_from_uv(u, v, out);
 }
 
-typedef struct edge_entry {
-    int32_t a, b;   /* a < b */
-    int32_t opposite;
-    int32_t triangle;
-} edge_entry;
-
-static int compare_edges(const void *pa, const void *pb)
-{
-    const edge_entry *x = pa, *y = pb;
-    if (x->a != y->a) return (x->a > y->a) - (x->a < y->a);
-    if (x->b != y->b) return (x->b > y->b) - (x->b < y->b);
-    return (x->triangle > y->triangle) - (x->triangle < y->triangle);
-}
-
 /* Hinges on every edge shared by exactly two triangles; edges with more are counted as
  * non-manifold and not bent. */
 static bool build_hinges(cloth *c)
 {
-    size_t count = 3 * (size_t)c->triangle_count;
-    edge_entry *edges = malloc(count * sizeof *edges);
-    c->hinges = malloc((count / 2 + 1) * 4 * sizeof *c->hinges);
-    c->hinge_weight = malloc((count / 2 + 1) * sizeof *c->hinge_weight);
-    c->hinge_rest_angle = malloc((count / 2 + 1) * sizeof *c->hinge_rest_angle);
-    if (!edges || !c->hinges || !c->hinge_weight || !c->hinge_rest_angle) {
-        free(edges);
-        return false;
-    }
-    for (int32_t t = 0; t < c->triangle_count; t++)
-        for (int k = 0; k < 3; k++) {
-            int32_t a = c->triangles[3 * t + k], b = c->triangles[3 * t + (k + 1) % 3];
-            edges[3 * t + k] = (edge_entry){a < b ? a : b, a < b ? b : a,
-                                            c->triangles[3 * t + (k + 2) % 3], t};
-        }
-    qsort(edges, count, sizeof *edges, compare_edges);
+    const topology *t = &c->topo;
+    c->hinges = malloc(((size_t)t->edge_count + 1) * 4 * sizeof *c->hinges);
+    c->hinge_weight = malloc(((size_t)t->edge_count + 1) * sizeof *c->hinge_weight);
+    c->hinge_rest_angle = malloc(((size_t)t->edge_count + 1) * sizeof *c->hinge_rest_angle);
+    if (!c->hinges || !c->hinge_weight || !c->hinge_rest_angle) return false;
     int32_t hinges = 0, nonmanifold = 0;
-    for (size_t i = 0; i < count;) {
-        size_t j = i + 1;
-        while (j < count && edges[j].a == edges[i].a && edges[j].b == edges[i].b) j++;
-        if (j - i > 2) nonmanifold++;
-        if (j - i == 2 && edges[i].opposite != edges[i + 1].opposite) {
-            int32_t *h = &c->hinges[4 * (size_t)hinges];
-            h[0] = edges[i].a, h[1] = edges[i].b, h[2] = edges[i].opposite, h[3] = edges[i + 1].opposite;
-            vec3 x[4];
-            for (int k = 0; k < 4; k++) x[k] = v3_load(&c->x[3 * (size_t)h[k]]);
-            double angle;
-            if (dihedral_angle(x, &angle)) {
-                double area = c->rest[edges[i].triangle].area + c->rest[edges[i + 1].triangle].area;
-                c->hinge_weight[hinges] = 3.0 * v3_len2(v3_sub(x[1], x[0])) / area;
-                c->hinge_rest_angle[hinges] = angle;
-                hinges++;
-            }
+    for (int32_t e = 0; e < t->edge_count; e++) {
+        if (t->edge_face_count[e] > 2) nonmanifold++;
+        if (t->edge_face_count[e] != 2) continue;
+        int32_t *h = &c->hinges[4 * (size_t)hinges];
+        h[0] = t->edges[2 * e], h[1] = t->edges[2 * e + 1];
+        for (int side = 0; side < 2; side++) { /* the wing vertex opposite the edge */
+            int32_t tri = t->edge_triangles[2 * e + side];
+            for (int k = 0; k < 3; k++)
+                if (t->triangle_edges[3 * tri + k] == e) h[2 + side] = c->triangles[3 * tri + (k + 2) % 3];
         }
-        i = j;
+        if (h[2] == h[3]) continue; /* the same triangle twice */
+        vec3 x[4];
+        for (int k = 0; k < 4; k++) x[k] = v3_load(&c->x[3 * (size_t)h[k]]);
+        double angle;
+        if (!dihedral_angle(x, &angle)) continue;
+        double area = c->rest[t->edge_triangles[2 * e]].area + c->rest[t->edge_triangles[2 * e + 1]].area;
+        c->hinge_weight[hinges] = 3.0 * v3_len2(v3_sub(x[1], x[0])) / area;
+        c->hinge_rest_angle[hinges] = angle;
+        hinges++;
     }
-    free(edges);
     c->hinge_count = hinges;
     c->info.bend_edges = hinges;
     c->info.nonmanifold_edges = nonmanifold;
@@ -177,9 +154,15 @@ static bool build_solver(cloth *c, const double gravity[3])
     if (!bsr_element_table(&c->system, c->hinges, c->hinge_count, 4, &c->hinge_blocks))
         return false;
     size_t len = 3 * (size_t)c->vertex_count;
-    double **vectors[] = {&c->force, &c->rhs, &c->dv, &c->z, &c->x_new, &c->v_new, &c->correction, &c->accel};
+    double **vectors[] = {&c->force, &c->rhs, &c->dv, &c->z, &c->x_new, &c->v_new, &c->correction,
+                          &c->accel, &c->target_velocity, &c->target_offset, &c->external_force};
     for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++)
         if (!(*vectors[i] = calloc(len, sizeof(double)))) return false;
+    c->filter_proj = calloc(3 * len, sizeof *c->filter_proj);
+    c->contacts = malloc((size_t)c->vertex_count * sizeof *c->contacts);
+    c->boxes = malloc(((size_t)c->triangle_count + 1) * sizeof *c->boxes);
+    if (!c->filter_proj || !c->contacts || !c->boxes) return false;
+    for (int32_t i = 0; i < c->vertex_count; i++) c->contacts[i] = (vertex_contact){.collider = -1};
     /* before the first step the best guess of the acceleration is free fall */
     for (size_t k = 0; k < len; k++) c->accel[k] = gravity[k % 3];
     return cg_workspace_init(&c->cg, c->vertex_count);
@@ -208,17 +191,24 @@ sb_result cloth_create(const sb_cloth_def *def, double time, const double gravit
     size_t len = 3 * (size_t)nv;
     c->vertex_count = nv;
     c->x = malloc(len * sizeof *c->x);
+    c->rest_positions = malloc(len * sizeof *c->rest_positions);
     c->v = calloc(len, sizeof *c->v);
     c->mass = calloc((size_t)nv, sizeof *c->mass);
     c->vertex_area = calloc((size_t)nv, sizeof *c->vertex_area);
     c->triangles = malloc(3 * (size_t)def->triangle_count * sizeof *c->triangles);
     c->rest = malloc((size_t)def->triangle_count * sizeof *c->rest);
     c->filter_kind = calloc((size_t)nv, sizeof *c->filter_kind);
-    if (!c->x || !c->v || !c->mass || !c->vertex_area || !c->triangles || !c->rest || !c->filter_kind)
+    c->pinned = calloc((size_t)nv, sizeof *c->pinned);
+    c->collided = calloc((size_t)nv, sizeof *c->collided);
+    if (!c->x || !c->rest_positions || !c->v || !c->mass || !c->vertex_area || !c->triangles || !c->rest || !c->filter_kind || !c->pinned || !c->collided)
         return out_of_memory(c);
     memcpy(c->x, def->positions, len * sizeof *c->x);
+    memcpy(c->rest_positions, def->positions, len * sizeof *c->rest_positions);
     c->material = (cloth_material){def->stretch_stiffness, def->shear_stiffness, def->bend_stiffness,
                                    def->damping, def->air_drag};
+    c->thickness = def->thickness;
+    c->friction = def->friction;
+    c->self_collision = def->self_collision != 0;
     c->info.vertex_count = nv;
     c->info.triangle_count = def->triangle_count;
 
@@ -254,7 +244,8 @@ sb_result cloth_create(const sb_cloth_def *def, double time, const double gravit
         if (c->mass[i] <= 0.0) c->mass[i] = mean_mass;
         c->info.total_mass += c->mass[i];
     }
-    if (!build_hinges(c)) return out_of_memory(c);
+    if (!topology_build(&c->topo, c->triangles, c->triangle_count, nv) || !build_hinges(c))
+        return out_of_memory(c);
 
     c->pin_count = def->pin_count;
     size_t pin_len = 3 * (size_t)def->pin_count + 1;
@@ -264,7 +255,7 @@ sb_result cloth_create(const sb_cloth_def *def, double time, const double gravit
     if (!c->pins || !c->pin_from || !c->pin_to) return out_of_memory(c);
     for (int32_t p = 0; p < def->pin_count; p++) {
         c->pins[p] = def->pins[p];
-        c->filter_kind[def->pins[p]] = FILTER_FIXED;
+        c->pinned[def->pins[p]] = 1;
         memcpy(&c->pin_from[3 * (size_t)p], &c->x[3 * (size_t)def->pins[p]], 3 * sizeof(double));
         memcpy(&c->pin_to[3 * (size_t)p], &c->x[3 * (size_t)def->pins[p]], 3 * sizeof(double));
     }
@@ -277,7 +268,7 @@ sb_result cloth_create(const sb_cloth_def *def, double time, const double gravit
 void cloth_destroy(cloth *c)
 {
     if (!c) return;
-    free(c->x), free(c->v), free(c->mass), free(c->vertex_area);
+    free(c->x), free(c->rest_positions), free(c->v), free(c->mass), free(c->vertex_area);
     free(c->triangles), free(c->rest);
     free(c->hinges), free(c->hinge_weight), free(c->hinge_rest_angle);
     free(c->pins), free(c->pin_from), free(c->pin_to), free(c->filter_kind);
@@ -285,6 +276,10 @@ void cloth_destroy(cloth *c)
     free(c->triangle_blocks), free(c->hinge_blocks);
     free(c->force), free(c->rhs), free(c->dv), free(c->z), free(c->x_new), free(c->v_new);
     free(c->correction), free(c->accel);
+    free(c->pinned), free(c->collided), free(c->filter_proj), free(c->target_velocity), free(c->target_offset);
+    free(c->external_force), free(c->contacts), free(c->boxes);
+    topology_free(&c->topo);
+    bvh_free(&c->tree);
     cg_workspace_free(&c->cg);
     free(c);
 }

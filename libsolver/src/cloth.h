@@ -5,9 +5,11 @@
 #include <stdint.h>
 
 #include "bsr.h"
+#include "bvh.h"
 #include "cg.h"
 #include "cloth_energy.h"
 #include "simbake.h"
+#include "topology.h"
 
 typedef struct cloth_material {
     double k_stretch, k_shear, k_bend; /* N/m, N/m, N·m */
@@ -15,9 +17,21 @@ typedef struct cloth_material {
     double air_drag;                   /* kg/(m² s) */
 } cloth_material;
 
+/* A cloth vertex held on a collider's surface (Baraff & Witkin's contact filters). */
+typedef struct vertex_contact {
+    int32_t collider;       /* -1: not in contact */
+    vec3 normal;            /* unit, from the collider's surface to the vertex */
+    double depth;           /* how far inside the contact distance the vertex was, m */
+    double normal_force;    /* from the last solve, N (>= 0) */
+    vec3 slide_direction;   /* unit direction of sliding relative to the collider */
+    uint8_t sticking;       /* static friction: moves with the collider */
+    uint8_t released;       /* the surface pulled last step: left free for this one */
+} vertex_contact;
+
 typedef struct cloth {
     int32_t vertex_count;
     double *x, *v;        /* vertex_count x 3, current state */
+    double *rest_positions; /* vertex_count x 3, as created */
     double *mass;         /* vertex_count, kg (area x density, lumped) */
     double *vertex_area;  /* vertex_count, m² (a third of each adjacent triangle) */
 
@@ -31,12 +45,24 @@ typedef struct cloth {
     double *hinge_rest_angle;
 
     cloth_material material;
+    double thickness, friction;
+    bool self_collision;
+    topology topo;               /* edges and feature ownership of the kept triangles */
+    aabb *boxes;                 /* triangle_count: swept boxes of the current step */
+    bvh tree;
 
     int32_t pin_count;
     int32_t *pins;
     double *pin_from, *pin_to;   /* pin_count x 3: straight path between two times */
     double pin_time_from, pin_time_to;
-    uint8_t *filter_kind;        /* vertex_count, FILTER_FIXED for pinned vertices */
+    uint8_t *filter_kind;        /* vertex_count: FILTER_* of the current step */
+    uint8_t *pinned;             /* vertex_count: 1 for pinned vertices */
+    double *filter_proj;         /* vertex_count x 9: S_i of FILTER_PROJECT vertices */
+    double *target_velocity;     /* vertex_count x 3: prescribed velocity of constrained parts */
+    double *target_offset;       /* vertex_count x 3: extra displacement of constrained parts */
+    double *external_force;      /* vertex_count x 3: friction and other forces given per step */
+    vertex_contact *contacts;    /* vertex_count */
+    uint8_t *collided;           /* vertex_count: moved by the collision response this step */
 
     /* implicit solver: matrix pattern built once, element block tables, work vectors */
     bsr system;

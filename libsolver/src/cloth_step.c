@@ -4,12 +4,17 @@
 
 #include "cloth_forces.h"
 
-/* Largest change of |w_u| or |w_v| over all triangles between two states. */
+static bool in_contact(const cloth *c, int32_t v) { return c->contacts[v].collider >= 0 || c->collided[v]; }
+
+/* Largest change of |w_u| or |w_v| over the triangles between two states. Triangles with a
+ * vertex held by a collider, or moved by the collision response last step, are left out:
+ * contact moves them however short the step, so a smaller step could not help. */
 static double max_strain_change(const cloth *c, const double *x0, const double *x1)
 {
     double worst = 0.0;
     for (int32_t t = 0; t < c->triangle_count; t++) {
         const int32_t *tri = &c->triangles[3 * (size_t)t];
+        if (in_contact(c, tri[0]) || in_contact(c, tri[1]) || in_contact(c, tri[2])) continue;
         const tri_rest *r = &c->rest[t];
         vec3 wu0 = v3(0, 0, 0), wv0 = v3(0, 0, 0), wu1 = v3(0, 0, 0), wv1 = v3(0, 0, 0);
         for (int k = 0; k < 3; k++) {
@@ -26,35 +31,56 @@ static double max_strain_change(const cloth *c, const double *x0, const double *
 }
 
 /* Implicit Euler (notes, Implicit Methods eq. 4-5) with one change to the position update:
- *     v1 = v0 + Δv,   x1 = x0 + h v1 - c,   c = ½ h² ā,
- * where ā = Δv/h of the previous accepted step (gravity before the first), free vertices only.
- * Plain backward Euler (c = 0) lands a falling body ½ g h t too low, so results would depend
- * on the step size; with c, constant accelerations are integrated exactly and equilibria
- * (ā = 0) stay fixed points. ā comes from the implicit solve, not from f(x0): after a stiff
- * step f(x0) holds large spurious forces that an explicit term would amplify. For linear
- * problems stiff modes decay by at least 1/√2 per step.
+ *     v1 = v0 + Δv,   x1 = x0 + h v1 - c.
+ * In free directions c = ½ h² ā, with ā = Δv/h of the previous accepted step (gravity before
+ * the first): plain backward Euler (c = 0) lands a falling body ½ g h t too low, so results
+ * would depend on the step size; with c, constant accelerations are integrated exactly and
+ * equilibria (ā = 0) stay fixed points. ā comes from the implicit solve, not from f(x0):
+ * after a stiff step f(x0) holds large spurious forces that an explicit term would amplify.
+ * For linear problems stiff modes decay by at least 1/√2 per step.
+ * In constrained directions (pins, contacts: Baraff & Witkin's filters) the vertex moves
+ * with its prescribed velocity, and c = -offset adds a prescribed displacement (a contact
+ * pushed back out to its distance) without leaving any velocity behind.
  * Linearising f(x0 + Δx) with Δx = h (v0 + Δv) - c gives eq. 4-5's matrix with
- *     rhs = h f0 + h² ∂f/∂x (v0 - c/h),
- * the same kind of extra known term as eq. 4-6. */
+ *     rhs = h f0 + h² ∂f/∂x (v0 - c/h) + h f_ext,
+ * the same kind of extra known terms as eq. 4-6 (f_ext: friction). */
 void cloth_build_system(cloth *c, double t, double h, const implicit_params *params)
 {
-    double *u = c->v_new; /* v_new is free until the update */
-    for (int32_t i = 0; i < c->vertex_count; i++) {
-        double s = c->filter_kind[i] == FILTER_FIXED ? 0.0 : 0.5 * h * h;
-        for (int a = 0; a < 3; a++) {
-            size_t k = 3 * (size_t)i + (size_t)a;
-            c->correction[k] = s * c->accel[k];
-            u[k] = c->v[k] - c->correction[k] / h;
-        }
-    }
-    cloth_assemble(c, c->x, c->v, u, params->gravity, h);
-
-    /* pins: Δv that lands each pinned vertex exactly on its target at t + h */
+    /* pins: FIXED, prescribed to land exactly on their targets at t + h */
     for (int32_t p = 0; p < c->pin_count; p++) {
         double target[3], vel[3];
+        int32_t i = c->pins[p];
         cloth_pin_state(c, p, t + h, target, vel);
-        size_t i = 3 * (size_t)c->pins[p];
-        for (int k = 0; k < 3; k++) c->z[i + k] = (target[k] - c->x[i + k]) / h - c->v[i + k];
+        c->filter_kind[i] = FILTER_FIXED;
+        for (int k = 0; k < 3; k++) {
+            c->target_velocity[3 * (size_t)i + k] = (target[k] - c->x[3 * (size_t)i + k]) / h;
+            c->target_offset[3 * (size_t)i + k] = 0.0;
+        }
+    }
+    /* c = ½h²ā in the free directions, minus the prescribed offset in the constrained ones */
+    double *u = c->v_new; /* v_new is free until the update */
+    for (int32_t i = 0; i < c->vertex_count; i++) {
+        size_t k = 3 * (size_t)i;
+        vec3 a = v3_scale(v3_load(&c->accel[k]), 0.5 * h * h), offset = v3_load(&c->target_offset[k]);
+        vec3 corr;
+        switch (c->filter_kind[i]) {
+        case FILTER_FIXED: corr = v3_scale(offset, -1.0); break;
+        case FILTER_PROJECT: {
+            const double *s = &c->filter_proj[9 * (size_t)i];
+            mat3 proj = {{{s[0], s[1], s[2]}, {s[3], s[4], s[5]}, {s[6], s[7], s[8]}}};
+            corr = v3_sub(m3_mul_v(proj, a), offset);
+            break;
+        }
+        default: corr = a; break;
+        }
+        v3_store(&c->correction[k], corr);
+        for (int d = 0; d < 3; d++) u[k + d] = c->v[k + d] - c->correction[k + d] / h;
+    }
+    cloth_assemble(c, c->x, c->v, u, params->gravity, h);
+    size_t len = 3 * (size_t)c->vertex_count;
+    for (size_t k = 0; k < len; k++) {
+        c->rhs[k] += h * c->external_force[k];
+        c->z[k] = c->target_velocity[k] - c->v[k];
     }
 }
 
@@ -65,7 +91,7 @@ step_outcome cloth_implicit_step(cloth *c, double t, double h, const implicit_pa
     cloth_build_system(c, t, h, params);
     /* warm start: the last step's acceleration over this step */
     for (size_t k = 0; k < len; k++) c->dv[k] = h * c->accel[k];
-    cg_filter filter = {c->filter_kind, NULL};
+    cg_filter filter = {c->filter_kind, c->filter_proj};
     cg_result cg = cg_solve(&c->system, c->rhs, &filter, c->z, c->dv, params->cg_tolerance,
                             params->cg_max_iterations, &c->cg);
     report->cg_iterations = cg.iterations;
@@ -91,7 +117,19 @@ step_outcome cloth_implicit_step(cloth *c, double t, double h, const implicit_pa
 
 void cloth_commit_step(cloth *c, double h)
 {
-    for (size_t k = 0; k < 3 * (size_t)c->vertex_count; k++) c->accel[k] = c->dv[k] / h;
+    /* ā is the acceleration of the free directions only: what constraints and collisions
+     * did (a contact stopping a fall) is no steady acceleration to carry into the next step */
+    for (int32_t i = 0; i < c->vertex_count; i++) {
+        size_t k = 3 * (size_t)i;
+        vec3 a = v3_scale(v3_load(&c->dv[k]), 1.0 / h);
+        if (c->filter_kind[i] == FILTER_FIXED || c->collided[i]) {
+            a = v3(0, 0, 0);
+        } else if (c->filter_kind[i] == FILTER_PROJECT) {
+            const double *s = &c->filter_proj[9 * (size_t)i];
+            a = m3_mul_v((mat3){{{s[0], s[1], s[2]}, {s[3], s[4], s[5]}, {s[6], s[7], s[8]}}}, a);
+        }
+        v3_store(&c->accel[k], a);
+    }
     double *swap = c->x;
     c->x = c->x_new;
     c->x_new = swap;

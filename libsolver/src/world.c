@@ -30,7 +30,15 @@ SB_API sb_cloth_def sb_default_cloth_def(void)
         .bend_stiffness = 1e-5,
         .damping = 0.01,
         .air_drag = 0.1,
+        .thickness = 0.005,
+        .friction = 0.5,
+        .self_collision = 0,
     };
+}
+
+SB_API sb_collider_def sb_default_collider_def(void)
+{
+    return (sb_collider_def){.thickness = 0.002, .friction = 1.0};
 }
 
 static sb_result validate_world_def(const sb_world_def *d)
@@ -84,25 +92,83 @@ SB_API void sb_world_destroy(sb_world *world)
     if (!world) return;
     for (int32_t i = 0; i < world->cloth_count; i++) cloth_destroy(world->cloths[i]);
     free(world->cloths);
+    for (int32_t i = 0; i < world->collider_count; i++) collider_destroy(world->colliders[i]);
+    free(world->colliders);
+    collision_scratch_free(world->collision);
     free(world);
+}
+
+/* Room for one more pointer in a growing array. */
+static bool grow_array(void **items, int32_t count, int32_t *capacity)
+{
+    if (count < *capacity) return true;
+    int32_t cap = *capacity ? 2 * *capacity : 4;
+    void *grown = realloc(*items, (size_t)cap * sizeof(void *));
+    if (!grown) return false;
+    *items = grown;
+    *capacity = cap;
+    return true;
+}
+
+static bool explicit_integrator(const sb_world *world)
+{
+    return world->def.integrator != SB_INTEGRATOR_IMPLICIT_EULER;
 }
 
 SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, int32_t *out_cloth)
 {
     if (!world || !out_cloth)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_cloth is NULL");
-    if (world->cloth_count == world->cloth_capacity) {
-        int32_t cap = world->cloth_capacity ? 2 * world->cloth_capacity : 4;
-        cloth **grown = realloc(world->cloths, (size_t)cap * sizeof *grown);
-        if (!grown) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a cloth");
-        world->cloths = grown;
-        world->cloth_capacity = cap;
-    }
+    if (def && def->self_collision && explicit_integrator(world))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "self collision needs the implicit integrator");
+    if (!grow_array((void **)&world->cloths, world->cloth_count, &world->cloth_capacity))
+        return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a cloth");
     cloth *c = NULL;
     sb_result r = cloth_create(def, world->time, world->def.gravity, &c);
     if (r != SB_OK) return r;
     world->cloths[world->cloth_count] = c;
     *out_cloth = world->cloth_count++;
+    return SB_OK;
+}
+
+SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *def, int32_t *out_collider)
+{
+    if (!world || !out_collider)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_collider is NULL");
+    if (explicit_integrator(world))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "colliders need the implicit integrator");
+    if (!grow_array((void **)&world->colliders, world->collider_count, &world->collider_capacity))
+        return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a collider");
+    collider *c = NULL;
+    sb_result r = collider_create(def, world->time, &c);
+    if (r != SB_OK) return r;
+    world->colliders[world->collider_count] = c;
+    *out_collider = world->collider_count++;
+    return SB_OK;
+}
+
+SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t id, double time, const double *positions,
+                                           int32_t vertex_count)
+{
+    if (!world) return error_set(SB_ERROR_INVALID_ARGUMENT, "world is NULL");
+    if (id < 0 || id >= world->collider_count)
+        return error_set(SB_ERROR_NOT_FOUND, "no collider with id %d (the world has %d)", (int)id,
+                         (int)world->collider_count);
+    collider *c = world->colliders[id];
+    if (vertex_count != c->vertex_count)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "collider %d has %d vertices, got %d positions",
+                         (int)id, (int)c->vertex_count, (int)vertex_count);
+    if (!positions) return error_set(SB_ERROR_INVALID_ARGUMENT, "collider positions are NULL");
+    if (!isfinite(time) || !(time > world->time))
+        return error_set(SB_ERROR_INVALID_ARGUMENT,
+                         "collider target time %g must be finite and after the world time %g", time, world->time);
+    for (size_t i = 0; i < 3 * (size_t)vertex_count; i++)
+        if (!isfinite(positions[i]))
+            return error_set(SB_ERROR_INVALID_ARGUMENT, "collider position %d is not finite", (int)(i / 3));
+    collider_positions_at(c, world->time, c->from);
+    memcpy(c->to, positions, 3 * (size_t)vertex_count * sizeof *positions);
+    c->time_from = world->time;
+    c->time_to = time;
     return SB_OK;
 }
 

@@ -3,6 +3,8 @@
 #define SB_WORLD_H
 
 #include "cloth.h"
+#include "collider.h"
+#include "collision.h"
 #include "simbake.h"
 
 struct sb_world {
@@ -12,6 +14,9 @@ struct sb_world {
     int32_t accepted_in_row;
     cloth **cloths;
     int32_t cloth_count, cloth_capacity;
+    collider **colliders;
+    int32_t collider_count, collider_capacity;
+    collision_scratch *collision;
     sb_world_stats stats;
 };
 

@@ -5,6 +5,8 @@
 
 #include "cloth_forces.h"
 #include "cloth_step.h"
+#include "collision.h"
+#include "contact.h"
 #include "error.h"
 #include "ode.h"
 #include "world.h"
@@ -38,6 +40,12 @@ static sb_result step_implicit(sb_world *w, double end)
     while (w->time < end) {
         bool lands;
         double h = next_step(w, end, &lands);
+        for (int32_t i = 0; i < w->collider_count; i++)
+            if (!collider_prepare_step(w->colliders[i], w->time, h))
+                return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory preparing collider %d", (int)i);
+        int32_t contacts = 0;
+        for (int32_t i = 0; i < w->cloth_count; i++)
+            contacts += contacts_prepare(w->cloths[i], w->colliders, w->collider_count, h, params.gravity);
         step_outcome outcome = STEP_ACCEPTED;
         int32_t failed = -1, iterations = 0;
         step_report report = {0};
@@ -48,6 +56,15 @@ static sb_result step_implicit(sb_world *w, double end)
         }
         w->stats.cg_iterations += iterations;
         if (outcome == STEP_ACCEPTED) {
+            for (int32_t i = 0; i < w->cloth_count; i++)
+                contacts_after_solve(w->cloths[i], w->colliders, h);
+            collision_report collisions;
+            if (!collisions_resolve(&w->collision, w->cloths, w->cloth_count, w->colliders, w->collider_count,
+                                    h, &collisions))
+                return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory resolving collisions at t = %g s", w->time);
+            w->stats.collisions += collisions.impulses;
+            w->stats.impact_zones += collisions.zone_rounds > 0;
+            w->stats.last_contacts = contacts;
             for (int32_t i = 0; i < w->cloth_count; i++) cloth_commit_step(w->cloths[i], h);
             w->time = lands ? end : w->time + h;
             w->stats.steps++;

@@ -1,6 +1,9 @@
 #include "testutil.h"
 
+#include <math.h>
 #include <stdlib.h>
+
+#define PI 3.14159265358979323846
 
 double rng_uniform(test_rng *rng, double lo, double hi)
 {
@@ -50,4 +53,104 @@ void grid_mesh_free(grid_mesh *mesh)
     free(mesh->triangles);
     mesh->positions = NULL;
     mesh->triangles = NULL;
+}
+
+static solid_mesh solid_alloc(int32_t vertices, int32_t triangles)
+{
+    solid_mesh m = {vertices, triangles, malloc(sizeof(double) * 3 * (size_t)vertices),
+                    malloc(sizeof(int32_t) * 3 * (size_t)triangles)};
+    return m;
+}
+
+solid_mesh sphere_mesh(double radius, int32_t rings, int32_t segments, const double center[3])
+{
+    /* poles plus (rings - 1) rings of `segments` vertices */
+    solid_mesh m = solid_alloc(2 + (rings - 1) * segments, 2 * segments * (rings - 1));
+    double *p = m.positions;
+    p[0] = center[0], p[1] = center[1], p[2] = center[2] + radius;
+    for (int32_t r = 1; r < rings; r++)
+        for (int32_t s = 0; s < segments; s++) {
+            double theta = PI * r / rings, phi = 2 * PI * s / segments;
+            double *q = &p[3 * (1 + (r - 1) * segments + s)];
+            q[0] = center[0] + radius * sin(theta) * cos(phi);
+            q[1] = center[1] + radius * sin(theta) * sin(phi);
+            q[2] = center[2] + radius * cos(theta);
+        }
+    int32_t south = 1 + (rings - 1) * segments;
+    double *q = &p[3 * south];
+    q[0] = center[0], q[1] = center[1], q[2] = center[2] - radius;
+    int32_t t = 0;
+    for (int32_t s = 0; s < segments; s++) {
+        int32_t a = 1 + s, b = 1 + (s + 1) % segments;
+        int32_t tri[3] = {0, a, b};
+        for (int k = 0; k < 3; k++) m.triangles[3 * t + k] = tri[k];
+        t++;
+        int32_t c = 1 + (rings - 2) * segments + s, d = 1 + (rings - 2) * segments + (s + 1) % segments;
+        int32_t bottom[3] = {south, d, c};
+        for (int k = 0; k < 3; k++) m.triangles[3 * t + k] = bottom[k];
+        t++;
+    }
+    for (int32_t r = 1; r + 1 < rings; r++)
+        for (int32_t s = 0; s < segments; s++) {
+            int32_t a = 1 + (r - 1) * segments + s, b = 1 + (r - 1) * segments + (s + 1) % segments;
+            int32_t c = a + segments, d = b + segments;
+            int32_t quad[6] = {a, c, d, a, d, b};
+            for (int k = 0; k < 6; k++) m.triangles[3 * t + k] = quad[k];
+            t += 2;
+        }
+    m.triangle_count = t;
+    return m;
+}
+
+solid_mesh box_mesh(const double half[3], const double center[3])
+{
+    solid_mesh m = solid_alloc(8, 12);
+    for (int32_t i = 0; i < 8; i++)
+        for (int k = 0; k < 3; k++) m.positions[3 * i + k] = center[k] + ((i >> k) & 1 ? half[k] : -half[k]);
+    /* faces as outward-wound quads over the corner bits (x = 1, y = 2, z = 4) */
+    static const int32_t quads[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+    for (int f = 0; f < 6; f++) {
+        int32_t tri[6] = {quads[f][0], quads[f][1], quads[f][2], quads[f][0], quads[f][2], quads[f][3]};
+        for (int k = 0; k < 6; k++) m.triangles[6 * f + k] = tri[k];
+    }
+    return m;
+}
+
+solid_mesh plane_mesh(double size, double tilt)
+{
+    solid_mesh m = solid_alloc(4, 2);
+    double corners[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+    for (int i = 0; i < 4; i++) {
+        double x = 0.5 * size * corners[i][0], y = 0.5 * size * corners[i][1];
+        m.positions[3 * i] = x;
+        m.positions[3 * i + 1] = y * cos(tilt);
+        m.positions[3 * i + 2] = y * sin(tilt);
+    }
+    int32_t tris[6] = {0, 1, 2, 0, 2, 3};
+    for (int k = 0; k < 6; k++) m.triangles[k] = tris[k];
+    return m;
+}
+
+void solid_mesh_free(solid_mesh *mesh)
+{
+    free(mesh->positions);
+    free(mesh->triangles);
+    mesh->positions = NULL;
+    mesh->triangles = NULL;
+}
+
+double convex_signed_distance(const solid_mesh *m, const double p[3])
+{
+    double best = -INFINITY;
+    for (int32_t t = 0; t < m->triangle_count; t++) {
+        const double *a = &m->positions[3 * m->triangles[3 * t]], *b = &m->positions[3 * m->triangles[3 * t + 1]];
+        const double *c = &m->positions[3 * m->triangles[3 * t + 2]];
+        double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+        double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+        double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        if (len == 0) continue;
+        double d = (n[0] * (p[0] - a[0]) + n[1] * (p[1] - a[1]) + n[2] * (p[2] - a[2])) / len;
+        if (d > best) best = d;
+    }
+    return best;
 }

@@ -23,4 +23,23 @@ typedef struct grid_mesh {
 grid_mesh grid_mesh_make(int32_t n, double size, double height);
 void grid_mesh_free(grid_mesh *mesh);
 
+/* A closed triangle mesh for colliders (outward-facing triangles). */
+typedef struct solid_mesh {
+    int32_t vertex_count, triangle_count;
+    double *positions;
+    int32_t *triangles;
+} solid_mesh;
+
+/* UV sphere of `rings` x `segments` around `center`. */
+solid_mesh sphere_mesh(double radius, int32_t rings, int32_t segments, const double center[3]);
+/* Axis-aligned box (12 triangles, sharp edges) of half-extents `half` around `center`. */
+solid_mesh box_mesh(const double half[3], const double center[3]);
+/* A square of side `size` in the plane z = 0 (2 triangles), then rotated by `tilt` radians
+ * about the x axis. */
+solid_mesh plane_mesh(double size, double tilt);
+void solid_mesh_free(solid_mesh *mesh);
+/* Signed distance to a convex mesh: the largest signed distance to its face planes
+ * (exact inside, a lower bound outside). */
+double convex_signed_distance(const solid_mesh *mesh, const double p[3]);
+
 #endif

@@ -1,0 +1,30 @@
+/* A collider: a triangle mesh moved by the caller, each vertex in a straight line between
+ * the positions given at two times (sampled once a frame, moving with that velocity). */
+#ifndef SB_COLLIDER_H
+#define SB_COLLIDER_H
+
+#include "bvh.h"
+#include "simbake.h"
+#include "topology.h"
+
+typedef struct collider {
+    int32_t vertex_count, triangle_count;
+    int32_t *triangles;
+    topology topo;
+    double *from, *to;          /* vertex_count x 3 at time_from and time_to */
+    double time_from, time_to;
+    double thickness, friction;
+    /* per step: positions at its start and end, swept triangle boxes and their tree */
+    double *x0, *x1;
+    aabb *boxes;
+    bvh tree;
+} collider;
+
+sb_result collider_create(const sb_collider_def *def, double time, collider **out);
+void collider_destroy(collider *c);
+/* Positions at time t (vertex_count x 3). */
+void collider_positions_at(const collider *c, double t, double *out);
+/* Fills x0, x1 for a step [t, t + h] and refits the tree over the swept triangles. */
+bool collider_prepare_step(collider *c, double t, double h);
+
+#endif

@@ -1,0 +1,664 @@
+#include "collision.h"
+
+#include <lapacke.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ccd.h"
+#include "geometry.h"
+
+enum { IMPULSE_ROUNDS = 8, ZONE_ROUNDS = 64 };
+
+/* One cloth or collider, its vertices a range of the scene's global numbering. */
+typedef struct object_ref {
+    bool is_cloth;
+    int32_t first;
+    const int32_t *triangles;
+    int32_t triangle_count;
+    const topology *topo;
+    double thickness, friction;
+    bool self;
+    bvh *tree;
+    aabb *boxes;
+    const double *rest; /* cloth rest positions, to leave near-neighbours out of proximity */
+} object_ref;
+
+typedef struct feature_pair {
+    bool edge_edge;
+    int32_t v[4];       /* global vertex ids: vertex, face corners; or edge, edge */
+    int32_t objects[2]; /* of the first and the second primitive */
+} feature_pair;
+
+struct collision_scratch {
+    int32_t vertex_capacity;
+    vec3 *x0, *x1, *v1; /* start and end positions, end velocities of every vertex */
+    double *inv_mass;
+    int32_t *zone;      /* union-find parent of each vertex */
+    int32_t *members;   /* zone membership lists */
+    object_ref *objects;
+    int32_t object_capacity, object_count;
+    feature_pair *pairs;
+    size_t pair_count, pair_capacity;
+    bool out_of_memory;
+};
+
+void collision_scratch_free(collision_scratch *s)
+{
+    if (!s) return;
+    free(s->x0), free(s->x1), free(s->v1), free(s->inv_mass), free(s->zone), free(s->members);
+    free(s->objects), free(s->pairs);
+    free(s);
+}
+
+static bool reserve(collision_scratch *s, int32_t vertices, int32_t objects)
+{
+    if (vertices > s->vertex_capacity) {
+        free(s->x0), free(s->x1), free(s->v1), free(s->inv_mass), free(s->zone), free(s->members);
+        size_t n = (size_t)vertices;
+        s->x0 = malloc(n * sizeof *s->x0);
+        s->x1 = malloc(n * sizeof *s->x1);
+        s->v1 = malloc(n * sizeof *s->v1);
+        s->inv_mass = malloc(n * sizeof *s->inv_mass);
+        s->zone = malloc(n * sizeof *s->zone);
+        s->members = malloc(n * sizeof *s->members);
+        s->vertex_capacity = vertices;
+        if (!s->x0 || !s->x1 || !s->v1 || !s->inv_mass || !s->zone || !s->members) {
+            s->vertex_capacity = 0;
+            return false;
+        }
+    }
+    if (objects > s->object_capacity) {
+        free(s->objects);
+        s->objects = malloc((size_t)objects * sizeof *s->objects);
+        s->object_capacity = s->objects ? objects : 0;
+        if (!s->objects) return false;
+    }
+    return true;
+}
+
+/* --- candidate feature pairs ------------------------------------------------------------- */
+
+static void add_pair(collision_scratch *s, bool edge_edge, int32_t a, int32_t b, int32_t c, int32_t d,
+                     int32_t oa, int32_t ob)
+{
+    if (s->pair_count == s->pair_capacity) {
+        size_t capacity = s->pair_capacity ? 2 * s->pair_capacity : 1024;
+        feature_pair *grown = realloc(s->pairs, capacity * sizeof *grown);
+        if (!grown) {
+            s->out_of_memory = true;
+            return;
+        }
+        s->pairs = grown;
+        s->pair_capacity = capacity;
+    }
+    s->pairs[s->pair_count++] = (feature_pair){edge_edge, {a, b, c, d}, {oa, ob}};
+}
+
+typedef struct pair_context {
+    collision_scratch *s;
+    int32_t oa, ob; /* objects of the two trees */
+} pair_context;
+
+static bool contains(const int32_t *tri, int32_t v) { return tri[0] == v || tri[1] == v || tri[2] == v; }
+
+/* Feature pairs of two triangles: each object's owned vertices against the other's face,
+ * each owned edge against each owned edge; features sharing a vertex are skipped. */
+static void triangle_pair(void *ctx, int32_t ta, int32_t tb)
+{
+    pair_context *pc = ctx;
+    collision_scratch *s = pc->s;
+    const object_ref *A = &s->objects[pc->oa], *B = &s->objects[pc->ob];
+    const int32_t *a = &A->triangles[3 * (size_t)ta], *b = &B->triangles[3 * (size_t)tb];
+    bool same = pc->oa == pc->ob;
+    int32_t fa = A->first, fb = B->first;
+    for (int k = 0; k < 3; k++) {
+        if (topology_owns_vertex(A->topo, ta, k) && !(same && contains(b, a[k])))
+            add_pair(s, false, fa + a[k], fb + b[0], fb + b[1], fb + b[2], pc->oa, pc->ob);
+        if (topology_owns_vertex(B->topo, tb, k) && !(same && contains(a, b[k])))
+            add_pair(s, false, fb + b[k], fa + a[0], fa + a[1], fa + a[2], pc->ob, pc->oa);
+    }
+    for (int i = 0; i < 3; i++) {
+        if (!topology_owns_edge(A->topo, ta, i)) continue;
+        int32_t a0 = a[i], a1 = a[(i + 1) % 3];
+        for (int j = 0; j < 3; j++) {
+            if (!topology_owns_edge(B->topo, tb, j)) continue;
+            int32_t b0 = b[j], b1 = b[(j + 1) % 3];
+            if (same && (a0 == b0 || a0 == b1 || a1 == b0 || a1 == b1)) continue;
+            add_pair(s, true, fa + a0, fa + a1, fb + b0, fb + b1, pc->oa, pc->ob);
+        }
+    }
+}
+
+/* Swept boxes of every cloth from x0 to x1, and all candidate pairs. */
+static bool collect_pairs(collision_scratch *s)
+{
+    s->pair_count = 0;
+    for (int32_t o = 0; o < s->object_count; o++) {
+        object_ref *obj = &s->objects[o];
+        if (!obj->is_cloth) continue;
+        for (int32_t t = 0; t < obj->triangle_count; t++) {
+            aabb box = aabb_empty();
+            for (int k = 0; k < 3; k++) {
+                int32_t v = obj->first + obj->triangles[3 * t + k];
+                box = aabb_add_point(aabb_add_point(box, s->x0[v]), s->x1[v]);
+            }
+            obj->boxes[t] = aabb_inflate(box, obj->thickness);
+        }
+        if (!bvh_update(obj->tree, obj->boxes, obj->triangle_count)) return false;
+    }
+    for (int32_t oa = 0; oa < s->object_count; oa++) {
+        object_ref *A = &s->objects[oa];
+        if (!A->is_cloth) continue;
+        pair_context pc = {s, oa, oa};
+        if (A->self && !bvh_self_pairs(A->tree, triangle_pair, &pc)) return false;
+        for (int32_t ob = oa + 1; ob < s->object_count; ob++) {
+            pc.ob = ob;
+            if (!bvh_tree_pairs(A->tree, s->objects[ob].tree, triangle_pair, &pc)) return false;
+        }
+    }
+    return !s->out_of_memory;
+}
+
+/* --- impulses --------------------------------------------------------------------------- */
+/* A pair's relative motion is Σ w_i u_i over its four vertices; a change J of it is spread as
+ * Δu_i = w_i (1/m_i) J / Σ w_j² (1/m_j), which changes Σ w_i u_i by exactly J. */
+
+static double pair_inverse_mass(const collision_scratch *s, const int32_t v[4], const double w[4])
+{
+    double denom = 0.0;
+    for (int i = 0; i < 4; i++) denom += w[i] * w[i] * s->inv_mass[v[i]];
+    return denom;
+}
+
+/* Moves the end positions apart by `separation` along n (no velocity added). */
+static void separate_positions(collision_scratch *s, const int32_t v[4], const double w[4], vec3 n, double separation)
+{
+    double denom = pair_inverse_mass(s, v, w);
+    if (!(denom > 0.0) || !(separation > 0.0)) return;
+    for (int i = 0; i < 4; i++)
+        s->x1[v[i]] = v3_madd(s->x1[v[i]], n, separation * w[i] * s->inv_mass[v[i]] / denom);
+}
+
+/* A contact of the response: a pair, its weights and normal, and the impulses it carries. */
+typedef struct contact_row {
+    int32_t v[4];
+    double w[4];
+    vec3 n;
+    double inv_mass; /* Σ w_i² / m_i */
+    double mu;
+    double normal;   /* accumulated normal impulse (per unit of pair mass), >= 0 */
+    vec3 friction;   /* accumulated tangential impulse */
+} contact_row;
+
+static vec3 relative_velocity(const collision_scratch *s, const contact_row *r)
+{
+    vec3 rel = v3(0, 0, 0);
+    for (int i = 0; i < 4; i++) rel = v3_madd(rel, s->v1[r->v[i]], r->w[i]);
+    return rel;
+}
+
+static void apply_velocity(collision_scratch *s, const contact_row *r, vec3 change)
+{
+    for (int i = 0; i < 4; i++)
+        s->v1[r->v[i]] = v3_madd(s->v1[r->v[i]], change, r->w[i] * s->inv_mass[r->v[i]] / r->inv_mass);
+}
+
+/* Inelastic contacts on the end velocities, solved together by projected Gauss-Seidel: no
+ * pair approaches along its normal, with accumulated normal impulses >= 0 (contacts that
+ * share vertices do not overshoot), and Coulomb friction within mu times each. */
+static void stop_approaches(collision_scratch *s, contact_row *rows, int32_t count)
+{
+    for (int sweep = 0; sweep < 8; sweep++)
+        for (int32_t k = 0; k < count; k++) {
+            contact_row *r = &rows[k];
+            vec3 rel = relative_velocity(s, r);
+            double vn = v3_dot(rel, r->n);
+            double normal = fmax(0.0, r->normal - vn);
+            apply_velocity(s, r, v3_scale(r->n, normal - r->normal));
+            r->normal = normal;
+            rel = relative_velocity(s, r);
+            vec3 vt = v3_madd(rel, r->n, -v3_dot(rel, r->n));
+            vec3 friction = v3_sub(r->friction, vt);
+            double limit = r->mu * r->normal, len = v3_len(friction);
+            if (len > limit) friction = v3_scale(friction, len > 0.0 ? limit / len : 0.0);
+            apply_velocity(s, r, v3_sub(friction, r->friction));
+            r->friction = friction;
+        }
+}
+
+static bool make_row(const collision_scratch *s, const int32_t v[4], const double w[4], vec3 n, double mu,
+                     contact_row *row)
+{
+    *row = (contact_row){{v[0], v[1], v[2], v[3]}, {w[0], w[1], w[2], w[3]}, n, 0.0, mu, 0.0, v3(0, 0, 0)};
+    row->inv_mass = pair_inverse_mass(s, v, w);
+    return row->inv_mass > 0.0;
+}
+
+static double pair_distance(const collision_scratch *s, const feature_pair *p)
+{
+    return s->objects[p->objects[0]].thickness + s->objects[p->objects[1]].thickness;
+}
+
+static double pair_friction(const collision_scratch *s, const feature_pair *p)
+{
+    return s->objects[p->objects[0]].friction * s->objects[p->objects[1]].friction;
+}
+
+/* Features of one cloth that are close in its rest shape stay close: not pushed apart. */
+static bool near_at_rest(const collision_scratch *s, const feature_pair *p, double d)
+{
+    if (p->objects[0] != p->objects[1]) return false;
+    const object_ref *obj = &s->objects[p->objects[0]];
+    vec3 x[4];
+    for (int i = 0; i < 4; i++) x[i] = v3_load(&obj->rest[3 * (size_t)(p->v[i] - obj->first)]);
+    double w[4];
+    vec3 n;
+    double rest = p->edge_edge ? edge_edge_distance(x, w, &n) : vertex_face_distance(x, w, &n);
+    return rest < 1.5 * d;
+}
+
+static void positions_of(const vec3 *x, const feature_pair *p, vec3 out[4])
+{
+    for (int i = 0; i < 4; i++) out[i] = x[p->v[i]];
+}
+
+static int32_t proximity_pass(collision_scratch *s)
+{
+    int32_t count = 0;
+    contact_row *rows = NULL;
+    size_t capacity = 0;
+    for (size_t k = 0; k < s->pair_count; k++) {
+        const feature_pair *p = &s->pairs[k];
+        /* cloth vertices on collider faces are held by the contact filters */
+        if (!p->edge_edge && s->objects[p->objects[0]].is_cloth && !s->objects[p->objects[1]].is_cloth) continue;
+        double d = pair_distance(s, p);
+        vec3 x[4], n;
+        double w[4];
+        positions_of(s->x1, p, x);
+        double dist = p->edge_edge ? edge_edge_distance(x, w, &n) : vertex_face_distance(x, w, &n);
+        if (dist >= d || near_at_rest(s, p, d)) continue;
+        /* the side that counts is the one they started on (the start is free of crossings):
+         * a pair that ends on the other side has crossed, and is left to continuous detection */
+        vec3 y[4];
+        positions_of(s->x0, p, y);
+        if (dist < 1e-9 * d) {
+            double w0[4];
+            if (p->edge_edge) edge_edge_distance(y, w0, &n);
+            else vertex_face_distance(y, w0, &n);
+        }
+        double start_side = 0.0;
+        for (int i = 0; i < 4; i++) start_side += w[i] * v3_dot(y[i], n);
+        if (start_side < 0.0) continue;
+        separate_positions(s, p->v, w, n, d - dist);
+        if ((size_t)count == capacity) {
+            capacity = capacity ? 2 * capacity : 256;
+            contact_row *grown = realloc(rows, capacity * sizeof *grown);
+            if (!grown) {
+                s->out_of_memory = true;
+                break;
+            }
+            rows = grown;
+        }
+        if (make_row(s, p->v, w, n, pair_friction(s, p), &rows[count])) count++;
+    }
+    stop_approaches(s, rows, count);
+    free(rows);
+    return count;
+}
+
+static bool detect(const collision_scratch *s, const feature_pair *p, ccd_hit *hit)
+{
+    vec3 x0[4], x1[4];
+    positions_of(s->x0, p, x0);
+    positions_of(s->x1, p, x1);
+    double tol = fmax(1e-7, 1e-3 * pair_distance(s, p));
+    return p->edge_edge ? ccd_edge_edge(x0, x1, tol, hit) : ccd_vertex_face(x0, x1, tol, hit);
+}
+
+/* One round of continuous detection with an impulse for each collision; returns how many.
+ * The impulse bends the pair's straight paths apart so that they end a tenth of their
+ * contact distance apart; their end velocities only stop approaching (inelastic). */
+static int32_t impulse_round(collision_scratch *s, double h)
+{
+    int32_t hits = 0;
+    for (size_t k = 0; k < s->pair_count; k++) {
+        const feature_pair *p = &s->pairs[k];
+        ccd_hit hit;
+        if (!detect(s, p, &hit)) continue;
+        hits++;
+        double d = pair_distance(s, p), target = fmax(0.1 * d, 1e-6);
+        double end_separation = 0.0;
+        for (int i = 0; i < 4; i++) end_separation += hit.w[i] * v3_dot(s->x1[p->v[i]], hit.normal);
+        /* paths that met but end apart (a glancing, turning contact) still get bent apart */
+        separate_positions(s, p->v, hit.w, hit.normal, end_separation < target ? target - end_separation : target);
+        contact_row row;
+        if (make_row(s, p->v, hit.w, hit.normal, pair_friction(s, p), &row)) stop_approaches(s, &row, 1);
+    }
+    (void)h;
+    return hits;
+}
+
+/* --- rigid impact zones ------------------------------------------------------------------ */
+
+static int32_t find(int32_t *parent, int32_t v)
+{
+    while (parent[v] != v) {
+        parent[v] = parent[parent[v]];
+        v = parent[v];
+    }
+    return v;
+}
+
+static void unite(int32_t *parent, int32_t a, int32_t b)
+{
+    a = find(parent, a), b = find(parent, b);
+    if (a != b) parent[a > b ? a : b] = a < b ? a : b; /* the smaller id leads: deterministic */
+}
+
+static vec3 rotate(vec3 axis_angle, vec3 r)
+{
+    double angle = v3_len(axis_angle);
+    if (angle < 1e-300) return r;
+    vec3 k = v3_scale(axis_angle, 1.0 / angle);
+    double c = cos(angle), s = sin(angle);
+    return v3_add(v3_add(v3_scale(r, c), v3_scale(v3_cross(k, r), s)), v3_scale(k, v3_dot(k, r) * (1 - c)));
+}
+
+/* Best rigid transform taking anchors' start positions to their end positions (Kabsch):
+ * x -> R (x - c0) + c1. */
+static void fit_rigid(const collision_scratch *s, const int32_t *anchors, int32_t count, mat3 *r, vec3 *c0, vec3 *c1)
+{
+    *c0 = *c1 = v3(0, 0, 0);
+    for (int32_t i = 0; i < count; i++) {
+        *c0 = v3_add(*c0, s->x0[anchors[i]]);
+        *c1 = v3_add(*c1, s->x1[anchors[i]]);
+    }
+    *c0 = v3_scale(*c0, 1.0 / count), *c1 = v3_scale(*c1, 1.0 / count);
+    *r = m3_identity();
+    if (count < 2) return;
+    double hm[9] = {0}, sv[3], u[9], vt[9], superb[2];
+    for (int32_t i = 0; i < count; i++) {
+        vec3 p = v3_sub(s->x0[anchors[i]], *c0), q = v3_sub(s->x1[anchors[i]], *c1);
+        mat3 o = m3_outer(p, q);
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++) hm[3 * a + b] += o.m[a][b];
+    }
+    if (LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'A', 'A', 3, 3, hm, 3, sv, u, 3, vt, 3, superb) != 0) return;
+    /* R = V diag(1, 1, d) Uᵀ with d fixing a reflection */
+    mat3 rot;
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            double sum = 0.0;
+            for (int k = 0; k < 3; k++) sum += vt[3 * k + a] * u[3 * b + k];
+            rot.m[a][b] = sum;
+        }
+    if (m3_det(rot) < 0.0)
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++) rot.m[a][b] -= 2.0 * vt[3 * 2 + a] * u[3 * b + 2];
+    *r = rot;
+}
+
+/* Moves one zone rigidly: with the fitted motion of its anchors (pinned and collider
+ * vertices) if it has any; otherwise with the linear and angular momentum its vertices
+ * carry, or, as the last resort, not at all (where they started, free of intersections). */
+static void move_zone_rigidly(collision_scratch *s, const int32_t *members, int32_t count, double h,
+                              bool last_resort, int32_t *anchors)
+{
+    int32_t anchor_count = 0;
+    double mass = 0.0;
+    vec3 cm = v3(0, 0, 0), momentum = v3(0, 0, 0);
+    for (int32_t i = 0; i < count; i++) {
+        int32_t v = members[i];
+        if (s->inv_mass[v] == 0.0) {
+            anchors[anchor_count++] = v;
+            continue;
+        }
+        double m = 1.0 / s->inv_mass[v];
+        mass += m;
+        cm = v3_madd(cm, s->x0[v], m);
+        momentum = v3_madd(momentum, v3_sub(s->x1[v], s->x0[v]), m / h);
+    }
+    if (mass == 0.0) return;
+    if (anchor_count > 0) {
+        mat3 r;
+        vec3 c0, c1;
+        fit_rigid(s, anchors, anchor_count, &r, &c0, &c1);
+        for (int32_t i = 0; i < count; i++) {
+            int32_t v = members[i];
+            if (s->inv_mass[v] == 0.0) continue;
+            s->x1[v] = v3_add(c1, m3_mul_v(r, v3_sub(s->x0[v], c0)));
+            s->v1[v] = v3_scale(v3_sub(s->x1[v], s->x0[v]), 1.0 / h);
+        }
+        return;
+    }
+    if (last_resort) {
+        for (int32_t i = 0; i < count; i++) {
+            s->x1[members[i]] = s->x0[members[i]];
+            s->v1[members[i]] = v3(0, 0, 0);
+        }
+        return;
+    }
+    cm = v3_scale(cm, 1.0 / mass);
+    vec3 vcm = v3_scale(momentum, 1.0 / mass), angular = v3(0, 0, 0);
+    mat3 inertia = m3_zero();
+    for (int32_t i = 0; i < count; i++) {
+        int32_t v = members[i];
+        double m = 1.0 / s->inv_mass[v];
+        vec3 r = v3_sub(s->x0[v], cm), vel = v3_sub(v3_scale(v3_sub(s->x1[v], s->x0[v]), 1.0 / h), vcm);
+        angular = v3_madd(angular, v3_cross(r, vel), m);
+        inertia = m3_add(inertia, m3_scale(m3_add(m3_scale(m3_identity(), v3_dot(r, r)), m3_scale(m3_outer(r, r), -1.0)), m));
+    }
+    /* a zone along a line has no inertia about it: regularise */
+    double trace = inertia.m[0][0] + inertia.m[1][1] + inertia.m[2][2];
+    mat3 inverse;
+    vec3 omega = v3(0, 0, 0);
+    if (trace > 0.0 && m3_inverse(m3_add(inertia, m3_scale(m3_identity(), 1e-9 * trace)), &inverse))
+        omega = m3_mul_v(inverse, angular);
+    for (int32_t i = 0; i < count; i++) {
+        int32_t v = members[i];
+        vec3 r = v3_sub(s->x0[v], cm);
+        s->x1[v] = v3_add(v3_madd(cm, vcm, h), rotate(v3_scale(omega, h), r));
+        s->v1[v] = v3_add(vcm, v3_cross(omega, rotate(v3_scale(omega, h), r)));
+    }
+}
+
+typedef struct zone_entry { int32_t root, vertex; } zone_entry;
+
+static int compare_zone_entries(const void *pa, const void *pb)
+{
+    const zone_entry *a = pa, *b = pb;
+    if (a->root != b->root) return (a->root > b->root) - (a->root < b->root);
+    return (a->vertex > b->vertex) - (a->vertex < b->vertex);
+}
+
+/* Rounds of: detect, merge colliding vertices into zones, move every zone rigidly. */
+static int32_t impact_zones(collision_scratch *s, int32_t vertex_count, double h, int32_t *unresolved)
+{
+    for (int32_t v = 0; v < vertex_count; v++) s->zone[v] = v;
+    bool *in_zone = calloc((size_t)vertex_count, sizeof *in_zone);
+    zone_entry *entries = malloc((size_t)vertex_count * sizeof *entries);
+    int32_t *anchors = malloc((size_t)vertex_count * sizeof *anchors);
+    if (!in_zone || !entries || !anchors) {
+        free(in_zone), free(entries), free(anchors);
+        s->out_of_memory = true;
+        return 0;
+    }
+    int32_t round = 0, hits = 0;
+    for (; round <= ZONE_ROUNDS + 1; round++) {
+        if (!collect_pairs(s)) break;
+        hits = 0;
+        for (size_t k = 0; k < s->pair_count; k++) {
+            const feature_pair *p = &s->pairs[k];
+            ccd_hit hit;
+            if (!detect(s, p, &hit)) continue;
+            hits++;
+            for (int i = 0; i < 4; i++) {
+                in_zone[p->v[i]] = true;
+                unite(s->zone, p->v[0], p->v[i]);
+            }
+        }
+        if (hits == 0 || round == ZONE_ROUNDS + 1) break;
+        /* group the members of each zone by root, in a deterministic order */
+        int32_t count = 0;
+        for (int32_t v = 0; v < vertex_count; v++)
+            if (in_zone[v]) entries[count++] = (zone_entry){find(s->zone, v), v};
+        qsort(entries, (size_t)count, sizeof *entries, compare_zone_entries);
+        for (int32_t begin = 0; begin < count;) {
+            int32_t end = begin;
+            while (end < count && entries[end].root == entries[begin].root) {
+                s->members[end] = entries[end].vertex;
+                end++;
+            }
+            move_zone_rigidly(s, &s->members[begin], end - begin, h, round == ZONE_ROUNDS, anchors);
+            begin = end;
+        }
+    }
+    *unresolved = hits;
+    free(in_zone), free(entries), free(anchors);
+    return round;
+}
+
+/* --- the whole response ------------------------------------------------------------------ */
+
+bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32_t cloth_count,
+                        collider *const *colliders, int32_t collider_count, double h,
+                        collision_report *report)
+{
+    memset(report, 0, sizeof *report);
+    bool any = collider_count > 0 || cloth_count > 1;
+    for (int32_t i = 0; i < cloth_count && !any; i++) any = cloths[i]->self_collision;
+    if (!any) {
+        for (int32_t i = 0; i < cloth_count; i++) memset(cloths[i]->collided, 0, (size_t)cloths[i]->vertex_count);
+        return true;
+    }
+    if (!*scratch && !(*scratch = calloc(1, sizeof **scratch))) return false;
+    collision_scratch *s = *scratch;
+    s->out_of_memory = false;
+    int32_t vertices = 0;
+    for (int32_t i = 0; i < cloth_count; i++) vertices += cloths[i]->vertex_count;
+    for (int32_t i = 0; i < collider_count; i++) vertices += colliders[i]->vertex_count;
+    if (!reserve(s, vertices, cloth_count + collider_count)) return false;
+
+    int32_t next = 0;
+    s->object_count = 0;
+    for (int32_t i = 0; i < cloth_count; i++) {
+        cloth *c = cloths[i];
+        s->objects[s->object_count++] = (object_ref){true, next, c->triangles, c->triangle_count, &c->topo,
+                                                     c->thickness, c->friction, c->self_collision,
+                                                     &c->tree, c->boxes, c->rest_positions};
+        for (int32_t v = 0; v < c->vertex_count; v++, next++) {
+            s->x0[next] = v3_load(&c->x[3 * (size_t)v]);
+            s->x1[next] = v3_load(&c->x_new[3 * (size_t)v]);
+            s->v1[next] = v3_load(&c->v_new[3 * (size_t)v]);
+            s->inv_mass[next] = c->pinned[v] ? 0.0 : 1.0 / c->mass[v];
+        }
+    }
+    for (int32_t i = 0; i < collider_count; i++) {
+        collider *k = colliders[i];
+        s->objects[s->object_count++] = (object_ref){false, next, k->triangles, k->triangle_count, &k->topo,
+                                                     k->thickness, k->friction, false, &k->tree, k->boxes, NULL};
+        for (int32_t v = 0; v < k->vertex_count; v++, next++) {
+            s->x0[next] = v3_load(&k->x0[3 * (size_t)v]);
+            s->x1[next] = v3_load(&k->x1[3 * (size_t)v]);
+            s->v1[next] = v3_scale(v3_sub(s->x1[next], s->x0[next]), 1.0 / h);
+            s->inv_mass[next] = 0.0;
+        }
+    }
+    if (!collect_pairs(s)) return false;
+    report->proximity = proximity_pass(s);
+    int32_t hits = 1;
+    for (int32_t round = 0; round < IMPULSE_ROUNDS && hits > 0; round++) {
+        if (!collect_pairs(s)) return false;
+        hits = impulse_round(s, h);
+        report->impulses += hits;
+    }
+    if (hits > 0) report->zone_rounds = impact_zones(s, vertices, h, &report->unresolved);
+    if (s->out_of_memory) return false;
+
+    next = 0;
+    for (int32_t i = 0; i < cloth_count; i++) {
+        cloth *c = cloths[i];
+        for (int32_t v = 0; v < c->vertex_count; v++, next++) {
+            vec3 before = v3_load(&c->x_new[3 * (size_t)v]), velocity = v3_load(&c->v_new[3 * (size_t)v]);
+            c->collided[v] = v3_len2(v3_sub(before, s->x1[next])) > 0.0 || v3_len2(v3_sub(velocity, s->v1[next])) > 0.0;
+            v3_store(&c->x_new[3 * (size_t)v], s->x1[next]);
+            v3_store(&c->v_new[3 * (size_t)v], s->v1[next]);
+        }
+    }
+    return true;
+}
+
+/* --- exact intersection count -------------------------------------------------------------- */
+
+typedef struct intersection_context {
+    const double *xa, *xb;
+    const int32_t *ta, *tb;
+    bool same;
+    int64_t count;
+} intersection_context;
+
+static void intersect_pair(void *ctx, int32_t a, int32_t b)
+{
+    intersection_context *ic = ctx;
+    const int32_t *ia = &ic->ta[3 * (size_t)a], *ib = &ic->tb[3 * (size_t)b];
+    vec3 pa[3], pb[3];
+    unsigned shared_a = 0, shared_b = 0;
+    for (int k = 0; k < 3; k++) {
+        pa[k] = v3_load(&ic->xa[3 * (size_t)ia[k]]);
+        pb[k] = v3_load(&ic->xb[3 * (size_t)ib[k]]);
+        if (ic->same)
+            for (int j = 0; j < 3; j++)
+                if (ia[k] == ib[j]) shared_a |= 1u << k, shared_b |= 1u << j;
+    }
+    if (triangles_intersect(pa, pb, shared_a, shared_b)) ic->count++;
+}
+
+static bool static_tree(bvh *tree, aabb **boxes, const double *x, const int32_t *tris, int32_t count)
+{
+    *boxes = malloc(((size_t)count + 1) * sizeof **boxes);
+    if (!*boxes) return false;
+    for (int32_t t = 0; t < count; t++) {
+        aabb box = aabb_empty();
+        for (int k = 0; k < 3; k++) box = aabb_add_point(box, v3_load(&x[3 * (size_t)tris[3 * t + k]]));
+        (*boxes)[t] = aabb_inflate(box, 1e-12);
+    }
+    return bvh_build(tree, *boxes, count);
+}
+
+int64_t count_intersections(cloth *const *cloths, int32_t cloth_count, collider *const *colliders,
+                            int32_t collider_count, bool include_self)
+{
+    int32_t objects = cloth_count + collider_count;
+    bvh *trees = calloc((size_t)objects + 1, sizeof *trees);
+    aabb **boxes = calloc((size_t)objects + 1, sizeof *boxes);
+    int64_t total = -1;
+    if (!trees || !boxes) goto done;
+    for (int32_t i = 0; i < objects; i++) {
+        bool ok = i < cloth_count
+                      ? static_tree(&trees[i], &boxes[i], cloths[i]->x, cloths[i]->triangles, cloths[i]->triangle_count)
+                      : static_tree(&trees[i], &boxes[i], colliders[i - cloth_count]->x1,
+                                    colliders[i - cloth_count]->triangles, colliders[i - cloth_count]->triangle_count);
+        if (!ok) goto done;
+    }
+    total = 0;
+    for (int32_t a = 0; a < cloth_count; a++) {
+        intersection_context ic = {cloths[a]->x, cloths[a]->x, cloths[a]->triangles, cloths[a]->triangles, true, 0};
+        if (include_self) bvh_self_pairs(&trees[a], intersect_pair, &ic);
+        ic.same = false;
+        for (int32_t b = a + 1; b < objects; b++) {
+            bool is_cloth = b < cloth_count;
+            ic.xb = is_cloth ? cloths[b]->x : colliders[b - cloth_count]->x1;
+            ic.tb = is_cloth ? cloths[b]->triangles : colliders[b - cloth_count]->triangles;
+            bvh_tree_pairs(&trees[a], &trees[b], intersect_pair, &ic);
+        }
+        total += ic.count;
+    }
+done:
+    for (int32_t i = 0; trees && boxes && i < objects; i++) {
+        bvh_free(&trees[i]);
+        free(boxes[i]);
+    }
+    free(trees);
+    free(boxes);
+    return total;
+}

@@ -1,0 +1,44 @@
+/* Collision response after the implicit solve (Bridson, Fedkiw & Anderson 2002): the step
+ * moves every cloth vertex in a straight line from x (start) to x_new (candidate end), and
+ * every collider vertex likewise. Then
+ *   1. proximity: features of different objects (or distant parts of one cloth with self
+ *      collision) that end closer than their thicknesses are pushed apart, with friction;
+ *   2. continuous detection (vertex-face, edge-edge) along those straight paths finds every
+ *      crossing; each gets an inelastic impulse, with friction; repeated a few rounds;
+ *   3. rigid impact zones, the failsafe: vertices of remaining collisions are merged into
+ *      zones that move rigidly (a zone holding pinned or collider vertices follows their
+ *      motion, fitted as a rigid transform), until no collision is left.
+ * Impulses change the average velocity of the step; the end velocity changes as much.
+ * Starting free of intersections, every step ends free of them. */
+#ifndef SB_COLLISION_H
+#define SB_COLLISION_H
+
+#include <stdint.h>
+
+#include "cloth.h"
+#include "collider.h"
+
+typedef struct collision_report {
+    int32_t proximity;   /* pairs pushed apart */
+    int32_t impulses;    /* continuous collisions resolved by impulses */
+    int32_t zone_rounds; /* rounds of impact zones needed (0 when impulses sufficed) */
+    int32_t unresolved;  /* collisions left (only with non-rigidly moving pins/colliders) */
+} collision_report;
+
+typedef struct collision_scratch collision_scratch;
+
+void collision_scratch_free(collision_scratch *s);
+
+/* Resolves collisions of the step [t, t + h] in place in each cloth's x_new and v_new.
+ * Colliders must be prepared for the step. False only when out of memory. */
+bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32_t cloth_count,
+                        collider *const *colliders, int32_t collider_count, double h,
+                        collision_report *report);
+
+/* Number of intersecting triangle pairs (exact test) among the cloths' current positions
+ * and between them and the colliders at the time they were last prepared for (x1); for
+ * tests and diagnostics. Pairs of triangles of one cloth count only with self collision. */
+int64_t count_intersections(cloth *const *cloths, int32_t cloth_count, collider *const *colliders,
+                            int32_t collider_count, bool include_self);
+
+#endif
