@@ -33,6 +33,20 @@ class ClothJob:
         self.output = None
 
 
+class ColliderJob:
+    def __init__(self, obj):
+        self.obj = obj
+        self.animated = scene_io.is_animated(obj, len(obj.modifiers))
+        self.input = None
+        self.collider_id = None
+
+
+def collider_objects(scene):
+    """Objects of the scene that the cloth collides with (whatever is being baked)."""
+    return [obj for obj in scene.objects
+            if obj.type in scene_io.COLLIDER_TYPES and settings.resolve_role(obj) == "COLLIDER"]
+
+
 def bakeable_objects(scene, only=None):
     """Objects of the scene (or of `only`) that bake as cloth."""
     candidates = only if only is not None else scene.objects
@@ -64,6 +78,7 @@ class Bake:
         self.scene = context.scene
         self.props = self.scene.simbake
         self.jobs = [ClothJob(obj) for obj in objects]
+        self.colliders = [ColliderJob(obj) for obj in collider_objects(context.scene)]
         self.progress = progress or (lambda frame, done, total: None)
         self.should_cancel = should_cancel or (lambda: False)
         self.frame_start, self.frame_end = self.props.frame_start, self.props.frame_end
@@ -115,7 +130,9 @@ class Bake:
         with native.World(**world_kwargs) as world:
             for job in self.jobs:
                 self._add_cloth(world, job, depsgraph)
-            follow_animation = any(job.animated for job in self.jobs)
+            for collider in self.colliders:
+                self._add_collider(world, collider, depsgraph)
+            follow_animation = any(job.animated for job in self.jobs + self.colliders)
             total = self.frame_end - self.frame_start
             for frame in range(self.frame_start + 1, self.frame_end + 1):
                 if self.should_cancel():
@@ -130,6 +147,10 @@ class Bake:
                             if len(job.input.pins):
                                 world.set_pin_targets(job.cloth_id, self._time(frame),
                                                       scene_io.gather(samples[job].positions, job.input.pins))
+                    for collider in self.colliders:
+                        if collider.animated:
+                            sample = scene_io.sample_positions(collider.obj, depsgraph, collider.input.vertex_count)
+                            world.set_collider_positions(collider.collider_id, self._time(frame), sample.positions)
                 try:
                     world.step_to(self._time(frame))
                 except native.NativeError as error:
@@ -161,6 +182,18 @@ class Bake:
                                  "two faces do not resist bending")
         job.output = self._make_output(job)
         self._write_frame(job, job.input.sample.positions, job.input.sample.matrix)
+
+    def _add_collider(self, world, collider, depsgraph):
+        obj = collider.obj
+        try:
+            collider.input = scene_io.read_collider(obj, depsgraph)
+            material = settings.collider_material(obj)
+            collider.collider_id = world.add_collider(collider.input.sample.positions, collider.input.triangles,
+                                                      **material)
+        except SettingsError as error:
+            raise BakeError(str(error)) from error
+        except native.NativeError as error:
+            raise BakeError(f"{obj.name}: {error}") from error
 
     def _make_output(self, job):
         if self.props.cloth_output == "SHAPE_KEYS":

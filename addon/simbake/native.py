@@ -10,7 +10,7 @@ import os
 from array import array
 
 # The add-on works with library versions of this major.minor.
-REQUIRED_VERSION = (0, 1)
+REQUIRED_VERSION = (0, 2)
 LIBRARY_NAME = "libsimbake.so"
 
 INTEGRATORS = {"IMPLICIT_EULER": 0, "EXPLICIT_EULER": 1, "MIDPOINT": 2, "RK4": 3}
@@ -57,6 +57,20 @@ class ClothDef(ctypes.Structure):
         ("air_drag", ctypes.c_double),
         ("pin_count", ctypes.c_int32),
         ("pins", ctypes.POINTER(ctypes.c_int32)),
+        ("thickness", ctypes.c_double),
+        ("friction", ctypes.c_double),
+        ("self_collision", ctypes.c_int32),
+    ]
+
+
+class ColliderDef(ctypes.Structure):
+    _fields_ = [
+        ("vertex_count", ctypes.c_int32),
+        ("positions", ctypes.POINTER(ctypes.c_double)),
+        ("triangle_count", ctypes.c_int32),
+        ("triangles", ctypes.POINTER(ctypes.c_int32)),
+        ("thickness", ctypes.c_double),
+        ("friction", ctypes.c_double),
     ]
 
 
@@ -80,6 +94,9 @@ class WorldStats(ctypes.Structure):
         ("cg_iterations", ctypes.c_int64),
         ("last_cg_iterations", ctypes.c_int32),
         ("last_step", ctypes.c_double),
+        ("last_contacts", ctypes.c_int32),
+        ("collisions", ctypes.c_int64),
+        ("impact_zones", ctypes.c_int64),
     ]
 
 
@@ -91,10 +108,14 @@ _SIGNATURES = {
     "sb_result_name": (ctypes.c_char_p, [ctypes.c_int32]),
     "sb_default_world_def": (WorldDef, []),
     "sb_default_cloth_def": (ClothDef, []),
+    "sb_default_collider_def": (ColliderDef, []),
     "sb_world_create": (ctypes.c_int, [_P(WorldDef), _P(ctypes.c_void_p)]),
     "sb_world_destroy": (None, [ctypes.c_void_p]),
     "sb_world_add_cloth": (ctypes.c_int, [ctypes.c_void_p, _P(ClothDef), _P(ctypes.c_int32)]),
     "sb_cloth_get_info": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, _P(ClothInfo)]),
+    "sb_world_add_collider": (ctypes.c_int, [ctypes.c_void_p, _P(ColliderDef), _P(ctypes.c_int32)]),
+    "sb_collider_set_positions": (
+        ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_cloth_set_pin_targets": (
         ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_world_step_to": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_double]),
@@ -199,8 +220,9 @@ def default_world_def():
 def default_cloth_settings():
     """The library's cloth defaults as a dict of material fields."""
     d = load().sb_default_cloth_def()
-    return {name: getattr(d, name) for name in
-            ("density", "stretch_stiffness", "shear_stiffness", "bend_stiffness", "damping", "air_drag")}
+    return {name: getattr(d, name) for name in ("density", "stretch_stiffness", "shear_stiffness",
+                                                "bend_stiffness", "damping", "air_drag", "thickness",
+                                                "friction", "self_collision")}
 
 
 def matrix_rows(matrix):
@@ -275,11 +297,34 @@ class World:
         definition.pin_count = len(pins)
         definition.pins = _ptr(pins, ctypes.c_int32) if len(pins) else None
         for name, value in material.items():
-            setattr(definition, name, float(value))
+            setattr(definition, name, int(bool(value)) if name == "self_collision" else float(value))
         cloth = ctypes.c_int32()
         _check(self._lib.sb_world_add_cloth(self._handle, ctypes.byref(definition), ctypes.byref(cloth)))
         self._cloth_sizes.append(definition.vertex_count)
         return cloth.value
+
+    def add_collider(self, positions, triangles, thickness=None, friction=None):
+        """positions: flat xyz (world, m, now); triangles: flat vertex indices. Returns its id."""
+        positions = _as_array(positions, "d")
+        triangles = _as_array(triangles, "i")
+        definition = self._lib.sb_default_collider_def()
+        definition.vertex_count = len(positions) // 3
+        definition.positions = _ptr(positions, ctypes.c_double)
+        definition.triangle_count = len(triangles) // 3
+        definition.triangles = _ptr(triangles, ctypes.c_int32)
+        if thickness is not None:
+            definition.thickness = float(thickness)
+        if friction is not None:
+            definition.friction = float(friction)
+        collider = ctypes.c_int32()
+        _check(self._lib.sb_world_add_collider(self._handle, ctypes.byref(definition), ctypes.byref(collider)))
+        return collider.value
+
+    def set_collider_positions(self, collider, time, positions):
+        """The collider's vertices move in straight lines to `positions`, arriving at `time`."""
+        positions = _as_array(positions, "d")
+        _check(self._lib.sb_collider_set_positions(self._handle, collider, float(time),
+                                                   _ptr(positions, ctypes.c_double), len(positions) // 3))
 
     def cloth_info(self, cloth):
         info = ClothInfo()

@@ -1,5 +1,7 @@
 """Operators: bake and free bake."""
 
+import traceback
+
 import bpy
 
 from . import bake, outputs
@@ -37,6 +39,11 @@ class SIMBAKE_OT_bake(bpy.types.Operator):
             job.run()
         except (bake.BakeError, bake.BakeCancelled) as error:
             self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        except Exception as error:  # a bug of ours must not take the user's scene with it
+            traceback.print_exc()
+            self.report({"ERROR"}, f"SimBake failed unexpectedly ({type(error).__name__}: {error}); the scene "
+                                   "is unchanged, details are in the system console")
             return {"CANCELLED"}
         finally:
             if interactive:

@@ -52,7 +52,8 @@ class SimBakeObjectSettings(bpy.types.PropertyGroup):
                               description="Vertex group whose vertices (weight 0.5 or more) follow the "
                                           "object's own animation")
     thickness: FloatProperty(name="Thickness", default=0.005, min=0.0, soft_max=0.1, unit="LENGTH",
-                             precision=4, description="Half-thickness of the cloth for collisions (m)")
+                             precision=4, description="Half-thickness for collisions: cloth keeps this far "
+                                                      "(plus the other object's) from colliders and cloth (m)")
     self_collision: BoolProperty(name="Self Collision", default=False,
                                  description="Keep the cloth from passing through itself")
     friction: FloatProperty(name="Friction", default=0.5, min=0.0, soft_max=2.0,

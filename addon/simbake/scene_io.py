@@ -159,3 +159,35 @@ def read_cloth(obj, depsgraph, pin_group):
 def gather(values, indices):
     """xyz triples of `values` at `indices`, flat float64."""
     return array("d", [values[3 * i + k] for i in indices for k in range(3)])
+
+
+# Object types whose evaluated geometry can collide.
+COLLIDER_TYPES = {"MESH", "CURVE", "SURFACE", "FONT", "META"}
+
+
+class ColliderInput:
+    def __init__(self, sample, triangles, vertex_count):
+        self.sample = sample
+        self.triangles = triangles
+        self.vertex_count = vertex_count
+
+
+def read_collider(obj, depsgraph):
+    """A collider's evaluated triangles in world space (all its modifiers applied)."""
+    if obj.type not in COLLIDER_TYPES:
+        raise SettingsError(f"{obj.name}: a {obj.type.lower()} object has no surface to collide with")
+    obj_eval, mesh = evaluated_mesh(obj, depsgraph)
+    try:
+        count = len(mesh.vertices)
+        mesh.calc_loop_triangles()
+        triangle_count = len(mesh.loop_triangles)
+        if triangle_count == 0:
+            raise SettingsError(f"{obj.name}: the collider has no faces")
+        local = array("f", bytes(12 * count))
+        mesh.vertices.foreach_get("co", local)
+        triangles = array("i", bytes(12 * triangle_count))
+        mesh.loop_triangles.foreach_get("vertices", triangles)
+        matrix = native.matrix_rows(obj_eval.matrix_world)
+    finally:
+        obj_eval.to_mesh_clear()
+    return ColliderInput(MeshSample(native.transform_points(matrix, local, "d"), matrix), triangles, count)

@@ -9,7 +9,7 @@ ROLES = ("NONE", "CLOTH", "RIGID", "COLLIDER")
 
 # Fields of the library's cloth definition that come from the object's settings.
 CLOTH_MATERIAL_FIELDS = ("density", "stretch_stiffness", "shear_stiffness", "bend_stiffness",
-                         "damping", "air_drag")
+                         "damping", "air_drag", "thickness", "friction", "self_collision")
 
 # A pin group weight at or above this pins the vertex (the solver pins hard, not softly).
 PIN_WEIGHT_THRESHOLD = 0.5
@@ -48,7 +48,7 @@ def resolve_role(obj):
 BLENDER_TIME_UNIT = math.sqrt(0.001)
 
 
-def blender_cloth_material(cloth, vertex_count, rest_area, mean_edge_length):
+def blender_cloth_material(modifier, vertex_count, rest_area, mean_edge_length):
     """SI material from a Blender Cloth modifier's settings on a mesh of `vertex_count`
     vertices, total area `rest_area` (m²) and mean edge length L (m); see
     docs/blender-physics-mapping.md. Blender's springs give force per unit strain
@@ -58,6 +58,7 @@ def blender_cloth_material(cloth, vertex_count, rest_area, mean_edge_length):
     edge = max(mean_edge_length, 1e-6)
     area = max(rest_area, 1e-12)
     scale = 1.0 / BLENDER_TIME_UNIT ** 2
+    cloth, collision = modifier.settings, modifier.collision_settings
     tension = cloth.tension_stiffness
     return {
         "density": cloth.mass * vertex_count / area,
@@ -70,6 +71,10 @@ def blender_cloth_material(cloth, vertex_count, rest_area, mean_edge_length):
         "damping": (cloth.tension_damping / BLENDER_TIME_UNIT) * edge / (scale * tension) if tension > 0 else 0.0,
         # 0.01 air_damping / T kg/s on each vertex, spread over the area
         "air_drag": 0.01 * cloth.air_damping / BLENDER_TIME_UNIT * vertex_count / area,
+        "thickness": collision.distance_min,
+        "self_collision": bool(collision.use_self_collision),
+        # Blender takes the friction of a cloth-object contact from the object alone
+        "friction": 1.0,
     }
 
 
@@ -80,14 +85,41 @@ def cloth_material(obj, vertex_count, measure):
     props = obj.simbake
     modifier = find_modifier(obj, "CLOTH")[1]
     if props.role == "CLOTH" or modifier is None:
-        material = {name: float(getattr(props, name)) for name in CLOTH_MATERIAL_FIELDS}
+        material = {name: getattr(props, name) for name in CLOTH_MATERIAL_FIELDS}
     else:
-        material = blender_cloth_material(modifier.settings, vertex_count, *measure())
+        material = blender_cloth_material(modifier, vertex_count, *measure())
     for name, value in material.items():
+        if name == "self_collision":
+            continue
         if not math.isfinite(value) or value < 0 or (name == "density" and value == 0):
             raise SettingsError(f"{obj.name}: cloth {name} is {value:g}; it must be "
                                 f"{'positive' if name == 'density' else 'zero or positive'}")
     return material
+
+
+# Blender's cloth slows sliding on a collision object by about 0.01 x its cloth friction
+# times the normal velocity change: that is the Coulomb coefficient.
+BLENDER_COLLISION_FRICTION_SCALE = 0.01
+
+
+def collider_material(obj):
+    """Thickness (m) and friction of a collider: its SimBake settings with role COLLIDER;
+    with role NONE, its Collision modifier's (outer thickness, cloth friction) or its passive
+    rigid body's friction."""
+    props = obj.simbake
+    modifier = find_modifier(obj, "COLLISION")[1]
+    if props.role == "COLLIDER":
+        material = {"thickness": props.thickness, "friction": props.friction}
+    elif modifier is not None:
+        collision = modifier.settings
+        material = {"thickness": collision.thickness_outer,
+                    "friction": BLENDER_COLLISION_FRICTION_SCALE * collision.cloth_friction}
+    else:
+        material = {"thickness": props.thickness, "friction": obj.rigid_body.friction}
+    for name, value in material.items():
+        if not math.isfinite(value) or value < 0:
+            raise SettingsError(f"{obj.name}: collider {name} is {value:g}; it must be zero or positive")
+    return {name: float(value) for name, value in material.items()}
 
 
 def pin_group_name(obj):

@@ -64,6 +64,36 @@ class SIMBAKE_PT_cloth(SimBakePanel, bpy.types.Panel):
         layout.prop_search(props, "pin_group", context.object, "vertex_groups", text="Pin Group")
 
 
+class SIMBAKE_PT_cloth_collisions(SimBakePanel, bpy.types.Panel):
+    bl_label = "Collisions"
+    bl_parent_id = "SIMBAKE_PT_cloth"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        props = context.object.simbake
+        layout.prop(props, "thickness")
+        layout.prop(props, "friction")
+        layout.prop(props, "self_collision")
+
+
+class SIMBAKE_PT_collider(SimBakePanel, bpy.types.Panel):
+    bl_label = "Collider"
+    bl_parent_id = "SIMBAKE_PT_object"
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and obj.simbake.role == "COLLIDER"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        props = context.object.simbake
+        layout.prop(props, "thickness")
+        layout.prop(props, "friction")
+
+
 class SIMBAKE_PT_scene(SimBakePanel, bpy.types.Panel):
     bl_label = "SimBake Scene"
     bl_parent_id = "SIMBAKE_PT_object"
@@ -96,6 +126,7 @@ def _wrap(text, width):
     return lines + ([line] if line else [])
 
 
-CLASSES = (SIMBAKE_PT_object, SIMBAKE_PT_cloth, SIMBAKE_PT_scene)
+CLASSES = (SIMBAKE_PT_object, SIMBAKE_PT_cloth, SIMBAKE_PT_cloth_collisions, SIMBAKE_PT_collider,
+           SIMBAKE_PT_scene)
 
 register, unregister = bpy.utils.register_classes_factory(CLASSES)

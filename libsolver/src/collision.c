@@ -34,6 +34,8 @@ struct collision_scratch {
     vec3 *x0, *x1, *v1; /* start and end positions, end velocities of every vertex */
     double *inv_mass;
     int32_t *zone;      /* union-find parent of each vertex */
+    uint8_t *moved;     /* vertices an impulse moved in the current round */
+    uint8_t *recheck;   /* vertices moved in the previous round */
     int32_t *members;   /* zone membership lists */
     object_ref *objects;
     int32_t object_capacity, object_count;
@@ -45,7 +47,7 @@ struct collision_scratch {
 void collision_scratch_free(collision_scratch *s)
 {
     if (!s) return;
-    free(s->x0), free(s->x1), free(s->v1), free(s->inv_mass), free(s->zone), free(s->members);
+    free(s->x0), free(s->x1), free(s->v1), free(s->inv_mass), free(s->zone), free(s->members), free(s->moved), free(s->recheck);
     free(s->objects), free(s->pairs);
     free(s);
 }
@@ -53,8 +55,10 @@ void collision_scratch_free(collision_scratch *s)
 static bool reserve(collision_scratch *s, int32_t vertices, int32_t objects)
 {
     if (vertices > s->vertex_capacity) {
-        free(s->x0), free(s->x1), free(s->v1), free(s->inv_mass), free(s->zone), free(s->members);
+        free(s->x0), free(s->x1), free(s->v1), free(s->inv_mass), free(s->zone), free(s->members), free(s->moved), free(s->recheck);
         size_t n = (size_t)vertices;
+        s->moved = malloc(n * sizeof *s->moved);
+        s->recheck = malloc(n * sizeof *s->recheck);
         s->x0 = malloc(n * sizeof *s->x0);
         s->x1 = malloc(n * sizeof *s->x1);
         s->v1 = malloc(n * sizeof *s->v1);
@@ -62,7 +66,7 @@ static bool reserve(collision_scratch *s, int32_t vertices, int32_t objects)
         s->zone = malloc(n * sizeof *s->zone);
         s->members = malloc(n * sizeof *s->members);
         s->vertex_capacity = vertices;
-        if (!s->x0 || !s->x1 || !s->v1 || !s->inv_mass || !s->zone || !s->members) {
+        if (!s->x0 || !s->x1 || !s->v1 || !s->inv_mass || !s->zone || !s->members || !s->moved || !s->recheck) {
             s->vertex_capacity = 0;
             return false;
         }
@@ -312,20 +316,34 @@ static bool detect(const collision_scratch *s, const feature_pair *p, ccd_hit *h
     positions_of(s->x0, p, x0);
     positions_of(s->x1, p, x1);
     double tol = fmax(1e-7, 1e-3 * pair_distance(s, p));
+    /* the two features' swept boxes must meet before the exact test is worth running */
+    int split = p->edge_edge ? 2 : 1;
+    aabb first = aabb_empty(), second = aabb_empty();
+    for (int i = 0; i < 4; i++) {
+        aabb *box = i < split ? &first : &second;
+        *box = aabb_add_point(aabb_add_point(*box, x0[i]), x1[i]);
+    }
+    first = aabb_inflate(first, tol);
+    if (!aabb_overlap(&first, &second)) return false;
     return p->edge_edge ? ccd_edge_edge(x0, x1, tol, hit) : ccd_vertex_face(x0, x1, tol, hit);
 }
 
 /* One round of continuous detection with an impulse for each collision; returns how many.
  * The impulse bends the pair's straight paths apart so that they end a tenth of their
  * contact distance apart; their end velocities only stop approaching (inelastic). */
-static int32_t impulse_round(collision_scratch *s, double h)
+static int32_t impulse_round(collision_scratch *s, int32_t vertex_count, bool first_round, double h)
 {
     int32_t hits = 0;
+    /* after the first round, only pairs near what the last round moved can have changed */
+    uint8_t *moved_before = s->recheck;
+    for (int32_t v = 0; v < vertex_count; v++) moved_before[v] = first_round || s->moved[v], s->moved[v] = 0;
     for (size_t k = 0; k < s->pair_count; k++) {
         const feature_pair *p = &s->pairs[k];
+        if (!(moved_before[p->v[0]] | moved_before[p->v[1]] | moved_before[p->v[2]] | moved_before[p->v[3]])) continue;
         ccd_hit hit;
         if (!detect(s, p, &hit)) continue;
         hits++;
+        for (int i = 0; i < 4; i++) s->moved[p->v[i]] = 1;
         double d = pair_distance(s, p), target = fmax(0.1 * d, 1e-6);
         double end_separation = 0.0;
         for (int i = 0; i < 4; i++) end_separation += hit.w[i] * v3_dot(s->x1[p->v[i]], hit.normal);
@@ -569,7 +587,7 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
     int32_t hits = 1;
     for (int32_t round = 0; round < IMPULSE_ROUNDS && hits > 0; round++) {
         if (!collect_pairs(s)) return false;
-        hits = impulse_round(s, h);
+        hits = impulse_round(s, vertices, round == 0, h);
         report->impulses += hits;
     }
     if (hits > 0) report->zone_rounds = impact_zones(s, vertices, h, &report->unresolved);

@@ -9,7 +9,8 @@ from simbake import settings
 
 def obj(role="NONE", modifiers=(), rigid_body=None, **props):
     values = dict(role=role, pin_group="", density=0.2, stretch_stiffness=1000.0, shear_stiffness=100.0,
-                  bend_stiffness=1e-4, damping=0.01, air_drag=0.1)
+                  bend_stiffness=1e-4, damping=0.01, air_drag=0.1, thickness=0.004, friction=0.5,
+                  self_collision=False)
     values.update(props)
     return NS(name="Thing", simbake=NS(**values), modifiers=list(modifiers), rigid_body=rigid_body)
 
@@ -18,7 +19,8 @@ def blender_cloth(**values):
     defaults = dict(mass=0.3, tension_stiffness=15.0, shear_stiffness=5.0, bending_stiffness=0.5,
                     tension_damping=5.0, air_damping=1.0, vertex_group_mass="pins")
     defaults.update(values)
-    return NS(type="CLOTH", settings=NS(**defaults))
+    return NS(type="CLOTH", settings=NS(**defaults),
+              collision_settings=NS(distance_min=0.015, use_self_collision=True))
 
 
 class Roles(unittest.TestCase):
@@ -49,6 +51,15 @@ class Materials(unittest.TestCase):
         self.assertAlmostEqual(si_ratio, 15.0 / (0.3 * 9.81e-3))
         self.assertGreater(material["bend_stiffness"], 0)
         self.assertTrue(all(math.isfinite(v) for v in material.values()))
+        self.assertEqual((material["thickness"], material["self_collision"]), (0.015, True))
+
+    def test_collider_settings(self):
+        own = obj("COLLIDER", thickness=0.01, friction=0.7)
+        self.assertEqual(settings.collider_material(own), {"thickness": 0.01, "friction": 0.7})
+        blender = obj(modifiers=[NS(type="COLLISION", settings=NS(thickness_outer=0.02, cloth_friction=5.0))])
+        self.assertEqual(settings.collider_material(blender), {"thickness": 0.02, "friction": 0.05})
+        passive = obj(rigid_body=NS(type="PASSIVE", friction=0.4))
+        self.assertEqual(settings.collider_material(passive)["friction"], 0.4)
 
     def test_bad_values_name_the_object(self):
         with self.assertRaisesRegex(settings.SettingsError, "Thing: cloth density"):

@@ -1,0 +1,141 @@
+/* Collision cost per step against triangle count.
+ *
+ * For each resolution a square cloth (self collision on) is draped over a sphere for 0.5 s;
+ * then the collision response of one step (BVH refit and pair queries, proximity, continuous
+ * detection and impulses) is timed on that draped state, median of several repetitions.
+ * Prints a table and the fitted exponent of time against triangle count, next to n log n.
+ *
+ *     build/bench/bench_collision [max_grid]        (default 256: 130k triangles) */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collision.h"
+#include "simbake.h"
+#include "world.h"
+
+#define PI 3.14159265358979323846
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void sphere(double radius, int rings, int segments, double **pos, int32_t **tris, int32_t *nv, int32_t *nt)
+{
+    *nv = 2 + (rings - 1) * segments;
+    *nt = 2 * segments * (rings - 1);
+    *pos = malloc(sizeof(double) * 3 * (size_t)*nv);
+    *tris = malloc(sizeof(int32_t) * 3 * (size_t)*nt);
+    double *p = *pos;
+    p[0] = 0, p[1] = 0, p[2] = radius;
+    for (int r = 1; r < rings; r++)
+        for (int s = 0; s < segments; s++) {
+            double th = PI * r / rings, ph = 2 * PI * s / segments;
+            double *q = &p[3 * (1 + (r - 1) * segments + s)];
+            q[0] = radius * sin(th) * cos(ph), q[1] = radius * sin(th) * sin(ph), q[2] = radius * cos(th);
+        }
+    int32_t south = *nv - 1, t = 0;
+    p[3 * south] = 0, p[3 * south + 1] = 0, p[3 * south + 2] = -radius;
+    for (int s = 0; s < segments; s++) {
+        int32_t a = 1 + s, b = 1 + (s + 1) % segments;
+        int32_t c = 1 + (rings - 2) * segments + s, d = 1 + (rings - 2) * segments + (s + 1) % segments;
+        int32_t v[6] = {0, a, b, south, d, c};
+        memcpy(&(*tris)[3 * t], v, sizeof v);
+        t += 2;
+    }
+    for (int r = 1; r + 1 < rings; r++)
+        for (int s = 0; s < segments; s++) {
+            int32_t a = 1 + (r - 1) * segments + s, b = 1 + (r - 1) * segments + (s + 1) % segments;
+            int32_t v[6] = {a, a + segments, b + segments, a, b + segments, b};
+            memcpy(&(*tris)[3 * t], v, sizeof v);
+            t += 2;
+        }
+}
+
+/* least-squares slope of y against x */
+static double slope(const double *x, const double *y, int count)
+{
+    double mx = 0, my = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < count; i++) mx += x[i] / count, my += y[i] / count;
+    for (int i = 0; i < count; i++) sxx += (x[i] - mx) * (x[i] - mx), sxy += (x[i] - mx) * (y[i] - my);
+    return sxy / sxx;
+}
+
+int main(int argc, char **argv)
+{
+    int max_grid = argc > 1 ? atoi(argv[1]) : 256;
+    double *sp;
+    int32_t *st, snv, snt;
+    sphere(0.5, 32, 64, &sp, &st, &snv, &snt);
+    printf("%8s %10s %12s %16s\n", "grid", "triangles", "ms/step", "us/(n log2 n)");
+    double logn[16], logt[16], lognlogn[16];
+    int rows = 0;
+    for (int n = 16; n <= max_grid; n *= 2) {
+        int32_t nv = n * n, nt = 2 * (n - 1) * (n - 1);
+        double *pos = malloc(sizeof(double) * 3 * (size_t)nv);
+        int32_t *tris = malloc(sizeof(int32_t) * 3 * (size_t)nt), k = 0;
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                double *p = &pos[3 * (j * n + i)];
+                p[0] = -0.6 + 1.2 * i / (n - 1), p[1] = -0.6 + 1.2 * j / (n - 1), p[2] = 0.55;
+            }
+        for (int j = 0; j + 1 < n; j++)
+            for (int i = 0; i + 1 < n; i++) {
+                int32_t a = j * n + i, v[6] = {a, a + 1, a + n + 1, a, a + n + 1, a + n};
+                memcpy(&tris[k], v, sizeof v);
+                k += 6;
+            }
+        sb_world_def wd = sb_default_world_def();
+        sb_world *w;
+        sb_world_create(&wd, &w);
+        sb_cloth_def cd = sb_default_cloth_def();
+        cd.vertex_count = nv, cd.positions = pos, cd.triangle_count = nt, cd.triangles = tris;
+        cd.self_collision = 1;
+        cd.thickness = 0.3 * 1.2 / (n - 1); /* thinner than the mesh spacing at every resolution */
+        int32_t cloth_id, collider_id;
+        sb_collider_def kd = sb_default_collider_def();
+        kd.vertex_count = snv, kd.positions = sp, kd.triangle_count = snt, kd.triangles = st;
+        if (sb_world_add_cloth(w, &cd, &cloth_id) || sb_world_add_collider(w, &kd, &collider_id)) {
+            fprintf(stderr, "%s\n", sb_last_error());
+            return 1;
+        }
+        for (int f = 1; f <= 12; f++)
+            if (sb_world_step_to(w, f / 24.0) != SB_OK) {
+                fprintf(stderr, "%s\n", sb_last_error());
+                return 1;
+            }
+        /* time the response of one more step on the draped state */
+        double h = 1.0 / 24.0, samples[7];
+        cloth *c = w->cloths[0];
+        collider_prepare_step(w->colliders[0], w->time, h);
+        for (int r = 0; r < 7; r++) {
+            for (int32_t i = 0; i < 3 * nv; i++) c->x_new[i] = c->x[i] + h * c->v[i], c->v_new[i] = c->v[i];
+            collision_report report;
+            double t0 = now();
+            collisions_resolve(&w->collision, w->cloths, 1, w->colliders, 1, h, &report);
+            samples[r] = now() - t0;
+        }
+        qsort(samples, 7, sizeof *samples, compare_doubles);
+        double median = samples[3];
+        printf("%8d %10d %12.3f %16.4f\n", n, nt, 1e3 * median, 1e6 * median / (nt * log2((double)nt)));
+        logn[rows] = log((double)nt), logt[rows] = log(median), lognlogn[rows] = log(nt * log2((double)nt)), rows++;
+        sb_world_destroy(w);
+        free(pos), free(tris);
+    }
+    printf("fitted exponent: time ~ n^%.2f; n log n over the same range fits n^%.2f\n", slope(logn, logt, rows),
+           slope(logn, lognlogn, rows));
+    free(sp), free(st);
+    return 0;
+}
