@@ -124,6 +124,16 @@ def _area_and_edge_length(positions, triangles):
     return area, edge_sum / max(1, len(triangles) // 3)
 
 
+def _vertices_and_triangles(mesh):
+    """Local vertex positions (float32) and triangle vertex indices of a mesh, in bulk."""
+    mesh.calc_loop_triangles()
+    local = array("f", bytes(12 * len(mesh.vertices)))
+    mesh.vertices.foreach_get("co", local)
+    triangles = array("i", bytes(12 * len(mesh.loop_triangles)))
+    mesh.loop_triangles.foreach_get("vertices", triangles)
+    return local, triangles
+
+
 def read_cloth(obj, depsgraph, pin_group):
     """Mesh, UVs and pins of a cloth object as evaluated now (modifiers above the cut
     hidden by the caller). Raises SettingsError naming the object."""
@@ -131,16 +141,11 @@ def read_cloth(obj, depsgraph, pin_group):
         raise SettingsError(f"{obj.name}: only mesh objects can be cloth (this is a {obj.type.lower()})")
     obj_eval, mesh = evaluated_mesh(obj, depsgraph)
     try:
-        count = len(mesh.vertices)
-        mesh.calc_loop_triangles()
-        triangle_count = len(mesh.loop_triangles)
+        local, triangles = _vertices_and_triangles(mesh)
+        count, triangle_count = len(mesh.vertices), len(mesh.loop_triangles)
         if count == 0 or triangle_count == 0:
             raise SettingsError(f"{obj.name}: the mesh has no faces to simulate "
                                 f"({count} vertices, {len(mesh.polygons)} faces)")
-        local = array("f", bytes(12 * count))
-        mesh.vertices.foreach_get("co", local)
-        triangles = array("i", bytes(12 * triangle_count))
-        mesh.loop_triangles.foreach_get("vertices", triangles)
         uvs = None
         if mesh.uv_layers.active is not None:
             loops = array("i", bytes(12 * triangle_count))
@@ -178,16 +183,11 @@ def read_collider(obj, depsgraph):
         raise SettingsError(f"{obj.name}: a {obj.type.lower()} object has no surface to collide with")
     obj_eval, mesh = evaluated_mesh(obj, depsgraph)
     try:
-        count = len(mesh.vertices)
-        mesh.calc_loop_triangles()
-        triangle_count = len(mesh.loop_triangles)
-        if triangle_count == 0:
+        local, triangles = _vertices_and_triangles(mesh)
+        if len(triangles) == 0:
             raise SettingsError(f"{obj.name}: the collider has no faces")
-        local = array("f", bytes(12 * count))
-        mesh.vertices.foreach_get("co", local)
-        triangles = array("i", bytes(12 * triangle_count))
-        mesh.loop_triangles.foreach_get("vertices", triangles)
         matrix = native.matrix_rows(obj_eval.matrix_world)
     finally:
         obj_eval.to_mesh_clear()
-    return ColliderInput(MeshSample(native.transform_points(matrix, local, "d"), matrix), triangles, count)
+    return ColliderInput(MeshSample(native.transform_points(matrix, local, "d"), matrix), triangles,
+                         len(local) // 3)
