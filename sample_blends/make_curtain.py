@@ -61,6 +61,8 @@ def make_curtain():
     settings.bend_stiffness = 5e-5
     settings.damping = 0.01
     settings.air_drag = 0.3
+    settings.self_collision = True
+    settings.thickness = 0.004
     material = bpy.data.materials.new("Fabric")
     material.diffuse_color = (0.55, 0.08, 0.12, 1.0)
     material.use_nodes = True
