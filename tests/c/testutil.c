@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define PI 3.14159265358979323846
 
@@ -153,4 +154,51 @@ double convex_signed_distance(const solid_mesh *m, const double p[3])
         if (d > best) best = d;
     }
     return best;
+}
+
+solid_mesh icosphere_mesh(double radius, int level)
+{
+    const double t = (1.0 + sqrt(5.0)) / 2.0;
+    double base[12][3] = {{-1, t, 0}, {1, t, 0}, {-1, -t, 0}, {1, -t, 0}, {0, -1, t}, {0, 1, t},
+                          {0, -1, -t}, {0, 1, -t}, {t, 0, -1}, {t, 0, 1}, {-t, 0, -1}, {-t, 0, 1}};
+    int32_t faces[20][3] = {{0, 11, 5}, {0, 5, 1}, {0, 1, 7}, {0, 7, 10}, {0, 10, 11}, {1, 5, 9}, {5, 11, 4},
+                            {11, 10, 2}, {10, 7, 6}, {7, 1, 8}, {3, 9, 4}, {3, 4, 2}, {3, 2, 6}, {3, 6, 8},
+                            {3, 8, 9}, {4, 9, 5}, {2, 4, 11}, {6, 2, 10}, {8, 6, 7}, {9, 8, 1}};
+    int32_t nv = 12, nt = 20;
+    int32_t max_v = 12, max_t = 20;
+    for (int l = 0; l < level; l++) max_t *= 4, max_v += max_t / 2;
+    solid_mesh m = solid_alloc(max_v, max_t);
+    memcpy(m.positions, base, sizeof base);
+    memcpy(m.triangles, faces, sizeof faces);
+    for (int l = 0; l < level; l++) {
+        /* split every edge at its midpoint (a midpoint is shared by the edge's two triangles) */
+        int32_t n0 = nv; /* the table is over this level's old vertices */
+        int32_t *mid = malloc(sizeof(int32_t) * (size_t)n0 * (size_t)n0);
+        for (size_t i = 0; i < (size_t)n0 * (size_t)n0; i++) mid[i] = -1;
+        int32_t *next = malloc(sizeof(int32_t) * 12 * (size_t)nt), k = 0;
+        for (int32_t f = 0; f < nt; f++) {
+            int32_t v[3] = {m.triangles[3 * f], m.triangles[3 * f + 1], m.triangles[3 * f + 2]}, c[3];
+            for (int e = 0; e < 3; e++) {
+                int32_t a = v[e], b = v[(e + 1) % 3], lo = a < b ? a : b, hi = a < b ? b : a;
+                if (mid[lo * n0 + hi] < 0) {
+                    for (int d = 0; d < 3; d++) m.positions[3 * nv + d] = 0.5 * (m.positions[3 * a + d] + m.positions[3 * b + d]);
+                    mid[lo * n0 + hi] = nv++;
+                }
+                c[e] = mid[lo * n0 + hi];
+            }
+            int32_t quad[12] = {v[0], c[0], c[2], v[1], c[1], c[0], v[2], c[2], c[1], c[0], c[1], c[2]};
+            memcpy(&next[k], quad, sizeof quad);
+            k += 12;
+        }
+        free(mid);
+        nt *= 4;
+        memcpy(m.triangles, next, sizeof(int32_t) * 3 * (size_t)nt);
+        free(next);
+    }
+    for (int32_t i = 0; i < nv; i++) {
+        double *p = &m.positions[3 * i], len = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+        for (int d = 0; d < 3; d++) p[d] *= radius / len;
+    }
+    m.vertex_count = nv, m.triangle_count = nt;
+    return m;
 }

@@ -1,0 +1,31 @@
+/* Mass properties of a solid bounded by a closed triangle mesh, by the divergence theorem:
+ * volume integrals of 1, x, x², xy, ... become sums over the surface triangles (Mirtich 1996,
+ * in the form of Eberly's "Polyhedral Mass Properties"). Exact up to round-off. */
+#ifndef SB_MASS_PROPERTIES_H
+#define SB_MASS_PROPERTIES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "math3.h"
+
+typedef struct mass_properties {
+    double volume;  /* m³ */
+    vec3 center;    /* centre of mass (uniform density) */
+    mat3 inertia;   /* inertia tensor about the centre, per unit density (m⁵) */
+} mass_properties;
+
+/* Whether the triangles form a closed, consistently oriented surface: every edge used once
+ * in each direction. */
+bool mesh_is_closed(const int32_t *triangles, int32_t triangle_count, int32_t vertex_count);
+
+/* Mass properties of the solid; a surface wound inward (negative volume) counts as its
+ * outward twin. False when the volume is zero. */
+bool mesh_mass_properties(const double *vertices, int32_t vertex_count, const int32_t *triangles,
+                          int32_t triangle_count, mass_properties *out);
+
+/* Principal moments (ascending) and the rotation whose columns are the principal axes
+ * (right-handed), through LAPACKE's symmetric eigensolver. */
+bool principal_axes(mat3 inertia, vec3 *moments, mat3 *axes);
+
+#endif
