@@ -10,10 +10,12 @@ import os
 from array import array
 
 # The add-on works with library versions of this major.minor.
-REQUIRED_VERSION = (0, 2)
+REQUIRED_VERSION = (0, 3)
 LIBRARY_NAME = "libsimbake.so"
 
 INTEGRATORS = {"IMPLICIT_EULER": 0, "EXPLICIT_EULER": 1, "MIDPOINT": 2, "RK4": 3}
+BODY_TYPES = {"DYNAMIC": 0, "KINEMATIC": 1, "STATIC": 2}
+SHAPES = {"SPHERE": 0, "BOX": 1, "CONVEX_HULL": 2, "MESH": 3}
 
 
 class NativeError(RuntimeError):
@@ -39,6 +41,9 @@ class WorldDef(ctypes.Structure):
         ("cg_tolerance", ctypes.c_double),
         ("cg_max_iterations", ctypes.c_int32),
         ("error_tolerance", ctypes.c_double),
+        ("rigid_max_step", ctypes.c_double),
+        ("rigid_iterations", ctypes.c_int32),
+        ("contact_margin", ctypes.c_double),
     ]
 
 
@@ -71,6 +76,43 @@ class ColliderDef(ctypes.Structure):
         ("triangles", ctypes.POINTER(ctypes.c_int32)),
         ("thickness", ctypes.c_double),
         ("friction", ctypes.c_double),
+    ]
+
+
+class BodyDef(ctypes.Structure):
+    _fields_ = [
+        ("type", ctypes.c_int32),
+        ("shape", ctypes.c_int32),
+        ("vertex_count", ctypes.c_int32),
+        ("vertices", ctypes.POINTER(ctypes.c_double)),
+        ("triangle_count", ctypes.c_int32),
+        ("triangles", ctypes.POINTER(ctypes.c_int32)),
+        ("center", ctypes.c_double * 3),
+        ("radius", ctypes.c_double),
+        ("half_extents", ctypes.c_double * 3),
+        ("rotation", ctypes.c_double * 4),
+        ("mass", ctypes.c_double),
+        ("friction", ctypes.c_double),
+        ("restitution", ctypes.c_double),
+        ("linear_velocity", ctypes.c_double * 3),
+        ("angular_velocity", ctypes.c_double * 3),
+        ("linear_damping", ctypes.c_double),
+        ("angular_damping", ctypes.c_double),
+    ]
+
+
+class BodyState(ctypes.Structure):
+    _fields_ = [
+        ("position", ctypes.c_double * 3),
+        ("orientation", ctypes.c_double * 4),
+        ("linear_velocity", ctypes.c_double * 3),
+        ("angular_velocity", ctypes.c_double * 3),
+        ("linear_momentum", ctypes.c_double * 3),
+        ("angular_momentum", ctypes.c_double * 3),
+        ("kinetic_energy", ctypes.c_double),
+        ("mass", ctypes.c_double),
+        ("contact_force", ctypes.c_double * 3),
+        ("contacts", ctypes.c_int32),
     ]
 
 
@@ -109,6 +151,7 @@ _SIGNATURES = {
     "sb_default_world_def": (WorldDef, []),
     "sb_default_cloth_def": (ClothDef, []),
     "sb_default_collider_def": (ColliderDef, []),
+    "sb_default_body_def": (BodyDef, []),
     "sb_world_create": (ctypes.c_int, [_P(WorldDef), _P(ctypes.c_void_p)]),
     "sb_world_destroy": (None, [ctypes.c_void_p]),
     "sb_world_add_cloth": (ctypes.c_int, [ctypes.c_void_p, _P(ClothDef), _P(ctypes.c_int32)]),
@@ -118,6 +161,11 @@ _SIGNATURES = {
         ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_cloth_set_pin_targets": (
         ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
+    "sb_world_add_body": (ctypes.c_int, [ctypes.c_void_p, _P(BodyDef), _P(ctypes.c_int32)]),
+    "sb_body_set_target": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, ctypes.c_double, _P(ctypes.c_double)]),
+    "sb_body_get_transform": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, _P(ctypes.c_double)]),
+    "sb_body_get_state": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, _P(BodyState)]),
+    "sb_world_get_body_transforms": (ctypes.c_int, [ctypes.c_void_p, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_world_step_to": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_double]),
     "sb_world_get_time": (ctypes.c_double, [ctypes.c_void_p]),
     "sb_world_get_stats": (ctypes.c_int, [ctypes.c_void_p, _P(WorldStats)]),
@@ -266,6 +314,7 @@ class World:
         _check(self._lib.sb_world_create(ctypes.byref(definition), ctypes.byref(handle)))
         self._handle = handle
         self._cloth_sizes = []
+        self._body_count = 0
 
     def close(self):
         if self._handle:
@@ -325,6 +374,56 @@ class World:
         positions = _as_array(positions, "d")
         _check(self._lib.sb_collider_set_positions(self._handle, collider, float(time),
                                                    _ptr(positions, ctypes.c_double), len(positions) // 3))
+
+    def add_body(self, body_type="DYNAMIC", shape="CONVEX_HULL", vertices=(), triangles=(), **settings):
+        """A rigid body as it is now, in world space. vertices: flat xyz (hull points or mesh);
+        triangles: flat vertex indices (a closed mesh gives the mass distribution); settings:
+        BodyDef fields (center, radius, half_extents, rotation (w, x, y, z), mass, friction,
+        restitution, linear_velocity, angular_velocity, linear_damping, angular_damping).
+        Returns the body id."""
+        vertices = _as_array(vertices, "d")
+        triangles = _as_array(triangles, "i")
+        definition = self._lib.sb_default_body_def()
+        definition.type = BODY_TYPES[body_type]
+        definition.shape = SHAPES[shape]
+        definition.vertex_count = len(vertices) // 3
+        definition.vertices = _ptr(vertices, ctypes.c_double) if len(vertices) else None
+        definition.triangle_count = len(triangles) // 3
+        definition.triangles = _ptr(triangles, ctypes.c_int32) if len(triangles) else None
+        for name, value in settings.items():
+            field = getattr(definition, name)
+            if isinstance(field, ctypes.Array):
+                field[:] = [float(v) for v in value]
+            else:
+                setattr(definition, name, float(value))
+        body = ctypes.c_int32()
+        _check(self._lib.sb_world_add_body(self._handle, ctypes.byref(definition), ctypes.byref(body)))
+        self._body_count += 1
+        return body.value
+
+    def set_body_target(self, body, time, matrix16):
+        """A kinematic body moves to the pose `matrix16` (row-major rigid displacement from its
+        pose when added) gives it, arriving at `time`."""
+        matrix = _as_array(matrix16, "d")
+        _check(self._lib.sb_body_set_target(self._handle, body, float(time), _ptr(matrix, ctypes.c_double)))
+
+    def body_transform(self, body):
+        """The rigid displacement since the body was added: 16 row-major doubles."""
+        out = array("d", bytes(16 * 8))
+        _check(self._lib.sb_body_get_transform(self._handle, body, _ptr(out, ctypes.c_double)))
+        return out
+
+    def body_transforms(self):
+        """body_transform of every body in id order, 16 doubles each, flat."""
+        out = array("d", bytes(16 * 8 * self._body_count))
+        _check(self._lib.sb_world_get_body_transforms(self._handle, _ptr(out, ctypes.c_double), self._body_count))
+        return out
+
+    def body_state(self, body):
+        state = BodyState()
+        _check(self._lib.sb_body_get_state(self._handle, body, ctypes.byref(state)))
+        return {name: (list(getattr(state, name)) if isinstance(getattr(state, name), ctypes.Array)
+                       else getattr(state, name)) for name, _ in BodyState._fields_}
 
     def cloth_info(self, cloth):
         info = ClothInfo()

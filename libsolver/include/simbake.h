@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define SB_VERSION_MAJOR 0
-#define SB_VERSION_MINOR 2
+#define SB_VERSION_MINOR 3
 #define SB_VERSION_PATCH 0
 /* The add-on refuses a library whose sb_version() differs in major or minor. */
 #define SB_VERSION (SB_VERSION_MAJOR * 10000 + SB_VERSION_MINOR * 100 + SB_VERSION_PATCH)
@@ -52,6 +52,19 @@ SB_API const char *sb_last_error(void);
 /* Short name of a result code ("SB_ERROR_INVALID_MESH"). */
 SB_API const char *sb_result_name(int32_t result);
 
+typedef enum sb_body_type {
+    SB_BODY_DYNAMIC = 0,   /* moved by the simulation */
+    SB_BODY_KINEMATIC = 1, /* moved by the caller (animated), pushes dynamic bodies */
+    SB_BODY_STATIC = 2     /* never moves */
+} sb_body_type;
+
+typedef enum sb_shape {
+    SB_SHAPE_SPHERE = 0,
+    SB_SHAPE_BOX = 1,
+    SB_SHAPE_CONVEX_HULL = 2, /* of the vertices */
+    SB_SHAPE_MESH = 3         /* the triangles themselves: kinematic and static bodies only */
+} sb_shape;
+
 typedef struct sb_world sb_world;
 
 typedef struct sb_world_def {
@@ -64,6 +77,9 @@ typedef struct sb_world_def {
     double cg_tolerance;        /* implicit: relative residual of the conjugate gradient (1e-5) */
     int32_t cg_max_iterations;  /* implicit: iteration cap per step (1000) */
     double error_tolerance;     /* explicit: step-doubling error per step, m (1e-4) */
+    double rigid_max_step;      /* largest step of rigid bodies, s (default 1/240) */
+    int32_t rigid_iterations;   /* Gauss-Seidel sweeps for contact groups too large to pivot (30) */
+    double contact_margin;      /* rigid contacts are tracked this far apart, m (0.005) */
 } sb_world_def;
 
 /* A cloth: a triangle mesh in its rest shape, in world space. */
@@ -100,6 +116,38 @@ typedef struct sb_collider_def {
     double friction;            /* Coulomb coefficient (default 1) */
 } sb_collider_def;
 
+/* A rigid body, described in world space as it is at the world's current time. */
+typedef struct sb_body_def {
+    int32_t type;               /* sb_body_type */
+    int32_t shape;              /* sb_shape */
+    int32_t vertex_count;
+    const double *vertices;     /* vertex_count x 3: hull points, mesh; mass properties when closed */
+    int32_t triangle_count;
+    const int32_t *triangles;   /* triangle_count x 3: a closed mesh gives the mass distribution */
+    double center[3];           /* sphere and box centre */
+    double radius;              /* sphere, m */
+    double half_extents[3];     /* box, m */
+    double rotation[4];         /* box orientation (w, x, y, z) */
+    double mass;                /* kg, dynamic bodies (default 1) */
+    double friction;            /* a contact uses the product of both bodies' values (0.5) */
+    double restitution;         /* bounciness 0..1, product of both bodies' values (0) */
+    double linear_velocity[3];  /* m/s, world, at the start */
+    double angular_velocity[3]; /* rad/s, world, at the start */
+    double linear_damping;      /* fraction of velocity lost per second (0) */
+    double angular_damping;     /* fraction of angular velocity lost per second (0) */
+} sb_body_def;
+
+typedef struct sb_body_state {
+    double position[3];         /* centre of mass, m */
+    double orientation[4];      /* of the principal frame (w, x, y, z) */
+    double linear_velocity[3], angular_velocity[3];
+    double linear_momentum[3], angular_momentum[3]; /* world, about the centre of mass */
+    double kinetic_energy;      /* J */
+    double mass;                /* kg (0 for kinematic and static bodies) */
+    double contact_force[3];    /* sum of contact forces on the body over the last step, N */
+    int32_t contacts;           /* contact points touching it in the last step */
+} sb_body_state;
+
 typedef struct sb_cloth_info {
     int32_t vertex_count;
     int32_t triangle_count;     /* as given */
@@ -125,6 +173,7 @@ typedef struct sb_world_stats {
 SB_API sb_world_def sb_default_world_def(void);
 SB_API sb_cloth_def sb_default_cloth_def(void);
 SB_API sb_collider_def sb_default_collider_def(void);
+SB_API sb_body_def sb_default_body_def(void);
 
 SB_API sb_result sb_world_create(const sb_world_def *def, sb_world **out_world);
 SB_API void sb_world_destroy(sb_world *world); /* NULL is fine */
@@ -145,6 +194,25 @@ SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *d
  * (vertex_count x 3), arriving at `time` (> now); after that it stays. */
 SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t collider, double time,
                                            const double *positions, int32_t vertex_count);
+
+/* Adds a rigid body at the world's current time; *out_body receives its id. */
+SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, int32_t *out_body);
+/* Kinematic bodies: moves (in a straight line, turning at a constant rate) to the pose that
+ * `transform` (4x4 row-major, rigid) gives it relative to its pose when added, arriving at
+ * `time` (> now). */
+SB_API sb_result sb_body_set_target(sb_world *world, int32_t body, double time, const double transform[16]);
+/* The rigid motion since the body was added: a point p of it then is at M p now
+ * (4x4 row-major). An object's world matrix now is M times its matrix then. */
+SB_API sb_result sb_body_get_transform(const sb_world *world, int32_t body, double out[16]);
+SB_API sb_result sb_body_get_state(const sb_world *world, int32_t body, sb_body_state *out);
+/* sb_body_get_transform of every body, in id order: body_count (the world's) x 16 values. */
+SB_API sb_result sb_world_get_body_transforms(const sb_world *world, double *out, int32_t body_count);
+
+/* Mass properties of the solid inside a closed triangle mesh at `density` (kg/m³): mass,
+ * centre of mass and inertia tensor about it (3x3 row-major, world axes). */
+SB_API sb_result sb_mass_properties(const double *vertices, int32_t vertex_count, const int32_t *triangles,
+                                    int32_t triangle_count, double density, double *out_mass,
+                                    double out_center[3], double out_inertia[9]);
 
 /* Advances the world to `time` (>= now) with as many internal steps as needed. */
 SB_API sb_result sb_world_step_to(sb_world *world, double time);

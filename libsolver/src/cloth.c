@@ -9,13 +9,6 @@
  * can no longer resolve millimetres. */
 #define MAX_COORDINATE 1e7
 
-static bool all_finite(const double *a, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(a[i])) return false;
-    return true;
-}
-
 static sb_result validate_def(const sb_cloth_def *d)
 {
     if (!d) return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth definition is NULL");

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct vec3 { double x, y, z; } vec3;
 typedef struct mat3 { double m[3][3]; } mat3;
@@ -23,6 +24,12 @@ static inline vec3 v3_cross(vec3 a, vec3 b)
 static inline double v3_len2(vec3 a) { return v3_dot(a, a); }
 static inline double v3_len(vec3 a) { return sqrt(v3_dot(a, a)); }
 static inline bool v3_isfinite(vec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+static inline bool all_finite(const double *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(a[i])) return false;
+    return true;
+}
 static inline double v3_comp(vec3 a, int i) { return i == 0 ? a.x : (i == 1 ? a.y : a.z); }
 
 static inline mat3 m3_zero(void) { return (mat3){{{0}}}; }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "mass_properties.h"
 
 SB_API sb_world_def sb_default_world_def(void)
 {
@@ -18,6 +19,9 @@ SB_API sb_world_def sb_default_world_def(void)
         .cg_tolerance = 1e-5,
         .cg_max_iterations = 1000,
         .error_tolerance = 1e-4,
+        .rigid_max_step = 1.0 / 240.0,
+        .rigid_iterations = 30,
+        .contact_margin = 0.005,
     };
 }
 
@@ -34,6 +38,12 @@ SB_API sb_cloth_def sb_default_cloth_def(void)
         .friction = 0.5,
         .self_collision = 0,
     };
+}
+
+SB_API sb_body_def sb_default_body_def(void)
+{
+    return (sb_body_def){.type = SB_BODY_DYNAMIC, .shape = SB_SHAPE_CONVEX_HULL, .rotation = {1, 0, 0, 0},
+                         .mass = 1.0, .friction = 0.5, .restitution = 0.0};
 }
 
 SB_API sb_collider_def sb_default_collider_def(void)
@@ -70,6 +80,14 @@ static sb_result validate_world_def(const sb_world_def *d)
     if (!(d->error_tolerance > 0.0) || !isfinite(d->error_tolerance))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "error_tolerance must be positive, got %g",
                          d->error_tolerance);
+    if (!(d->rigid_max_step > 0.0) || !isfinite(d->rigid_max_step))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "rigid_max_step must be positive, got %g", d->rigid_max_step);
+    if (d->rigid_iterations < 1)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "rigid_iterations must be at least 1, got %d",
+                         (int)d->rigid_iterations);
+    if (!(d->contact_margin >= 0.0) || !isfinite(d->contact_margin))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "contact_margin must be zero or positive, got %g",
+                         d->contact_margin);
     return SB_OK;
 }
 
@@ -94,6 +112,9 @@ SB_API void sb_world_destroy(sb_world *world)
     free(world->cloths);
     for (int32_t i = 0; i < world->collider_count; i++) collider_destroy(world->colliders[i]);
     free(world->colliders);
+    for (int32_t i = 0; i < world->body_count; i++) rigid_body_destroy(world->bodies[i]);
+    free(world->bodies);
+    rigid_scratch_free(world->rigid);
     collision_scratch_free(world->collision);
     free(world);
 }
@@ -169,6 +190,152 @@ SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t id, double t
     memcpy(c->to, positions, 3 * (size_t)vertex_count * sizeof *positions);
     c->time_from = world->time;
     c->time_to = time;
+    return SB_OK;
+}
+
+SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, int32_t *out_body)
+{
+    if (!world || !out_body) return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_body is NULL");
+    if (explicit_integrator(world))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "rigid bodies need the implicit integrator");
+    if (!grow_array((void **)&world->bodies, world->body_count, &world->body_capacity))
+        return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a body");
+    rigid_body *b = NULL;
+    sb_result r = rigid_body_create(def, world->time, &b);
+    if (r != SB_OK) return r;
+    world->bodies[world->body_count] = b;
+    *out_body = world->body_count++;
+    return SB_OK;
+}
+
+static sb_result find_body(const sb_world *world, int32_t id, rigid_body **out)
+{
+    if (!world) return error_set(SB_ERROR_INVALID_ARGUMENT, "world is NULL");
+    if (id < 0 || id >= world->body_count)
+        return error_set(SB_ERROR_NOT_FOUND, "no body with id %d (the world has %d)", (int)id, (int)world->body_count);
+    *out = world->bodies[id];
+    return SB_OK;
+}
+
+/* Rigid displacement M (4x4 row-major) as rotation r and translation t; false if not rigid. */
+static bool rigid_from_matrix(const double m[16], mat3 *r, vec3 *t)
+{
+    for (int k = 0; k < 12; k++)
+        if (!isfinite(m[k])) return false;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) r->m[i][j] = m[4 * i + j];
+    *t = v3(m[3], m[7], m[11]);
+    mat3 rtr = m3_mul(m3_transpose(*r), *r);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if (fabs(rtr.m[i][j] - (i == j ? 1.0 : 0.0)) > 1e-6) return false;
+    return m3_det(*r) > 0.0;
+}
+
+SB_API sb_result sb_body_set_target(sb_world *world, int32_t id, double time, const double transform[16])
+{
+    rigid_body *b = NULL;
+    sb_result r = find_body(world, id, &b);
+    if (r != SB_OK) return r;
+    if (b->type != SB_BODY_KINEMATIC)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "body %d is not kinematic: only kinematic bodies follow targets", (int)id);
+    if (!transform) return error_set(SB_ERROR_INVALID_ARGUMENT, "transform is NULL");
+    if (!isfinite(time) || !(time > world->time))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "body target time %g must be finite and after the world time %g",
+                         time, world->time);
+    mat3 rot;
+    vec3 t;
+    if (!rigid_from_matrix(transform, &rot, &t))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "body %d target is not a rigid transform (rotation and "
+                         "translation only, no scale or shear)", (int)id);
+    vec3 x;
+    quat q;
+    rigid_body_kinematic_pose(b, world->time, &x, &q);
+    b->x_from = x, b->q_from = q;
+    b->x_to = v3_add(m3_mul_v(rot, b->x_start), t);
+    b->q_to = q_normalize(q_mul(m3_to_q(rot), b->q_start));
+    b->time_from = world->time, b->time_to = time;
+    return SB_OK;
+}
+
+static void displacement(const rigid_body *b, double out[16])
+{
+    /* p_now = R(q) R(q0)ᵀ (p - x0) + x */
+    mat3 rot = m3_mul(q_to_m3(b->q), m3_transpose(q_to_m3(b->q_start)));
+    vec3 t = v3_sub(b->x, m3_mul_v(rot, b->x_start));
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) out[4 * i + j] = rot.m[i][j];
+        out[4 * i + 3] = v3_comp(t, i);
+    }
+    out[12] = out[13] = out[14] = 0.0, out[15] = 1.0;
+}
+
+SB_API sb_result sb_body_get_transform(const sb_world *world, int32_t id, double out[16])
+{
+    rigid_body *b = NULL;
+    sb_result r = find_body(world, id, &b);
+    if (r != SB_OK) return r;
+    if (!out) return error_set(SB_ERROR_INVALID_ARGUMENT, "output is NULL");
+    displacement(b, out);
+    return SB_OK;
+}
+
+SB_API sb_result sb_world_get_body_transforms(const sb_world *world, double *out, int32_t body_count)
+{
+    if (!world || !out) return error_set(SB_ERROR_INVALID_ARGUMENT, "world or output is NULL");
+    if (body_count != world->body_count)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "body_count is %d, the world has %d bodies", (int)body_count,
+                         (int)world->body_count);
+    for (int32_t i = 0; i < body_count; i++) displacement(world->bodies[i], &out[16 * (size_t)i]);
+    return SB_OK;
+}
+
+SB_API sb_result sb_body_get_state(const sb_world *world, int32_t id, sb_body_state *out)
+{
+    rigid_body *b = NULL;
+    sb_result r = find_body(world, id, &b);
+    if (r != SB_OK) return r;
+    if (!out) return error_set(SB_ERROR_INVALID_ARGUMENT, "output is NULL");
+    memset(out, 0, sizeof *out);
+    v3_store(out->position, b->x);
+    out->orientation[0] = b->q.w, out->orientation[1] = b->q.x, out->orientation[2] = b->q.y, out->orientation[3] = b->q.z;
+    v3_store(out->linear_velocity, b->v);
+    v3_store(out->angular_velocity, b->w);
+    v3_store(out->linear_momentum, b->P);
+    v3_store(out->angular_momentum, b->L);
+    out->mass = b->mass;
+    out->kinetic_energy = b->type == SB_BODY_DYNAMIC ? 0.5 * (v3_dot(b->P, b->v) + v3_dot(b->L, b->w)) : 0.0;
+    v3_store(out->contact_force, b->contact_force);
+    out->contacts = b->contacts;
+    return SB_OK;
+}
+
+SB_API sb_result sb_mass_properties(const double *vertices, int32_t vertex_count, const int32_t *triangles,
+                                    int32_t triangle_count, double density, double *out_mass, double out_center[3],
+                                    double out_inertia[9])
+{
+    if (!vertices || !triangles || !out_mass || !out_center || !out_inertia)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "an argument is NULL");
+    if (!(density > 0.0) || !isfinite(density))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "density must be positive, got %g", density);
+    if (vertex_count <= 0 || triangle_count <= 0 || vertex_count > INT32_MAX / 16 || triangle_count > INT32_MAX / 16)
+        return error_set(SB_ERROR_INVALID_MESH, "mesh has %d vertices and %d triangles", (int)vertex_count,
+                         (int)triangle_count);
+    for (size_t i = 0; i < 3 * (size_t)vertex_count; i++)
+        if (!isfinite(vertices[i])) return error_set(SB_ERROR_INVALID_MESH, "vertex %d is not finite", (int)(i / 3));
+    for (size_t i = 0; i < 3 * (size_t)triangle_count; i++)
+        if (triangles[i] < 0 || triangles[i] >= vertex_count)
+            return error_set(SB_ERROR_INVALID_MESH, "triangle %d uses vertex %d, outside 0..%d", (int)(i / 3),
+                             (int)triangles[i], (int)vertex_count - 1);
+    if (!mesh_is_closed(triangles, triangle_count, vertex_count))
+        return error_set(SB_ERROR_INVALID_MESH, "the mesh is not closed: it bounds no solid");
+    mass_properties mp;
+    if (!mesh_mass_properties(vertices, vertex_count, triangles, triangle_count, &mp))
+        return error_set(SB_ERROR_INVALID_MESH, "the mesh encloses no volume");
+    *out_mass = density * mp.volume;
+    v3_store(out_center, mp.center);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) out_inertia[3 * i + j] = density * mp.inertia.m[i][j];
     return SB_OK;
 }
 

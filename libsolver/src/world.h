@@ -5,7 +5,10 @@
 #include "cloth.h"
 #include "collider.h"
 #include "collision.h"
+#include "rigid_body.h"
 #include "simbake.h"
+
+typedef struct rigid_scratch rigid_scratch;
 
 struct sb_world {
     sb_world_def def;
@@ -17,10 +20,19 @@ struct sb_world {
     collider **colliders;
     int32_t collider_count, collider_capacity;
     collision_scratch *collision;
+    rigid_body **bodies;
+    int32_t body_count, body_capacity;
+    rigid_scratch *rigid;
     sb_world_stats stats;
 };
 
 /* Advances every cloth to `time` (implemented in world_step.c). */
 sb_result world_step_to(sb_world *w, double time);
+
+/* Rigid bodies over [t, t + h] in steps of at most rigid_max_step (rigid_step.c);
+ * rigid_rollback returns them to t, when the cloth rejects the step and takes it again. */
+sb_result rigid_advance(sb_world *w, double t, double h);
+void rigid_rollback(sb_world *w);
+void rigid_scratch_free(rigid_scratch *s);
 
 #endif

@@ -40,6 +40,8 @@ static sb_result step_implicit(sb_world *w, double end)
     while (w->time < end) {
         bool lands;
         double h = next_step(w, end, &lands);
+        sb_result rigid = rigid_advance(w, w->time, h);
+        if (rigid != SB_OK) return rigid;
         for (int32_t i = 0; i < w->collider_count; i++)
             if (!collider_prepare_step(w->colliders[i], w->time, h))
                 return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory preparing collider %d", (int)i);
@@ -76,6 +78,7 @@ static sb_result step_implicit(sb_world *w, double end)
             }
             continue;
         }
+        rigid_rollback(w);
         w->stats.rejected_steps++;
         w->accepted_in_row = 0;
         w->preferred_step = 0.5 * h;

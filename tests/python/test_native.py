@@ -52,6 +52,39 @@ class Bindings(unittest.TestCase):
             with self.assertRaises(native.NativeError):
                 world.step_to(-1.0)
 
+    def test_struct_layouts_match_the_library(self):
+        # values read through the ctypes structs land in the right fields only if every
+        # field before them has the C layout
+        world = native.default_world_def()
+        self.assertAlmostEqual(world.rigid_max_step, 1 / 240)
+        self.assertEqual(world.rigid_iterations, 30)
+        self.assertAlmostEqual(world.contact_margin, 0.005)
+        body = native.load().sb_default_body_def()
+        self.assertEqual(list(body.rotation), [1.0, 0.0, 0.0, 0.0])
+        self.assertEqual((body.mass, body.friction, body.restitution), (1.0, 0.5, 0.0))
+
+    def test_rigid_bodies_through_the_bindings(self):
+        with native.World() as world:
+            world.add_body("STATIC", "BOX", half_extents=(5, 5, 0.5), center=(0, 0, -0.5))
+            box = world.add_body("DYNAMIC", "BOX", half_extents=(0.5, 0.5, 0.5), center=(0, 0, 1.0), mass=2.0)
+            pusher = world.add_body("KINEMATIC", "SPHERE", radius=0.25, center=(3, 0, 3))
+            move = array("d", [1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1])
+            world.set_body_target(pusher, 1.0, move)
+            world.step_to(2.0)
+            state = world.body_state(box)
+            self.assertAlmostEqual(state["position"][2], 0.5, places=4)
+            self.assertAlmostEqual(state["contact_force"][2], 2.0 * 9.81, places=3)
+            self.assertEqual(state["mass"], 2.0)
+            self.assertEqual(list(world.body_transform(pusher))[3:12:4], [0.0, 1.0, 0.0])
+            everything = world.body_transforms()
+            self.assertEqual(len(everything), 48)
+            self.assertEqual(list(everything[16:32]), list(world.body_transform(box)))
+            with self.assertRaises(native.NativeError) as caught:
+                world.add_body("DYNAMIC", "SPHERE", radius=-1.0)
+            self.assertIn("radius", str(caught.exception))
+            with self.assertRaises(native.NativeError):
+                world.set_body_target(box, 3.0, move)
+
     def test_transform_points(self):
         matrix = array("d", [2, 0, 0, 1, 0, 2, 0, 0, 0, 0, 2, -1, 0, 0, 0, 1])
         out = native.transform_points(matrix, array("f", [1, 2, 3]), "d")

@@ -1,0 +1,143 @@
+#include "contact_rows.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double body_term(const velocity_view *view, int32_t body, vec3 lin_i, vec3 ang_i, vec3 lin_j, vec3 ang_j)
+{
+    return view->inv_mass[body] * v3_dot(lin_i, lin_j) + v3_dot(ang_i, m3_mul_v(view->inv_inertia[body], ang_j));
+}
+
+void rows_prepare(contact_row *rows, int32_t count, const velocity_view *view)
+{
+    for (int32_t i = 0; i < count; i++) {
+        contact_row *r = &rows[i];
+        r->inv_mass = body_term(view, r->a, r->lin, r->ang_a, r->lin, r->ang_a) +
+                      body_term(view, r->b, r->lin, r->ang_b, r->lin, r->ang_b);
+        r->turn_a = m3_mul_v(view->inv_inertia[r->a], r->ang_a);
+        r->turn_b = m3_mul_v(view->inv_inertia[r->b], r->ang_b);
+    }
+}
+
+double row_velocity(const contact_row *r, const velocity_view *view)
+{
+    return v3_dot(r->lin, v3_sub(view->v[r->a], view->v[r->b])) + v3_dot(r->ang_a, view->w[r->a]) -
+           v3_dot(r->ang_b, view->w[r->b]);
+}
+
+void row_apply(const contact_row *r, velocity_view *view, double impulse)
+{
+    if (view->inv_mass[r->a] > 0.0) {
+        view->v[r->a] = v3_madd(view->v[r->a], r->lin, impulse * view->inv_mass[r->a]);
+        view->w[r->a] = v3_madd(view->w[r->a], r->turn_a, impulse);
+    }
+    if (view->inv_mass[r->b] > 0.0) {
+        view->v[r->b] = v3_madd(view->v[r->b], r->lin, -impulse * view->inv_mass[r->b]);
+        view->w[r->b] = v3_madd(view->w[r->b], r->turn_b, -impulse);
+    }
+}
+
+/* Entry (i, j) of J M⁻¹ Jᵀ: the bodies the two rows share. */
+static double coupling(const contact_row *ri, const contact_row *rj, const velocity_view *view)
+{
+    double s = 0.0;
+    if (ri->a == rj->a) s += body_term(view, ri->a, ri->lin, ri->ang_a, rj->lin, rj->ang_a);
+    if (ri->a == rj->b) s -= body_term(view, ri->a, ri->lin, ri->ang_a, rj->lin, rj->ang_b);
+    if (ri->b == rj->a) s -= body_term(view, ri->b, ri->lin, ri->ang_b, rj->lin, rj->ang_a);
+    if (ri->b == rj->b) s += body_term(view, ri->b, ri->lin, ri->ang_b, rj->lin, rj->ang_b);
+    return s;
+}
+
+static bool reserve(row_solver *s, int32_t n)
+{
+    if (n <= s->capacity) return true;
+    lcp *p = &s->problem;
+    free(p->a), free(p->b), free(p->lo), free(p->hi), free(p->normal_of), free(p->mu), free(s->x), free(s->state);
+    size_t m = (size_t)n;
+    p->a = malloc(m * m * sizeof *p->a);
+    p->b = malloc(m * sizeof *p->b), p->lo = malloc(m * sizeof *p->lo), p->hi = malloc(m * sizeof *p->hi);
+    p->normal_of = malloc(m * sizeof *p->normal_of), p->mu = malloc(m * sizeof *p->mu);
+    s->x = malloc(m * sizeof *s->x), s->state = malloc(m * sizeof *s->state);
+    s->capacity = (p->a && p->b && p->lo && p->hi && p->normal_of && p->mu && s->x && s->state) ? n : 0;
+    return s->capacity > 0;
+}
+
+void row_solver_free(row_solver *s)
+{
+    lcp *p = &s->problem;
+    free(p->a), free(p->b), free(p->lo), free(p->hi), free(p->normal_of), free(p->mu), free(s->x), free(s->state);
+    lcp_workspace_free(&s->workspace);
+    memset(s, 0, sizeof *s);
+}
+
+static void gauss_seidel(contact_row *rows, int32_t count, velocity_view *view, int32_t sweeps)
+{
+    for (int32_t i = 0; i < count; i++) row_apply(&rows[i], view, rows[i].lambda); /* warm start */
+    for (int32_t sweep = 0; sweep < sweeps; sweep++)
+        for (int32_t i = 0; i < count; i++) {
+            contact_row *r = &rows[i];
+            if (!(r->inv_mass > 0.0)) continue;
+            double lo = r->lo, hi = r->hi;
+            if (r->normal_back > 0) hi = r->mu * rows[i - r->normal_back].lambda, lo = -hi;
+            double lambda = r->lambda - (row_velocity(r, view) + r->bias) / r->inv_mass;
+            lambda = lambda < lo ? lo : (lambda > hi ? hi : lambda);
+            row_apply(r, view, lambda - r->lambda);
+            r->lambda = lambda;
+        }
+}
+
+/* The pivoting's starting partition from Gauss-Seidel's answer: rows strictly inside their
+ * bounds are free, the others held where they are. */
+static int8_t guessed_state(const contact_row *rows, int32_t i)
+{
+    const contact_row *r = &rows[i];
+    double lo = r->lo, hi = r->hi;
+    if (r->normal_back > 0) hi = r->mu * rows[i - r->normal_back].lambda, lo = -hi;
+    double band = 1e-6 * (fabs(hi - lo) < INFINITY ? fabs(hi - lo) : fabs(r->lambda)) + 1e-12;
+    if (r->lambda <= lo + band) return LCP_LOWER;
+    if (r->lambda >= hi - band) return LCP_UPPER;
+    return LCP_FREE;
+}
+
+int32_t rows_solve(row_solver *s, contact_row *rows, int32_t count, velocity_view *view, int32_t direct_max,
+                   int32_t sweeps)
+{
+    if (count == 0) return 0;
+    if (count > direct_max) {
+        gauss_seidel(rows, count, view, sweeps);
+        return -1;
+    }
+    if (!reserve(s, count)) return -2;
+    lcp *p = &s->problem;
+    p->n = count;
+    for (int32_t i = 0; i < count; i++) {
+        for (int32_t j = i; j < count; j++)
+            p->a[(size_t)i * count + j] = p->a[(size_t)j * count + i] = coupling(&rows[i], &rows[j], view);
+        p->b[i] = row_velocity(&rows[i], view) + rows[i].bias;
+        p->lo[i] = rows[i].lo, p->hi[i] = rows[i].hi;
+        p->normal_of[i] = rows[i].normal_back > 0 ? i - rows[i].normal_back : -1, p->mu[i] = rows[i].mu;
+    }
+    /* Gauss-Seidel first: cheap, and its answer nearly always has the right partition, so
+     * that the pivoting which makes it exact takes few pivots (each one a factorisation).
+     * Should the pivoting not end within its budget, Gauss-Seidel's answer stands. */
+    for (int32_t i = 0; i < count; i++) s->x[i] = rows[i].lambda; /* 0: a new contact */
+    for (int32_t i = 0; i < count; i++) /* a contact's rows stay together, normal first */
+        if (rows[i].normal_back > 0 && s->x[i] != 0.0) s->x[i - rows[i].normal_back] = 1.0;
+    gauss_seidel(rows, count, view, sweeps);
+    for (int32_t i = 0; i < count; i++) {
+        /* a new contact pushes unless it separates, and sticks */
+        int32_t normal = i - rows[i].normal_back;
+        bool cold = s->x[normal] == 0.0;
+        s->state[i] = cold ? (p->b[normal] > 0.0 && rows[i].normal_back == 0 ? LCP_LOWER : LCP_FREE)
+                           : guessed_state(rows, i);
+    }
+    for (int32_t i = 0; i < count; i++) s->x[i] = rows[i].lambda;
+    int32_t pivots = 0;
+    if (!lcp_solve_pivoting(p, s->x, s->state, &s->workspace, count / 2 + 16, &pivots)) return -1;
+    for (int32_t i = 0; i < count; i++) {
+        row_apply(&rows[i], view, s->x[i] - rows[i].lambda);
+        rows[i].lambda = s->x[i];
+    }
+    return pivots;
+}

@@ -1,0 +1,260 @@
+#include "lcp.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lcp_workspace_free(lcp_workspace *ws)
+{
+    free(ws->factor), free(ws->rhs), free(ws->w), free(ws->lo), free(ws->hi), free(ws->start), free(ws->trial), free(ws->free_index);
+    free(ws->column_of), free(ws->pivot);
+    memset(ws, 0, sizeof *ws);
+}
+
+static bool reserve(lcp_workspace *ws, int32_t n)
+{
+    if (n <= ws->capacity) return true;
+    lcp_workspace_free(ws);
+    size_t m = (size_t)n;
+    ws->factor = malloc(m * m * sizeof *ws->factor);
+    ws->rhs = malloc(m * sizeof *ws->rhs);
+    ws->w = malloc(m * sizeof *ws->w);
+    ws->lo = malloc(m * sizeof *ws->lo);
+    ws->hi = malloc(m * sizeof *ws->hi);
+    ws->start = malloc(m * sizeof *ws->start);
+    ws->trial = malloc(m * sizeof *ws->trial);
+    ws->column_of = malloc(m * sizeof *ws->column_of);
+    ws->pivot = malloc(m * sizeof *ws->pivot);
+    ws->free_index = malloc(m * sizeof *ws->free_index);
+    if (!ws->factor || !ws->rhs || !ws->w || !ws->lo || !ws->hi || !ws->start || !ws->trial || !ws->column_of || !ws->pivot || !ws->free_index) {
+        lcp_workspace_free(ws);
+        return false;
+    }
+    ws->capacity = n;
+    return true;
+}
+
+static void friction_bounds(const lcp *p, const double *x, double *lo, double *hi)
+{
+    for (int32_t i = 0; i < p->n; i++) {
+        if (p->normal_of[i] < 0) {
+            lo[i] = p->lo[i], hi[i] = p->hi[i];
+        } else {
+            double limit = p->mu[i] * fmax(x[p->normal_of[i]], 0.0);
+            lo[i] = -limit, hi[i] = limit;
+        }
+    }
+}
+
+/* x for a partition: held rows at their bound, free rows from
+ * (A_FF + εI) x_F = -(b_F + A_FN x_N); ε, relative 1e-10, makes A_FF definite when contacts are
+ * redundant. With `coupled`, a held friction row is not at lo/hi but at ±μ times its normal,
+ * which joins the system when that normal is free (then not symmetric: LU, else Cholesky). */
+static bool solve_partition(const lcp *p, const double *lo, const double *hi, const int8_t *state, bool coupled,
+                            double *x, lcp_workspace *ws)
+{
+    int32_t n = p->n, nf = 0;
+    int32_t *column = ws->column_of;
+    for (int32_t i = 0; i < n; i++) {
+        column[i] = state[i] == LCP_FREE ? nf : -1;
+        if (state[i] == LCP_FREE) ws->free_index[nf++] = i;
+        else if (!coupled || p->normal_of[i] < 0) x[i] = state[i] == LCP_LOWER ? lo[i] : hi[i];
+    }
+    /* coupled friction of a held normal: known */
+    for (int32_t i = 0; i < n && coupled; i++)
+        if (state[i] != LCP_FREE && p->normal_of[i] >= 0 && column[p->normal_of[i]] < 0)
+            x[i] = (state[i] == LCP_LOWER ? -1.0 : 1.0) * p->mu[i] * fmax(x[p->normal_of[i]], 0.0);
+    if (nf == 0) return true;
+    double diagonal = 0.0;
+    for (int32_t i = 0; i < n; i++) diagonal = fmax(diagonal, p->a[(size_t)i * n + i]);
+    double regular = 1e-10 * diagonal + 1e-300;
+    for (int32_t r = 0; r < nf; r++) {
+        int32_t i = ws->free_index[r];
+        const double *a_row = &p->a[(size_t)i * n];
+        double *row = &ws->factor[(size_t)r * nf];
+        for (int32_t c = 0; c < nf; c++) row[c] = a_row[ws->free_index[c]];
+        row[r] += regular;
+        double rhs = -p->b[i];
+        for (int32_t j = 0; j < n; j++) {
+            if (state[j] == LCP_FREE) continue;
+            if (coupled && p->normal_of[j] >= 0 && column[p->normal_of[j]] >= 0)
+                row[column[p->normal_of[j]]] += a_row[j] * (state[j] == LCP_LOWER ? -1.0 : 1.0) * p->mu[j];
+            else
+                rhs -= a_row[j] * x[j];
+        }
+        ws->rhs[r] = rhs;
+    }
+    /* the symmetric case: column-major is the same matrix, so LAPACKE need not transpose */
+    int info = coupled ? LAPACKE_dgesv(LAPACK_ROW_MAJOR, nf, 1, ws->factor, nf, ws->pivot, ws->rhs, 1)
+                       : LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', nf, 1, ws->factor, nf, ws->rhs, nf);
+    if (info != 0) return false;
+    for (int32_t r = 0; r < nf; r++) x[ws->free_index[r]] = ws->rhs[r];
+    for (int32_t i = 0; i < n && coupled; i++)
+        if (state[i] != LCP_FREE && p->normal_of[i] >= 0 && column[p->normal_of[i]] >= 0)
+            x[i] = (state[i] == LCP_LOWER ? -1.0 : 1.0) * p->mu[i] * fmax(x[p->normal_of[i]], 0.0);
+    return true;
+}
+
+/* Whether index i's state contradicts x or w. A row whose bounds meet (friction of a
+ * contact without normal force) is simply held. */
+static bool infeasible_at(int32_t i, const double *x, const double *lo, const double *hi, const double *w,
+                          const int8_t *state, double tol_x, double tol_w)
+{
+    if (!(hi[i] > lo[i])) return state[i] == LCP_FREE;
+    return (state[i] == LCP_FREE && (x[i] < lo[i] - tol_x || x[i] > hi[i] + tol_x)) ||
+           (state[i] == LCP_LOWER && w[i] < -tol_w) || (state[i] == LCP_UPPER && w[i] > tol_w);
+}
+
+static void flip_state(int8_t *state, int32_t i, const double *x, const double *lo, const double *hi)
+{
+    if (!(hi[i] > lo[i])) state[i] = LCP_LOWER;
+    else if (state[i] != LCP_FREE) state[i] = LCP_FREE;
+    else state[i] = x[i] < lo[i] ? LCP_LOWER : (x[i] > hi[i] ? LCP_UPPER : LCP_FREE);
+}
+
+static void residual(const lcp *p, const double *x, double *w)
+{
+    for (int32_t i = 0; i < p->n; i++) {
+        double s = p->b[i];
+        for (int32_t j = 0; j < p->n; j++) s += p->a[(size_t)i * p->n + j] * x[j];
+        w[i] = s;
+    }
+}
+
+/* The boxed problem with the bounds lo, hi held fixed: block principal pivoting, every
+ * infeasible index exchanged at once while that reduces their number, else Murty's single
+ * pivot on the last one (which ends for a positive definite A). */
+static bool solve_boxed(const lcp *p, const double *lo, const double *hi, double *x, int8_t *state,
+                        lcp_workspace *ws, double tol_w, int32_t max_pivots, int32_t *pivots)
+{
+    int32_t n = p->n, best = n + 1, failures = 0;
+    for (int32_t i = 0; i < n; i++)
+        if (!(hi[i] > lo[i]) || (state[i] == LCP_UPPER && !isfinite(hi[i])) ||
+            (state[i] == LCP_LOWER && !isfinite(lo[i])))
+            state[i] = isfinite(lo[i]) ? LCP_LOWER : LCP_FREE;
+    for (int32_t iteration = 0; iteration < 10 * n + 20; iteration++) {
+        if (!solve_partition(p, lo, hi, state, false, x, ws)) return false;
+        residual(p, x, ws->w);
+        double xscale = 0.0;
+        for (int32_t i = 0; i < n; i++) xscale = fmax(xscale, fabs(x[i]));
+        double tol_x = 1e-9 * xscale + 1e-300;
+        int32_t count = 0, last = -1;
+        for (int32_t i = 0; i < n; i++)
+            if (infeasible_at(i, x, lo, hi, ws->w, state, tol_x, tol_w)) count++, last = i;
+        if (count == 0) return true;
+        if (++*pivots > max_pivots) return false;
+        if (count < best) {
+            best = count, failures = 0;
+        } else if (++failures >= 3) {
+            flip_state(state, last, x, lo, hi);
+            continue;
+        }
+        for (int32_t i = 0; i < n; i++)
+            if (infeasible_at(i, x, lo, hi, ws->w, state, tol_x, tol_w)) flip_state(state, i, x, lo, hi);
+    }
+    return false;
+}
+
+/* Whether x meets every condition with the bounds its own normals give. */
+static bool feasible(const lcp *p, const int8_t *state, const double *x, lcp_workspace *ws, double tol_w)
+{
+    friction_bounds(p, x, ws->lo, ws->hi);
+    residual(p, x, ws->w);
+    double xscale = 0.0;
+    for (int32_t i = 0; i < p->n; i++) xscale = fmax(xscale, fabs(x[i]));
+    for (int32_t i = 0; i < p->n; i++)
+        if (infeasible_at(i, x, ws->lo, ws->hi, ws->w, state, 1e-9 * xscale + 1e-300, tol_w)) return false;
+    return true;
+}
+
+/* Friction rows on the cone of the final normals: held ones exactly at it, free ones within. */
+static void hold_friction_at_cone(const lcp *p, const int8_t *state, double *x, double *lo, double *hi)
+{
+    friction_bounds(p, x, lo, hi);
+    for (int32_t i = 0; i < p->n; i++) {
+        if (p->normal_of[i] < 0) continue;
+        if (state[i] == LCP_FREE) x[i] = fmin(fmax(x[i], lo[i]), hi[i]);
+        else x[i] = state[i] == LCP_LOWER ? lo[i] : hi[i];
+    }
+}
+
+bool lcp_solve_pivoting(const lcp *p, double *x, int8_t *state, lcp_workspace *ws, int32_t max_pivots,
+                        int32_t *pivots)
+{
+    int32_t n = p->n;
+    *pivots = 0;
+    if (n == 0) return true;
+    if (!reserve(ws, n)) return false;
+    double *lo = ws->lo, *hi = ws->hi, *start = ws->start;
+    double scale = 0.0;
+    for (int32_t i = 0; i < n; i++) {
+        scale = fmax(scale, fabs(p->b[i]));
+        if (!isfinite(x[i])) x[i] = 0.0;
+        start[i] = x[i];
+    }
+    double tol_w = 1e-9 * scale + 1e-300;
+    /* Friction bounds from the normal impulses, the boxed problem solved with them held,
+     * again until the normals settle (a fixed point of this is the coupled solution); once a
+     * round keeps its partition, that partition's coupled answer is tried directly. */
+    for (int32_t round = 0; round < LCP_FRICTION_ROUNDS && *pivots <= max_pivots; round++) {
+        friction_bounds(p, x, lo, hi);
+        int32_t before = *pivots;
+        if (!solve_boxed(p, lo, hi, x, state, ws, tol_w, max_pivots, pivots)) {
+            memcpy(x, start, (size_t)n * sizeof *x);
+            return false;
+        }
+        /* settled when held friction has the bound of the new normal, free friction is
+         * inside it */
+        double normal_scale = 0.0, change = 0.0;
+        for (int32_t i = 0; i < n; i++) {
+            if (p->normal_of[i] < 0) continue;
+            double limit = p->mu[i] * fmax(x[p->normal_of[i]], 0.0);
+            normal_scale = fmax(normal_scale, limit);
+            change = fmax(change, state[i] == LCP_FREE ? fabs(x[i]) - limit : fabs(limit - hi[i]));
+        }
+        if (change <= 1e-9 * normal_scale + 1e-300) {
+            hold_friction_at_cone(p, state, x, lo, hi);
+            return true;
+        }
+        if (*pivots == before) {
+            memcpy(ws->trial, x, (size_t)n * sizeof *x);
+            /* the fixed point the rounds approach, for this partition */
+            if (solve_partition(p, p->lo, p->hi, state, true, ws->trial, ws) &&
+                feasible(p, state, ws->trial, ws, tol_w)) {
+                memcpy(x, ws->trial, (size_t)n * sizeof *x);
+                return true;
+            }
+        }
+    }
+    hold_friction_at_cone(p, state, x, lo, hi); /* not settled: the last answer */
+    return false;
+}
+
+double lcp_violation(const lcp *p, const double *x)
+{
+    int32_t n = p->n;
+    double *w = malloc((size_t)(n ? n : 1) * sizeof *w);
+    double *lo = malloc((size_t)(n ? 2 * n : 1) * sizeof *lo);
+    if (!w || !lo) {
+        free(w), free(lo);
+        return INFINITY;
+    }
+    double *hi = lo + n;
+    friction_bounds(p, x, lo, hi);
+    residual(p, x, w);
+    double worst = 0.0;
+    for (int32_t i = 0; i < n; i++) {
+        double below = fmax(lo[i] - x[i], 0.0), above = fmax(x[i] - hi[i], 0.0);
+        worst = fmax(worst, fmax(below, above));
+        /* w's sign must match where x sits */
+        double span = hi[i] - lo[i];
+        double at_lo = x[i] - lo[i], at_hi = hi[i] - x[i];
+        double tol = 1e-9 * (fabs(x[i]) + (isfinite(span) ? span : 0.0)) + 1e-12;
+        if (at_lo > tol && at_hi > tol) worst = fmax(worst, fabs(w[i])); /* interior: w = 0 */
+        else if (at_lo <= tol && !(at_hi <= tol)) worst = fmax(worst, fmax(-w[i], 0.0));
+        else if (at_hi <= tol && !(at_lo <= tol)) worst = fmax(worst, fmax(w[i], 0.0));
+    }
+    free(w), free(lo);
+    return worst;
+}

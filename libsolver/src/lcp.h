@@ -1,0 +1,47 @@
+/* Boxed linear complementarity problems, dense (Baraff 1994's contact forces, with Coulomb
+ * friction as bounds that depend on the normal force):
+ *     w = A x + b,  lo_i <= x_i <= hi_i,
+ *     x_i = lo_i -> w_i >= 0,  x_i = hi_i -> w_i <= 0,  lo_i < x_i < hi_i -> w_i = 0,
+ * with A symmetric positive semi-definite. A friction row i has its bounds at ±mu_i x_k,
+ * k = normal_of[i], the normal impulse of its contact. */
+#ifndef SB_LCP_H
+#define SB_LCP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct lcp {
+    int32_t n;
+    double *a;            /* n x n, row-major */
+    double *b, *lo, *hi;  /* n each; hi may be INFINITY */
+    int32_t *normal_of;   /* n: -1, or the normal row bounding this friction row */
+    double *mu;           /* n: friction coefficients of friction rows */
+} lcp;
+
+enum { LCP_LOWER = -1, LCP_FREE = 0, LCP_UPPER = 1 };
+enum { LCP_FRICTION_ROUNDS = 50 };
+
+typedef struct lcp_workspace {
+    int32_t capacity;
+    double *factor, *rhs, *w, *lo, *hi, *start, *trial;
+    int32_t *free_index, *column_of;
+    int *pivot;
+} lcp_workspace;
+
+void lcp_workspace_free(lcp_workspace *ws);
+
+/* Block principal pivoting (Júdice & Pires; Murty's single pivots as the fallback, which end
+ * for positive definite A) on the problem with friction bounds held at ±μ times the normal
+ * impulses, repeated with the new normals until they settle; a partition that stays is
+ * solved with the friction coupled (exact). At most max_pivots pivots in all. `state`
+ * (LCP_*) warm-starts the partition and returns it; x warm-starts and returns the solution.
+ * A gets a tiny multiple of its diagonal added (A may be singular: four coplanar contacts).
+ * False if it did not converge (x: the last answer, friction inside its cone; or the start
+ * when a partition could not be solved), or out of memory. */
+bool lcp_solve_pivoting(const lcp *p, double *x, int8_t *state, lcp_workspace *ws, int32_t max_pivots,
+                        int32_t *pivots);
+
+/* Largest violation of the complementarity conditions (for tests and checks). */
+double lcp_violation(const lcp *p, const double *x);
+
+#endif

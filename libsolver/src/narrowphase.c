@@ -1,0 +1,417 @@
+#include "narrowphase.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "geometry.h"
+
+/* A convex polytope in world space; a mesh triangle is one too (one face, three edges). */
+typedef struct world_poly {
+    int32_t vertex_count, face_count, edge_count;
+    const vec3 *v;                     /* vertices */
+    const vec3 *n;                     /* face normals */
+    const double *o;                   /* face offsets: n · p = o on the face */
+    const int32_t *face_first, *face_loops;
+    const int32_t *edges;              /* 2 vertex ids per edge */
+    const vec3 *edge_normals;          /* 2 per edge: the normals of the faces meeting there */
+    vec3 center;
+} world_poly;
+
+enum { POLYGON_MAX = 256 };
+
+static bool reserve(vec3 **v, vec3 **n, double **o, int32_t *capacity, int32_t needed)
+{
+    if (needed <= *capacity) return true;
+    free(*v), free(*n), free(*o);
+    *v = malloc((size_t)needed * sizeof **v);
+    *n = malloc(3 * (size_t)needed * sizeof **n); /* face normals, then 2 per edge */
+    *o = malloc((size_t)needed * sizeof **o);
+    *capacity = (*v && *n && *o) ? needed : 0;
+    return *capacity > 0;
+}
+
+void narrow_scratch_free(narrow_scratch *s)
+{
+    free(s->va), free(s->vb), free(s->na), free(s->nb), free(s->oa), free(s->ob);
+    memset(s, 0, sizeof *s);
+}
+
+/* The body's polytope moved to its pose, in scratch storage. */
+static bool place_polytope(const rigid_body *body, vec3 **v, vec3 **n, double **o, int32_t *capacity, world_poly *out)
+{
+    const polytope *p = &body->hull;
+    int32_t needed = p->vertex_count > p->face_count + p->edge_count ? p->vertex_count : p->face_count + p->edge_count;
+    if (!reserve(v, n, o, capacity, needed + 1)) return false;
+    for (int32_t i = 0; i < p->vertex_count; i++) (*v)[i] = v3_add(body->x, m3_mul_v(body->R, p->vertices[i]));
+    for (int32_t f = 0; f < p->face_count; f++) {
+        (*n)[f] = m3_mul_v(body->R, p->normals[f]);
+        (*o)[f] = p->offsets[f] + v3_dot((*n)[f], body->x);
+    }
+    vec3 *edge_normals = *n + p->face_count;
+    for (int32_t e = 0; e < p->edge_count; e++) {
+        edge_normals[2 * e] = (*n)[p->edge_faces[2 * e]];
+        edge_normals[2 * e + 1] = (*n)[p->edge_faces[2 * e + 1]];
+    }
+    *out = (world_poly){p->vertex_count, p->face_count, p->edge_count, *v, *n, *o, p->face_first, p->face_loops,
+                        p->edges, edge_normals, body->x};
+    return true;
+}
+
+/* A mesh triangle facing `toward`, with its edges' Gauss arcs running from the face normal
+ * to the edge's outward direction in the face (the front half of a thin prism). */
+typedef struct triangle_poly {
+    vec3 v[3], n[1], edge_normals[6];
+    double o[1];
+    world_poly poly;
+} triangle_poly;
+
+static bool make_triangle(triangle_poly *t, vec3 a, vec3 b, vec3 c, vec3 toward)
+{
+    static const int32_t first[2] = {0, 3}, loop[3] = {0, 1, 2}, edges[6] = {0, 1, 1, 2, 2, 0};
+    vec3 n = v3_cross(v3_sub(b, a), v3_sub(c, a));
+    double len = v3_len(n);
+    if (!(len > 0.0)) return false;
+    n = v3_scale(n, 1.0 / len);
+    if (v3_dot(n, v3_sub(toward, a)) < 0.0) { /* wind it to face the other body */
+        vec3 tmp = b;
+        b = c, c = tmp, n = v3_scale(n, -1.0);
+    }
+    t->v[0] = a, t->v[1] = b, t->v[2] = c;
+    t->n[0] = n;
+    t->o[0] = v3_dot(n, a);
+    for (int e = 0; e < 3; e++) {
+        vec3 side = v3_cross(v3_sub(t->v[(e + 1) % 3], t->v[e]), n);
+        t->edge_normals[2 * e] = n;
+        t->edge_normals[2 * e + 1] = v3_scale(side, 1.0 / v3_len(side));
+    }
+    t->poly = (world_poly){3, 1, 3, t->v, t->n, t->o, first, loop, edges, t->edge_normals,
+                           v3_scale(v3_add(v3_add(a, b), c), 1.0 / 3.0)};
+    return true;
+}
+
+/* --- separating axes ---------------------------------------------------------------------- */
+
+/* Largest separation of B from the planes of A's faces. */
+static double face_query(const world_poly *a, const world_poly *b, int32_t *face)
+{
+    double best = -INFINITY;
+    for (int32_t f = 0; f < a->face_count; f++) {
+        double sep = INFINITY;
+        for (int32_t i = 0; i < b->vertex_count; i++) sep = fmin(sep, v3_dot(a->n[f], b->v[i]) - a->o[f]);
+        if (sep > best) best = sep, *face = f;
+    }
+    return best;
+}
+
+/* The arcs a-b and c-d on the Gauss map cross (Gregorius, "The Separating Axis Test"): the
+ * two edges then bound a face of the Minkowski difference. */
+static bool minkowski_face(vec3 a, vec3 b, vec3 c, vec3 d)
+{
+    vec3 bxa = v3_cross(b, a), dxc = v3_cross(d, c);
+    double cba = v3_dot(c, bxa), dba = v3_dot(d, bxa), adc = v3_dot(a, dxc), bdc = v3_dot(b, dxc);
+    return cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0;
+}
+
+static double edge_query(const world_poly *a, const world_poly *b, int32_t *edge_a, int32_t *edge_b, vec3 *axis_out)
+{
+    double best = -INFINITY;
+    for (int32_t i = 0; i < a->edge_count; i++) {
+        vec3 pa = a->v[a->edges[2 * i]], qa = a->v[a->edges[2 * i + 1]], da = v3_sub(qa, pa);
+        vec3 na = a->edge_normals[2 * i], nb = a->edge_normals[2 * i + 1];
+        for (int32_t j = 0; j < b->edge_count; j++) {
+            vec3 nc = v3_scale(b->edge_normals[2 * j], -1.0), nd = v3_scale(b->edge_normals[2 * j + 1], -1.0);
+            if (!minkowski_face(na, nb, nc, nd)) continue;
+            vec3 pb = b->v[b->edges[2 * j]], db = v3_sub(b->v[b->edges[2 * j + 1]], pb);
+            vec3 axis = v3_cross(da, db);
+            double len = v3_len(axis);
+            if (len < 1e-9 * v3_len(da) * v3_len(db)) continue; /* parallel: a face axis covers it */
+            axis = v3_scale(axis, 1.0 / len);
+            if (v3_dot(axis, v3_sub(pa, a->center)) < 0.0) axis = v3_scale(axis, -1.0);
+            double sep = v3_dot(axis, v3_sub(pb, pa));
+            if (sep > best) best = sep, *edge_a = i, *edge_b = j, *axis_out = axis;
+        }
+    }
+    return best;
+}
+
+/* --- contact manifolds ------------------------------------------------------------------------ */
+
+static double triangle_area(vec3 a, vec3 b, vec3 c, vec3 n) { return v3_dot(v3_cross(v3_sub(b, a), v3_sub(c, a)), n); }
+
+/* Keeps at most four points: the deepest, the one farthest from it, and the two that span
+ * the largest area with them (Gregorius' contact reduction). */
+static int32_t reduce_four(rigid_contact *c, int32_t count, vec3 normal)
+{
+    if (count <= 4) return count;
+    int32_t pick[4] = {0, -1, -1, -1};
+    for (int32_t i = 1; i < count; i++)
+        if (c[i].separation < c[pick[0]].separation) pick[0] = i;
+    double best = -1.0;
+    for (int32_t i = 0; i < count; i++) {
+        double d = v3_len2(v3_sub(c[i].point, c[pick[0]].point));
+        if (d > best) best = d, pick[1] = i;
+    }
+    best = -1.0;
+    double side = 1.0;
+    for (int32_t i = 0; i < count; i++) {
+        double area = triangle_area(c[pick[0]].point, c[pick[1]].point, c[i].point, normal);
+        if (fabs(area) > best) best = fabs(area), pick[2] = i, side = area >= 0.0 ? 1.0 : -1.0;
+    }
+    best = 0.0;
+    for (int32_t i = 0; i < count; i++) {
+        /* most outside the triangle picked so far */
+        double worst = fmin(fmin(side * triangle_area(c[pick[0]].point, c[pick[1]].point, c[i].point, normal),
+                                 side * triangle_area(c[pick[1]].point, c[pick[2]].point, c[i].point, normal)),
+                            side * triangle_area(c[pick[2]].point, c[pick[0]].point, c[i].point, normal));
+        if (worst < best) best = worst, pick[3] = i;
+    }
+    rigid_contact kept[4];
+    int32_t n = 0;
+    for (int k = 0; k < 4; k++)
+        if (pick[k] >= 0) kept[n++] = c[pick[k]];
+    memcpy(c, kept, (size_t)n * sizeof *c);
+    return n;
+}
+
+/* Clips the incident face of `inc` against the reference face of `ref`; the normal points
+ * from B to A, and contact points lie on B. */
+static int32_t face_contact(const world_poly *ref, int32_t face, const world_poly *inc, bool ref_is_b, double margin,
+                            rigid_contact *out)
+{
+    vec3 nr = ref->n[face];
+    int32_t inc_face = 0;
+    double lowest = INFINITY;
+    for (int32_t f = 0; f < inc->face_count; f++) {
+        double d = v3_dot(inc->n[f], nr);
+        if (d < lowest) lowest = d, inc_face = f;
+    }
+    vec3 poly[POLYGON_MAX], clipped[POLYGON_MAX];
+    int32_t count = 0;
+    for (int32_t k = inc->face_first[inc_face]; k < inc->face_first[inc_face + 1] && count < POLYGON_MAX; k++)
+        poly[count++] = inc->v[inc->face_loops[k]];
+    int32_t first = ref->face_first[face], size = ref->face_first[face + 1] - first;
+    for (int32_t k = 0; k < size && count > 0; k++) {
+        vec3 p0 = ref->v[ref->face_loops[first + k]], p1 = ref->v[ref->face_loops[first + (k + 1) % size]];
+        vec3 side = v3_cross(v3_sub(p1, p0), nr); /* outward from the face's edge */
+        int32_t kept = 0;
+        for (int32_t i = 0; i < count; i++) { /* Sutherland-Hodgman */
+            vec3 a = poly[i], b = poly[(i + 1) % count];
+            double da = v3_dot(side, v3_sub(a, p0)), db = v3_dot(side, v3_sub(b, p0));
+            if (da <= 0.0 && kept < POLYGON_MAX) clipped[kept++] = a;
+            if (((da < 0.0 && db > 0.0) || (da > 0.0 && db < 0.0)) && kept < POLYGON_MAX)
+                clipped[kept++] = v3_madd(a, v3_sub(b, a), da / (da - db));
+        }
+        memcpy(poly, clipped, (size_t)kept * sizeof *poly);
+        count = kept;
+    }
+    rigid_contact found[POLYGON_MAX];
+    int32_t n = 0;
+    for (int32_t i = 0; i < count; i++) {
+        double depth = v3_dot(nr, poly[i]) - ref->o[face];
+        if (depth > margin) continue;
+        found[n].point = ref_is_b ? v3_madd(poly[i], nr, -depth) : poly[i];
+        found[n].normal = ref_is_b ? nr : v3_scale(nr, -1.0);
+        found[n].separation = depth;
+        n++;
+    }
+    n = reduce_four(found, n, nr);
+    memcpy(out, found, (size_t)n * sizeof *out);
+    return n;
+}
+
+/* Separating-axis test of two polytopes; contacts (normal from B to A) into out[]. */
+static int32_t collide_polys(const world_poly *a, const world_poly *b, double margin, rigid_contact *out)
+{
+    int32_t fa = -1, fb = -1, ea = -1, eb = -1;
+    double sa = face_query(a, b, &fa);
+    if (sa > margin) return 0;
+    double sb = face_query(b, a, &fb);
+    if (sb > margin) return 0;
+    vec3 axis = v3(0, 0, 0);
+    double se = edge_query(a, b, &ea, &eb, &axis);
+    if (se > margin) return 0;
+    /* prefer faces, they give whole manifolds, and A's face to B's: the other must be clearly
+     * better (relative tolerances as in Gregorius' SAT; nearly parallel edges give an axis
+     * close to a face normal whose separation differs from the face's by round-off) */
+    const double edge_relative = 0.9, face_relative = 0.98, absolute = 0.1 * margin;
+    if (ea >= 0 && se > edge_relative * fmax(sa, sb) + absolute) {
+        vec3 p0 = a->v[a->edges[2 * ea]], p1 = a->v[a->edges[2 * ea + 1]];
+        vec3 q0 = b->v[b->edges[2 * eb]], q1 = b->v[b->edges[2 * eb + 1]];
+        double s, t;
+        closest_points_segments(p0, p1, q0, q1, &s, &t);
+        out[0].point = v3_madd(q0, v3_sub(q1, q0), t);
+        out[0].normal = v3_scale(axis, -1.0);
+        out[0].separation = se;
+        return 1;
+    }
+    if (sb > face_relative * sa + absolute) return face_contact(b, fb, a, true, margin, out);
+    return face_contact(a, fa, b, false, margin, out);
+}
+
+/* A sphere (centre c, radius r) against a polytope; normal from the polytope to the sphere. */
+static int32_t sphere_poly(vec3 c, double r, const world_poly *p, double margin, rigid_contact *out)
+{
+    int32_t face = 0;
+    double deepest = -INFINITY;
+    for (int32_t f = 0; f < p->face_count; f++) {
+        double d = v3_dot(p->n[f], c) - p->o[f];
+        if (d > deepest) deepest = d, face = f;
+    }
+    if (deepest > r + margin) return 0;
+    bool inside_loop = true; /* does c project into the nearest face's polygon? */
+    int32_t first = p->face_first[face], size = p->face_first[face + 1] - first;
+    for (int32_t k = 0; k < size && inside_loop; k++) {
+        vec3 p0 = p->v[p->face_loops[first + k]], p1 = p->v[p->face_loops[first + (k + 1) % size]];
+        inside_loop = v3_dot(v3_cross(v3_sub(p1, p0), p->n[face]), v3_sub(c, p0)) <= 0.0;
+    }
+    if (deepest <= 0.0 || (inside_loop && p->face_count > 1)) {
+        out->normal = p->n[face];
+        out->point = v3_madd(c, p->n[face], -deepest);
+        out->separation = deepest - r;
+        return 1;
+    }
+    /* outside: the nearest point of the boundary */
+    double best = INFINITY;
+    vec3 nearest = c;
+    if (inside_loop) best = deepest * deepest, nearest = v3_madd(c, p->n[face], -deepest);
+    for (int32_t e = 0; e < p->edge_count; e++) {
+        double s, t;
+        vec3 q0 = p->v[p->edges[2 * e]], q1 = p->v[p->edges[2 * e + 1]];
+        double d2 = closest_points_segments(c, c, q0, q1, &s, &t);
+        if (d2 < best) best = d2, nearest = v3_madd(q0, v3_sub(q1, q0), t);
+    }
+    double d = sqrt(best);
+    if (d > r + margin) return 0;
+    out->normal = d > 0.0 ? v3_scale(v3_sub(c, nearest), 1.0 / d) : p->n[face];
+    out->point = nearest;
+    out->separation = d - r;
+    return 1;
+}
+
+/* --- against triangle meshes ------------------------------------------------------------------ */
+
+typedef struct mesh_query {
+    const rigid_body *convex, *mesh;
+    const world_poly *poly; /* NULL for a sphere */
+    double margin;
+    rigid_contact found[64];
+    int32_t count;
+} mesh_query;
+
+static void add_found(mesh_query *q, const rigid_contact *c, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++) {
+        /* the same point from two triangles (a shared edge or corner) once */
+        bool duplicate = false;
+        for (int32_t j = 0; j < q->count && !duplicate; j++)
+            duplicate = v3_len2(v3_sub(q->found[j].point, c[i].point)) < 1e-12 &&
+                        v3_dot(q->found[j].normal, c[i].normal) > 0.999;
+        if (duplicate) continue;
+        if (q->count < 64) {
+            q->found[q->count++] = c[i];
+        } else { /* full: replace the shallowest if this one is deeper */
+            int32_t shallowest = 0;
+            for (int32_t j = 1; j < q->count; j++)
+                if (q->found[j].separation > q->found[shallowest].separation) shallowest = j;
+            if (c[i].separation < q->found[shallowest].separation) q->found[shallowest] = c[i];
+        }
+    }
+}
+
+static void visit_mesh_triangle(void *ctx, int32_t tri)
+{
+    mesh_query *q = ctx;
+    const rigid_body *m = q->mesh;
+    vec3 p[3];
+    for (int k = 0; k < 3; k++)
+        p[k] = v3_add(m->x, m3_mul_v(m->R, v3_load(&m->mesh_vertices[3 * (size_t)m->mesh_triangles[3 * tri + k]])));
+    rigid_contact c[4];
+    int32_t n = 0;
+    if (q->poly) {
+        triangle_poly t;
+        if (!make_triangle(&t, p[0], p[1], p[2], q->convex->x)) return;
+        n = collide_polys(q->poly, &t.poly, q->margin, c);
+    } else {
+        double bary[3];
+        vec3 nearest = closest_point_triangle(q->convex->x, p[0], p[1], p[2], bary);
+        vec3 d = v3_sub(q->convex->x, nearest);
+        double dist = v3_len(d);
+        if (dist > q->convex->radius + q->margin) return;
+        vec3 face = v3_cross(v3_sub(p[1], p[0]), v3_sub(p[2], p[0]));
+        if (v3_dot(face, d) < 0.0) face = v3_scale(face, -1.0);
+        double fl = v3_len(face);
+        c[0].normal = dist > 1e-12 ? v3_scale(d, 1.0 / dist) : (fl > 0.0 ? v3_scale(face, 1.0 / fl) : v3(0, 0, 1));
+        c[0].point = nearest;
+        c[0].separation = dist - q->convex->radius;
+        n = 1;
+    }
+    add_found(q, c, n);
+}
+
+static int32_t convex_mesh(const rigid_body *convex, const world_poly *poly, const rigid_body *mesh, double margin,
+                           rigid_contact *out)
+{
+    mesh_query q = {.convex = convex, .mesh = mesh, .poly = poly, .margin = margin, .count = 0};
+    /* the convex body's bounds in the mesh's frame */
+    aabb world = rigid_body_bounds(convex, margin), local = aabb_empty();
+    for (int i = 0; i < 8; i++) {
+        vec3 corner = v3(i & 1 ? world.hi.x : world.lo.x, i & 2 ? world.hi.y : world.lo.y, i & 4 ? world.hi.z : world.lo.z);
+        local = aabb_add_point(local, m3_tmul_v(mesh->R, v3_sub(corner, mesh->x)));
+    }
+    bvh_query(&mesh->mesh_tree, &local, visit_mesh_triangle, &q);
+    if (q.count <= MANIFOLD_MAX) {
+        memcpy(out, q.found, (size_t)q.count * sizeof *out);
+        return q.count;
+    }
+    /* keep the deepest */
+    for (int32_t i = 0; i < MANIFOLD_MAX; i++)
+        for (int32_t j = i + 1; j < q.count; j++)
+            if (q.found[j].separation < q.found[i].separation) {
+                rigid_contact t = q.found[i];
+                q.found[i] = q.found[j], q.found[j] = t;
+            }
+    memcpy(out, q.found, MANIFOLD_MAX * sizeof *out);
+    return MANIFOLD_MAX;
+}
+
+/* --- dispatch ------------------------------------------------------------------------------- */
+
+bool collide_bodies(const rigid_body *a, const rigid_body *b, double margin, narrow_scratch *s, rigid_manifold *out)
+{
+    out->count = 0;
+    out->swapped = false;
+    if (a->shape == SHAPE_MESH && b->shape == SHAPE_MESH) return true;
+    if (a->shape == SHAPE_MESH) { /* keep the mesh second */
+        if (!collide_bodies(b, a, margin, s, out)) return false;
+        out->swapped = true;
+        return true;
+    }
+    world_poly pa, pb;
+    bool poly_a = a->shape == SHAPE_POLYTOPE, poly_b = b->shape == SHAPE_POLYTOPE;
+    if (poly_a && !place_polytope(a, &s->va, &s->na, &s->oa, &s->capacity_a, &pa)) return false;
+    if (poly_b && !place_polytope(b, &s->vb, &s->nb, &s->ob, &s->capacity_b, &pb)) return false;
+    rigid_contact *c = out->points;
+    if (b->shape == SHAPE_MESH) {
+        out->count = convex_mesh(a, poly_a ? &pa : NULL, b, margin, c);
+    } else if (poly_a && poly_b) {
+        out->count = collide_polys(&pa, &pb, margin, c);
+    } else if (!poly_a && !poly_b) { /* two spheres */
+        vec3 d = v3_sub(a->x, b->x);
+        double dist = v3_len(d), sep = dist - a->radius - b->radius;
+        if (sep <= margin) {
+            c->normal = dist > 0.0 ? v3_scale(d, 1.0 / dist) : v3(0, 0, 1);
+            c->point = v3_madd(b->x, c->normal, b->radius);
+            c->separation = sep;
+            out->count = 1;
+        }
+    } else if (!poly_a) { /* sphere a, polytope b */
+        out->count = sphere_poly(a->x, a->radius, &pb, margin, c);
+    } else { /* polytope a, sphere b: from the sphere's side, normal turned round */
+        out->count = sphere_poly(b->x, b->radius, &pa, margin, c);
+        for (int32_t i = 0; i < out->count; i++) {
+            c[i].normal = v3_scale(c[i].normal, -1.0);            /* from the sphere (b) to a */
+            c[i].point = v3_madd(b->x, c[i].normal, b->radius); /* on the sphere's surface */
+        }
+    }
+    return true;
+}

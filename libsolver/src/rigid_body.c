@@ -1,0 +1,298 @@
+#include "rigid_body.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "mass_properties.h"
+
+#define PI 3.14159265358979323846
+
+static sb_result validate(const sb_body_def *d)
+{
+    if (!d) return error_set(SB_ERROR_INVALID_ARGUMENT, "body definition is NULL");
+    if (d->type < SB_BODY_DYNAMIC || d->type > SB_BODY_STATIC)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "unknown body type %d", (int)d->type);
+    if (d->shape < SB_SHAPE_SPHERE || d->shape > SB_SHAPE_MESH)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "unknown shape %d", (int)d->shape);
+    if (d->shape == SB_SHAPE_MESH && d->type == SB_BODY_DYNAMIC)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "a moving body cannot have a mesh shape: use a convex hull");
+    if (d->vertex_count < 0 || d->triangle_count < 0 || (d->vertex_count > 0 && !d->vertices) ||
+        (d->triangle_count > 0 && !d->triangles))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "body vertices or triangles are missing");
+    if (d->vertex_count > INT32_MAX / 16 || d->triangle_count > INT32_MAX / 16)
+        return error_set(SB_ERROR_INVALID_MESH, "body mesh is too large");
+    if (!all_finite(d->vertices, 3 * (size_t)d->vertex_count))
+        return error_set(SB_ERROR_INVALID_MESH, "a body vertex has a non-finite coordinate");
+    for (size_t i = 0; i < 3 * (size_t)d->triangle_count; i++)
+        if (d->triangles[i] < 0 || d->triangles[i] >= d->vertex_count)
+            return error_set(SB_ERROR_INVALID_MESH, "body triangle %d uses vertex %d, outside 0..%d", (int)(i / 3),
+                             (int)d->triangles[i], (int)d->vertex_count - 1);
+    if ((d->shape == SB_SHAPE_CONVEX_HULL && d->vertex_count < 4) || (d->shape == SB_SHAPE_MESH && d->triangle_count < 1))
+        return error_set(SB_ERROR_INVALID_MESH, "the body's mesh is empty");
+    if (!all_finite(d->center, 3) || !all_finite(d->half_extents, 3) || !all_finite(d->rotation, 4) ||
+        !isfinite(d->radius))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "body centre, radius, half extents or rotation is not finite");
+    if (!(d->rotation[0] * d->rotation[0] + d->rotation[1] * d->rotation[1] + d->rotation[2] * d->rotation[2] +
+              d->rotation[3] * d->rotation[3] > 1e-12))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "body rotation must be a unit quaternion (w, x, y, z), got zero");
+    if (d->shape == SB_SHAPE_SPHERE && !(d->radius > 0.0))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "sphere radius must be positive, got %g", d->radius);
+    if (d->shape == SB_SHAPE_BOX && !(d->half_extents[0] > 0.0 && d->half_extents[1] > 0.0 && d->half_extents[2] > 0.0))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "box half extents must be positive");
+    if (d->type == SB_BODY_DYNAMIC && !(d->mass > 0.0 && isfinite(d->mass)))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "body mass must be positive, got %g", d->mass);
+    if (!(d->friction >= 0.0 && isfinite(d->friction)))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "body friction must be zero or positive, got %g", d->friction);
+    if (!(d->restitution >= 0.0 && d->restitution <= 1.0))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "body restitution must be within 0..1, got %g", d->restitution);
+    if (!(d->linear_damping >= 0.0 && d->linear_damping <= 1.0 && d->angular_damping >= 0.0 && d->angular_damping <= 1.0))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "body damping must be within 0..1");
+    if (!all_finite(d->linear_velocity, 3) || !all_finite(d->angular_velocity, 3))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "body velocity is not finite");
+    return SB_OK;
+}
+
+static sb_result fail(rigid_body *b, sb_result code, const char *message)
+{
+    rigid_body_destroy(b);
+    return error_set(code, "%s", message);
+}
+
+static vec3 centroid(const double *v, int32_t n)
+{
+    vec3 c = v3(0, 0, 0);
+    for (int32_t i = 0; i < n; i++) c = v3_add(c, v3_load(&v[3 * (size_t)i]));
+    return n > 0 ? v3_scale(c, 1.0 / n) : c;
+}
+
+/* Mass properties of the body's solid per unit density, in world space. */
+static bool solid_properties(const sb_body_def *d, const rigid_body *b, mass_properties *mp)
+{
+    if (d->shape == SB_SHAPE_SPHERE) {
+        double r = d->radius;
+        mp->volume = 4.0 / 3.0 * PI * r * r * r;
+        mp->center = v3_load(d->center);
+        mp->inertia = m3_scale(m3_identity(), 0.4 * mp->volume * r * r);
+        return true;
+    }
+    /* a hull over a closed mesh: the mesh is the real solid */
+    if (d->shape == SB_SHAPE_CONVEX_HULL && d->triangle_count > 0 &&
+        mesh_is_closed(d->triangles, d->triangle_count, d->vertex_count) &&
+        mesh_mass_properties(d->vertices, d->vertex_count, d->triangles, d->triangle_count, mp))
+        return true;
+    int32_t *tris, count;
+    if (!polytope_triangles(&b->hull, &tris, &count)) return false;
+    double *flat = malloc(3 * (size_t)b->hull.vertex_count * sizeof *flat);
+    bool ok = flat != NULL;
+    if (ok) {
+        for (int32_t v = 0; v < b->hull.vertex_count; v++) v3_store(&flat[3 * (size_t)v], b->hull.vertices[v]);
+        ok = mesh_mass_properties(flat, b->hull.vertex_count, tris, count, mp);
+    }
+    free(flat);
+    free(tris);
+    return ok;
+}
+
+sb_result rigid_body_create(const sb_body_def *d, double time, rigid_body **out)
+{
+    *out = NULL;
+    sb_result r = validate(d);
+    if (r != SB_OK) return r;
+    rigid_body *b = calloc(1, sizeof *b);
+    if (!b) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a body");
+    b->type = d->type;
+    b->friction = d->friction;
+    b->restitution = d->restitution;
+    b->linear_damping = d->linear_damping;
+    b->angular_damping = d->angular_damping;
+
+    /* the shape, in world space for now */
+    vec3 center;
+    switch (d->shape) {
+    case SB_SHAPE_SPHERE:
+        b->shape = SHAPE_SPHERE;
+        b->radius = d->radius;
+        center = v3_load(d->center);
+        break;
+    case SB_SHAPE_BOX: {
+        b->shape = SHAPE_POLYTOPE;
+        if (!polytope_box(v3_load(d->half_extents), &b->hull)) return fail(b, SB_ERROR_OUT_OF_MEMORY, "out of memory");
+        quat q = q_normalize((quat){d->rotation[0], d->rotation[1], d->rotation[2], d->rotation[3]});
+        center = v3_load(d->center);
+        polytope_transform(&b->hull, q_to_m3(q), center);
+        break;
+    }
+    case SB_SHAPE_CONVEX_HULL: {
+        b->shape = SHAPE_POLYTOPE;
+        vec3 *points = malloc((size_t)d->vertex_count * sizeof *points);
+        if (!points) return fail(b, SB_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (int32_t i = 0; i < d->vertex_count; i++) points[i] = v3_load(&d->vertices[3 * (size_t)i]);
+        bool ok = polytope_from_points(points, d->vertex_count, &b->hull);
+        free(points);
+        if (!ok) return fail(b, SB_ERROR_INVALID_MESH, "the body's vertices span no volume: no convex hull");
+        center = centroid(d->vertices, d->vertex_count);
+        break;
+    }
+    default:
+        b->shape = SHAPE_MESH;
+        center = centroid(d->vertices, d->vertex_count);
+        break;
+    }
+
+    /* the body frame: principal axes at the centre of mass (moving bodies), else the shape's
+     * centre with world axes */
+    mat3 axes = m3_identity();
+    if (d->type == SB_BODY_DYNAMIC) {
+        mass_properties mp;
+        if (!solid_properties(d, b, &mp)) return fail(b, SB_ERROR_INVALID_MESH, "the body's shape has no volume");
+        double density = d->mass / mp.volume;
+        vec3 moments;
+        if (!principal_axes(m3_scale(mp.inertia, density), &moments, &axes))
+            return fail(b, SB_ERROR_SOLVER, "no principal axes of inertia");
+        b->mass = d->mass;
+        b->inv_mass = 1.0 / d->mass;
+        /* a thin body's smallest moment must stay positive for the inverse */
+        double floor_moment = 1e-12 * fmax(moments.z, 1e-300);
+        b->inertia = v3(fmax(moments.x, floor_moment), fmax(moments.y, floor_moment), fmax(moments.z, floor_moment));
+        b->inv_inertia = v3(1.0 / b->inertia.x, 1.0 / b->inertia.y, 1.0 / b->inertia.z);
+        center = mp.center;
+    }
+    b->x = b->x_start = b->x_from = b->x_to = center;
+    b->q = b->q_start = b->q_from = b->q_to = m3_to_q(axes);
+    b->time_from = b->time_to = time;
+
+    /* the shape into the body frame: p_b = Rᵀ (p - x) */
+    mat3 rt = m3_transpose(q_to_m3(b->q));
+    vec3 shift = v3_scale(m3_mul_v(rt, center), -1.0);
+    if (b->shape == SHAPE_POLYTOPE) {
+        polytope_transform(&b->hull, rt, shift);
+        b->radius = b->hull.radius;
+    } else if (b->shape == SHAPE_MESH) {
+        b->mesh_vertex_count = d->vertex_count;
+        b->mesh_triangle_count = d->triangle_count;
+        b->mesh_vertices = malloc(3 * (size_t)d->vertex_count * sizeof *b->mesh_vertices);
+        b->mesh_triangles = malloc(3 * (size_t)d->triangle_count * sizeof *b->mesh_triangles);
+        b->mesh_boxes = malloc((size_t)d->triangle_count * sizeof *b->mesh_boxes);
+        if (!b->mesh_vertices || !b->mesh_triangles || !b->mesh_boxes)
+            return fail(b, SB_ERROR_OUT_OF_MEMORY, "out of memory");
+        memcpy(b->mesh_triangles, d->triangles, 3 * (size_t)d->triangle_count * sizeof *b->mesh_triangles);
+        for (int32_t i = 0; i < d->vertex_count; i++) {
+            vec3 p = v3_add(m3_mul_v(rt, v3_load(&d->vertices[3 * (size_t)i])), shift);
+            v3_store(&b->mesh_vertices[3 * (size_t)i], p);
+            b->radius = fmax(b->radius, v3_len(p));
+        }
+        for (int32_t t = 0; t < d->triangle_count; t++) {
+            aabb box = aabb_empty();
+            for (int k = 0; k < 3; k++) box = aabb_add_point(box, v3_load(&b->mesh_vertices[3 * (size_t)b->mesh_triangles[3 * t + k]]));
+            b->mesh_boxes[t] = box;
+        }
+        if (!bvh_build(&b->mesh_tree, b->mesh_boxes, d->triangle_count))
+            return fail(b, SB_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+
+    rigid_body_update_derived(b);
+    if (b->type == SB_BODY_DYNAMIC) {
+        b->P = v3_scale(v3_load(d->linear_velocity), b->mass);
+        mat3 inertia_world = m3_mul(m3_mul(b->R, (mat3){{{b->inertia.x, 0, 0}, {0, b->inertia.y, 0}, {0, 0, b->inertia.z}}}),
+                                    m3_transpose(b->R));
+        b->L = m3_mul_v(inertia_world, v3_load(d->angular_velocity));
+        rigid_body_update_derived(b);
+    }
+    *out = b;
+    return SB_OK;
+}
+
+void rigid_body_destroy(rigid_body *b)
+{
+    if (!b) return;
+    polytope_free(&b->hull);
+    free(b->mesh_vertices), free(b->mesh_triangles), free(b->mesh_boxes);
+    bvh_free(&b->mesh_tree);
+    free(b);
+}
+
+static mat3 world_inverse_inertia(const rigid_body *b, mat3 r)
+{
+    mat3 d = {{{b->inv_inertia.x, 0, 0}, {0, b->inv_inertia.y, 0}, {0, 0, b->inv_inertia.z}}};
+    return m3_mul(m3_mul(r, d), m3_transpose(r));
+}
+
+void rigid_body_update_derived(rigid_body *b)
+{
+    b->q = q_normalize(b->q);
+    b->R = q_to_m3(b->q);
+    b->inv_inertia_world = world_inverse_inertia(b, b->R);
+    if (b->type == SB_BODY_DYNAMIC) {
+        b->v = v3_scale(b->P, b->inv_mass);
+        b->w = m3_mul_v(b->inv_inertia_world, b->L);
+    }
+}
+
+vec3 rigid_body_angular_velocity(const rigid_body *b, quat q)
+{
+    return m3_mul_v(world_inverse_inertia(b, q_to_m3(q)), b->L);
+}
+
+/* q̇ = ½ (0, ω) q */
+static quat q_rate(quat q, vec3 w)
+{
+    quat d = q_mul((quat){0.0, w.x, w.y, w.z}, q);
+    return (quat){0.5 * d.w, 0.5 * d.x, 0.5 * d.y, 0.5 * d.z};
+}
+
+static quat q_add_scaled(quat q, quat d, double s)
+{
+    return (quat){q.w + s * d.w, q.x + s * d.x, q.y + s * d.y, q.z + s * d.z};
+}
+
+quat rigid_body_turn(const rigid_body *b, quat q, double h)
+{
+    quat k1 = q_rate(q, rigid_body_angular_velocity(b, q));
+    quat q2 = q_normalize(q_add_scaled(q, k1, 0.5 * h));
+    quat k2 = q_rate(q2, rigid_body_angular_velocity(b, q2));
+    quat q3 = q_normalize(q_add_scaled(q, k2, 0.5 * h));
+    quat k3 = q_rate(q3, rigid_body_angular_velocity(b, q3));
+    quat q4 = q_normalize(q_add_scaled(q, k3, h));
+    quat k4 = q_rate(q4, rigid_body_angular_velocity(b, q4));
+    quat sum = {k1.w + 2 * k2.w + 2 * k3.w + k4.w, k1.x + 2 * k2.x + 2 * k3.x + k4.x,
+                k1.y + 2 * k2.y + 2 * k3.y + k4.y, k1.z + 2 * k2.z + 2 * k3.z + k4.z};
+    return q_normalize(q_add_scaled(q, sum, h / 6.0));
+}
+
+/* Spherical interpolation along the shorter arc. */
+static quat q_slerp(quat a, quat b, double s)
+{
+    double dot = a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z;
+    if (dot < 0.0) b = (quat){-b.w, -b.x, -b.y, -b.z}, dot = -dot;
+    if (dot > 0.9999995) return q_normalize(q_add_scaled(a, q_add_scaled(b, a, -1.0), s));
+    double angle = acos(fmin(dot, 1.0)), sa = sin(angle);
+    double wa = sin((1.0 - s) * angle) / sa, wb = sin(s * angle) / sa;
+    return q_normalize((quat){wa * a.w + wb * b.w, wa * a.x + wb * b.x, wa * a.y + wb * b.y, wa * a.z + wb * b.z});
+}
+
+void rigid_body_kinematic_pose(const rigid_body *b, double t, vec3 *x, quat *q)
+{
+    double span = b->time_to - b->time_from;
+    double s = !(span > 0.0) || t >= b->time_to ? 1.0 : (t <= b->time_from ? 0.0 : (t - b->time_from) / span);
+    *x = v3_add(b->x_from, v3_scale(v3_sub(b->x_to, b->x_from), s));
+    *q = q_slerp(b->q_from, b->q_to, s);
+}
+
+aabb rigid_body_bounds(const rigid_body *b, double margin)
+{
+    aabb box = aabb_empty();
+    if (b->shape == SHAPE_POLYTOPE) {
+        for (int32_t i = 0; i < b->hull.vertex_count; i++)
+            box = aabb_add_point(box, v3_add(b->x, m3_mul_v(b->R, b->hull.vertices[i])));
+    } else if (b->shape == SHAPE_MESH && b->mesh_tree.node_count > 0) {
+        const aabb *root = &b->mesh_tree.nodes[0].box;
+        for (int i = 0; i < 8; i++) {
+            vec3 corner = v3(i & 1 ? root->hi.x : root->lo.x, i & 2 ? root->hi.y : root->lo.y, i & 4 ? root->hi.z : root->lo.z);
+            box = aabb_add_point(box, v3_add(b->x, m3_mul_v(b->R, corner)));
+        }
+    } else {
+        box = aabb_inflate(aabb_add_point(box, b->x), b->radius);
+    }
+    return aabb_inflate(box, margin);
+}

@@ -1,0 +1,62 @@
+/* A rigid body (course notes, "Rigid Body Simulation"): state x, q, P, L of its principal
+ * frame at the centre of mass, constant mass properties in that frame, and a shape in it. */
+#ifndef SB_RIGID_BODY_H
+#define SB_RIGID_BODY_H
+
+#include "bvh.h"
+#include "polytope.h"
+#include "simbake.h"
+
+typedef enum shape_kind { SHAPE_SPHERE, SHAPE_POLYTOPE, SHAPE_MESH } shape_kind;
+
+typedef struct rigid_body {
+    int type;                   /* sb_body_type */
+    shape_kind shape;
+    double radius;              /* sphere; for any shape, the body's reach from its centre */
+    polytope hull;              /* SHAPE_POLYTOPE, body frame */
+    int32_t mesh_vertex_count, mesh_triangle_count; /* SHAPE_MESH, body frame */
+    double *mesh_vertices;
+    int32_t *mesh_triangles;
+    aabb *mesh_boxes;
+    bvh mesh_tree;
+
+    double mass, inv_mass;
+    vec3 inertia, inv_inertia;  /* principal moments, body frame */
+    double friction, restitution, linear_damping, angular_damping;
+
+    vec3 x, P, L;               /* centre of mass, linear and angular momentum (world) */
+    quat q;                     /* body frame -> world */
+    mat3 R, inv_inertia_world;  /* derived from q */
+    vec3 v, w;                  /* derived: velocity and angular velocity */
+
+    vec3 x_start;               /* pose when added, for the displacement transform */
+    quat q_start;
+    vec3 x_from, x_to;          /* kinematic motion between two poses */
+    quat q_from, q_to;
+    double time_from, time_to;
+
+    vec3 contact_force;         /* Σ contact impulses / h of the last step */
+    int32_t contacts;
+} rigid_body;
+
+sb_result rigid_body_create(const sb_body_def *def, double time, rigid_body **out);
+void rigid_body_destroy(rigid_body *b);
+
+/* R, I⁻¹ in world and v, ω from x, q, P, L. */
+void rigid_body_update_derived(rigid_body *b);
+/* ω = R I_b⁻¹ Rᵀ L for orientation q. */
+vec3 rigid_body_angular_velocity(const rigid_body *b, quat q);
+/* Turns q over a step h at the angular velocity L gives (RK4 on q̇ = ½ ω q: L is constant
+ * without torque, so the angular momentum is exact and the energy nearly so). */
+quat rigid_body_turn(const rigid_body *b, quat q, double h);
+/* Pose of a kinematic body at time t, and its velocities then. */
+void rigid_body_kinematic_pose(const rigid_body *b, double t, vec3 *x, quat *q);
+/* World-space bounds of the shape at the current pose, grown by `margin`. */
+aabb rigid_body_bounds(const rigid_body *b, double margin);
+/* World velocity of the body's material point at world position p. */
+static inline vec3 rigid_body_point_velocity(const rigid_body *b, vec3 p)
+{
+    return v3_add(b->v, v3_cross(b->w, v3_sub(p, b->x)));
+}
+
+#endif

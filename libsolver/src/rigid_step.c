@@ -1,0 +1,497 @@
+/* One step of the rigid bodies (course notes, "Rigid Body Simulation" and "Collision and
+ * Contact"; Baraff 1989 §8; Baraff 1994):
+ *   1. forces: gravity and damping change the momenta P, L;
+ *   2. contacts: sort and sweep, then contact points between shapes, grouped into islands;
+ *   3. resting contact: per island, the velocity-level complementarity problem with Coulomb
+ *      friction (bounds ±μ λn, the first friction axis along the sliding direction), where a
+ *      gap may close within the step but no further (speculative contact);
+ *   4. collisions: contacts that closed faster than gravity alone would make them bounce, all
+ *      at once (simultaneous model): v⁺ >= -e v⁻ per contact (e: product of restitutions);
+ *   5. integration: free flight exactly (x += h (v0 + v1)/2 under gravity), orientation by
+ *      RK4 from L; a bounce starts at the moment of contact within the step;
+ *   6. drift: overlaps left by round-off are removed by pseudo-velocities that move bodies
+ *      without giving them velocity (no energy is added).
+ * Islands small enough are solved exactly by pivoting, larger ones by Gauss-Seidel. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "broadphase.h"
+#include "contact_rows.h"
+#include "error.h"
+#include "narrowphase.h"
+#include "world.h"
+
+enum { DIRECT_MAX = 120, CORRECTION_SWEEPS = 10 };
+#define CORRECTION_RATE 0.2 /* fraction of an overlap removed per step */
+#define CORRECTION_SLOP 0.05 /* overlap left alone, as a fraction of the contact margin */
+
+/* Impulses of a contact kept for warm starting the next step. */
+typedef struct cached_contact {
+    int32_t a, b;
+    vec3 local;    /* the point in a's body frame */
+    double normal; /* normal force, N */
+    vec3 friction; /* friction force, world, N */
+} cached_contact;
+
+/* One contact point of the step; rows 3i..3i+2 (normal, two frictions) belong to it. */
+typedef struct contact_entry {
+    int32_t a, b;
+    vec3 point, normal;
+    double separation, approach, restitution;
+} contact_entry;
+
+struct rigid_scratch {
+    int32_t capacity;
+    vec3 *x_saved, *p_saved, *l_saved;
+    quat *q_saved;
+    vec3 *v, *w, *v_start, *v_forced, *pv, *pw;
+    double *inv_mass, *bounce_at;
+    mat3 *inv_inertia;
+    aabb *bounds;
+    int32_t *parent;
+    broadphase bp;
+    narrow_scratch narrow;
+    rigid_manifold *manifolds;
+    int32_t manifold_count, manifold_capacity;
+    contact_entry *contacts; /* in island order */
+    int32_t contact_count, contact_capacity;
+    contact_row *rows, *extra;    /* 3 per contact; bounce or correction rows */
+    int32_t *extra_contact;
+    int32_t row_capacity, extra_capacity, extra_contact_capacity;
+    cached_contact *cache, *next_cache;
+    int32_t cache_count, cache_capacity, next_capacity;
+    row_solver solver;
+    bool out_of_memory;
+};
+
+/* Grows an array to hold `needed` elements; false when out of memory. */
+static bool grow(void **items, int32_t *capacity, int32_t needed, size_t size)
+{
+    if (needed <= *capacity) return true;
+    int32_t cap = *capacity ? 2 * *capacity : 64;
+    while (cap < needed) cap *= 2;
+    void *grown = realloc(*items, (size_t)cap * size);
+    if (!grown) return false;
+    *items = grown;
+    *capacity = cap;
+    return true;
+}
+
+void rigid_scratch_free(rigid_scratch *s)
+{
+    if (!s) return;
+    free(s->x_saved), free(s->p_saved), free(s->l_saved), free(s->q_saved);
+    free(s->v), free(s->w), free(s->v_start), free(s->v_forced), free(s->pv), free(s->pw);
+    free(s->inv_mass), free(s->bounce_at), free(s->inv_inertia), free(s->bounds), free(s->parent);
+    broadphase_free(&s->bp);
+    narrow_scratch_free(&s->narrow);
+    free(s->manifolds), free(s->contacts), free(s->rows), free(s->extra), free(s->extra_contact);
+    free(s->cache), free(s->next_cache);
+    row_solver_free(&s->solver);
+    free(s);
+}
+
+static bool reserve_bodies(rigid_scratch *s, int32_t n)
+{
+    if (n <= s->capacity) return true;
+    vec3 **vectors[] = {&s->x_saved, &s->p_saved, &s->l_saved, &s->v, &s->w, &s->v_start, &s->v_forced, &s->pv, &s->pw};
+    for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++) {
+        free(*vectors[i]);
+        if (!(*vectors[i] = malloc((size_t)n * sizeof(vec3)))) return false;
+    }
+    free(s->q_saved), free(s->inv_mass), free(s->bounce_at), free(s->inv_inertia), free(s->bounds), free(s->parent);
+    s->q_saved = malloc((size_t)n * sizeof *s->q_saved);
+    s->inv_mass = malloc((size_t)n * sizeof *s->inv_mass);
+    s->bounce_at = malloc((size_t)n * sizeof *s->bounce_at);
+    s->inv_inertia = malloc((size_t)n * sizeof *s->inv_inertia);
+    s->bounds = malloc((size_t)n * sizeof *s->bounds);
+    s->parent = malloc((size_t)n * sizeof *s->parent);
+    if (!s->q_saved || !s->inv_mass || !s->bounce_at || !s->inv_inertia || !s->bounds || !s->parent) return false;
+    s->capacity = n;
+    return true;
+}
+
+/* --- forces, kinematic motion, bounds ---------------------------------------------------- */
+
+static vec3 rotation_between(quat from, quat to)
+{
+    quat turn = q_mul(to, q_conj(from));
+    if (turn.w < 0.0) turn = (quat){-turn.w, -turn.x, -turn.y, -turn.z};
+    double sin_half = v3_len(v3(turn.x, turn.y, turn.z));
+    if (!(sin_half > 1e-300)) return v3(0, 0, 0);
+    return v3_scale(v3(turn.x, turn.y, turn.z), 2.0 * atan2(sin_half, turn.w) / sin_half);
+}
+
+static void load_velocities(sb_world *w, rigid_scratch *s, double t, double h)
+{
+    vec3 g = v3_load(w->def.gravity);
+    for (int32_t i = 0; i < w->body_count; i++) {
+        rigid_body *b = w->bodies[i];
+        s->bounce_at[i] = -1.0;
+        s->parent[i] = i;
+        if (b->type == SB_BODY_DYNAMIC) {
+            s->v_start[i] = b->v;
+            b->P = v3_scale(v3_madd(b->P, g, h * b->mass), pow(1.0 - b->linear_damping, h));
+            b->L = v3_scale(b->L, pow(1.0 - b->angular_damping, h));
+            rigid_body_update_derived(b);
+            s->v[i] = s->v_forced[i] = b->v;
+            s->w[i] = b->w;
+            s->inv_mass[i] = b->inv_mass;
+            s->inv_inertia[i] = b->inv_inertia_world;
+        } else {
+            s->inv_mass[i] = 0.0;
+            s->inv_inertia[i] = m3_zero();
+            s->v[i] = s->w[i] = v3(0, 0, 0);
+            if (b->type == SB_BODY_KINEMATIC) { /* the velocity that takes it to its next pose */
+                vec3 x1;
+                quat q1;
+                rigid_body_kinematic_pose(b, t + h, &x1, &q1);
+                s->v[i] = v3_scale(v3_sub(x1, b->x), 1.0 / h);
+                s->w[i] = v3_scale(rotation_between(b->q, q1), 1.0 / h);
+            }
+            s->v_forced[i] = s->v[i];
+        }
+        double sweep = h * (v3_len(s->v[i]) + v3_len(s->w[i]) * b->radius);
+        s->bounds[i] = rigid_body_bounds(b, w->def.contact_margin + sweep);
+    }
+}
+
+/* --- contacts --------------------------------------------------------------------------------- */
+
+typedef struct pair_context {
+    sb_world *w;
+    rigid_scratch *s;
+    double h;
+} pair_context;
+
+static bool want_pair(void *ctx, int32_t a, int32_t b)
+{
+    pair_context *pc = ctx;
+    return pc->w->bodies[a]->type == SB_BODY_DYNAMIC || pc->w->bodies[b]->type == SB_BODY_DYNAMIC;
+}
+
+static void report_pair(void *ctx, int32_t a, int32_t b)
+{
+    pair_context *pc = ctx;
+    rigid_scratch *s = pc->s;
+    if (!grow((void **)&s->manifolds, &s->manifold_capacity, s->manifold_count + 1, sizeof *s->manifolds)) {
+        s->out_of_memory = true;
+        return;
+    }
+    const rigid_body *ba = pc->w->bodies[a], *bb = pc->w->bodies[b];
+    /* as far as the pair can close within the step, plus the contact margin */
+    double reach = pc->w->def.contact_margin +
+                   pc->h * (v3_len(v3_sub(s->v[a], s->v[b])) + v3_len(s->w[a]) * ba->radius + v3_len(s->w[b]) * bb->radius);
+    rigid_manifold *m = &s->manifolds[s->manifold_count];
+    if (!collide_bodies(ba, bb, reach, &s->narrow, m)) {
+        s->out_of_memory = true;
+        return;
+    }
+    if (m->count == 0) return;
+    m->a = m->swapped ? b : a;
+    m->b = m->swapped ? a : b;
+    s->manifold_count++;
+}
+
+static int32_t find_root(int32_t *parent, int32_t i)
+{
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+typedef struct order_key { int32_t island, manifold, point; } order_key;
+
+static int compare_keys(const void *pa, const void *pb)
+{
+    const order_key *a = pa, *b = pb;
+    if (a->island != b->island) return (a->island > b->island) - (a->island < b->island);
+    if (a->manifold != b->manifold) return (a->manifold > b->manifold) - (a->manifold < b->manifold);
+    return (a->point > b->point) - (a->point < b->point);
+}
+
+/* Contact points of the step, grouped by island (connected dynamic bodies), in a fixed order. */
+static bool find_contacts(sb_world *w, rigid_scratch *s, double h)
+{
+    s->manifold_count = 0;
+    s->out_of_memory = false;
+    pair_context pc = {w, s, h};
+    if (!broadphase_pairs(&s->bp, s->bounds, w->body_count, want_pair, report_pair, &pc) || s->out_of_memory)
+        return false;
+    int32_t count = 0;
+    for (int32_t m = 0; m < s->manifold_count; m++) {
+        const rigid_manifold *mf = &s->manifolds[m];
+        count += mf->count;
+        if (w->bodies[mf->a]->type == SB_BODY_DYNAMIC && w->bodies[mf->b]->type == SB_BODY_DYNAMIC) {
+            int32_t ra = find_root(s->parent, mf->a), rb = find_root(s->parent, mf->b);
+            if (ra != rb) s->parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;
+        }
+    }
+    if (!grow((void **)&s->contacts, &s->contact_capacity, count, sizeof *s->contacts) ||
+        !grow((void **)&s->rows, &s->row_capacity, 3 * count, sizeof *s->rows) ||
+        !grow((void **)&s->extra, &s->extra_capacity, count, sizeof *s->extra) ||
+        !grow((void **)&s->extra_contact, &s->extra_contact_capacity, count, sizeof *s->extra_contact))
+        return false;
+    order_key *keys = malloc(((size_t)count + 1) * sizeof *keys);
+    if (!keys) return false;
+    int32_t k = 0;
+    for (int32_t m = 0; m < s->manifold_count; m++) {
+        const rigid_manifold *mf = &s->manifolds[m];
+        int32_t dynamic = w->bodies[mf->a]->type == SB_BODY_DYNAMIC ? mf->a : mf->b;
+        for (int32_t p = 0; p < mf->count; p++) keys[k++] = (order_key){find_root(s->parent, dynamic), m, p};
+    }
+    qsort(keys, (size_t)count, sizeof *keys, compare_keys);
+    for (int32_t i = 0; i < count; i++) {
+        const rigid_manifold *mf = &s->manifolds[keys[i].manifold];
+        const rigid_contact *c = &mf->points[keys[i].point];
+        s->contacts[i] = (contact_entry){mf->a, mf->b, c->point, c->normal, c->separation, 0.0,
+                                         w->bodies[mf->a]->restitution * w->bodies[mf->b]->restitution};
+    }
+    free(keys);
+    s->contact_count = count;
+    return true;
+}
+
+static int32_t island_of(const sb_world *w, rigid_scratch *s, const contact_entry *c)
+{
+    return find_root(s->parent, w->bodies[c->a]->type == SB_BODY_DYNAMIC ? c->a : c->b);
+}
+
+static int compare_cache(const void *pa, const void *pb)
+{
+    const cached_contact *a = pa, *b = pb;
+    if (a->a != b->a) return (a->a > b->a) - (a->a < b->a);
+    return (a->b > b->b) - (a->b < b->b);
+}
+
+/* The last step's contact of (a, b) nearest to `local` (a's frame), if close enough. */
+static const cached_contact *find_cached(const rigid_scratch *s, int32_t a, int32_t b, vec3 local, double tolerance)
+{
+    cached_contact key = {.a = a, .b = b};
+    int32_t lo = 0, hi = s->cache_count;
+    while (lo < hi) {
+        int32_t mid = (lo + hi) / 2;
+        if (compare_cache(&s->cache[mid], &key) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    const cached_contact *best = NULL;
+    double best_d = tolerance * tolerance;
+    for (int32_t i = lo; i < s->cache_count && s->cache[i].a == a && s->cache[i].b == b; i++) {
+        double d = v3_len2(v3_sub(s->cache[i].local, local));
+        if (d < best_d) best_d = d, best = &s->cache[i];
+    }
+    return best;
+}
+
+static vec3 any_perpendicular(vec3 n)
+{
+    vec3 axis = fabs(n.x) < 0.57 ? v3(1, 0, 0) : (fabs(n.y) < 0.57 ? v3(0, 1, 0) : v3(0, 0, 1));
+    vec3 t = v3_cross(n, axis);
+    return v3_scale(t, 1.0 / v3_len(t));
+}
+
+/* Rows 3i..3i+2 of contact i: its normal and two friction directions, the first along the
+ * sliding (so sliding meets exactly μ λn), warm-started from the last step. */
+static void build_rows(sb_world *w, rigid_scratch *s, int32_t i, double h)
+{
+    contact_entry *c = &s->contacts[i];
+    const rigid_body *a = w->bodies[c->a], *b = w->bodies[c->b];
+    vec3 ra = v3_sub(c->point, a->x), rb = v3_sub(c->point, b->x);
+    vec3 rel = v3_sub(v3_add(s->v[c->a], v3_cross(s->w[c->a], ra)), v3_add(s->v[c->b], v3_cross(s->w[c->b], rb)));
+    c->approach = v3_dot(rel, c->normal);
+    vec3 slide = v3_madd(rel, c->normal, -c->approach);
+    double slide_len = v3_len(slide);
+    vec3 t1 = slide_len > 1e-9 ? v3_scale(slide, 1.0 / slide_len) : any_perpendicular(c->normal);
+    vec3 dirs[3] = {c->normal, t1, v3_cross(c->normal, t1)};
+    const cached_contact *cached = find_cached(s, c->a, c->b, m3_tmul_v(a->R, ra), 0.05 * fmax(a->radius, 1e-3));
+    for (int k = 0; k < 3; k++) {
+        contact_row *r = &s->rows[3 * i + k];
+        *r = (contact_row){.a = c->a, .b = c->b, .lin = dirs[k], .ang_a = v3_cross(ra, dirs[k]),
+                           .ang_b = v3_cross(rb, dirs[k]), .lo = k == 0 ? 0.0 : -INFINITY, .hi = INFINITY,
+                           .normal_back = k, .mu = a->friction * b->friction};
+        if (k == 0) r->bias = fmax(c->separation, 0.0) / h; /* may close the gap, no further */
+        if (cached) r->lambda = h * (k == 0 ? cached->normal : v3_dot(cached->friction, dirs[k]));
+    }
+}
+
+/* Bounces of an island's contacts [begin, end) that closed fast this step, all at once. */
+static bool bounce(sb_world *w, rigid_scratch *s, velocity_view *view, int32_t begin, int32_t end, double h)
+{
+    double threshold = 2.0 * h * v3_len(v3_load(w->def.gravity)) + 1e-3;
+    int32_t n = 0;
+    bool any = false;
+    for (int32_t i = begin; i < end; i++) {
+        const contact_entry *c = &s->contacts[i];
+        if (!(s->rows[3 * i].lambda > 0.0)) continue; /* did not touch this step */
+        bool colliding = c->restitution > 0.0 && c->approach < -threshold;
+        any = any || colliding;
+        contact_row r = s->rows[3 * i];
+        r.bias = colliding ? c->restitution * c->approach : 0.0; /* J v >= -e v⁻ */
+        r.lambda = 0.0;
+        s->extra[n] = r;
+        s->extra_contact[n++] = i;
+    }
+    if (!any) return true;
+    rows_prepare(s->extra, n, view);
+    if (rows_solve(&s->solver, s->extra, n, view, DIRECT_MAX, w->def.rigid_iterations) == -2) return false;
+    for (int32_t k = 0; k < n; k++) {
+        const contact_entry *c = &s->contacts[s->extra_contact[k]];
+        if (!(s->extra[k].lambda > 0.0) || !(c->restitution > 0.0 && c->approach < -threshold)) continue;
+        s->rows[3 * s->extra_contact[k]].lambda += s->extra[k].lambda; /* in the force statistics */
+        /* the part of the step before the bodies met */
+        double before = fmin(fmax(fmax(c->separation, 0.0) / (-c->approach * h), 0.0), 1.0);
+        int32_t bodies[2] = {c->a, c->b};
+        for (int j = 0; j < 2; j++)
+            if (s->inv_mass[bodies[j]] > 0.0)
+                s->bounce_at[bodies[j]] = s->bounce_at[bodies[j]] < 0.0 ? before : fmin(s->bounce_at[bodies[j]], before);
+    }
+    return true;
+}
+
+/* Contact forces for the statistics, and the impulses for the next step's warm start. */
+static bool remember(sb_world *w, rigid_scratch *s, double h)
+{
+    for (int32_t i = 0; i < w->body_count; i++) {
+        w->bodies[i]->contact_force = v3(0, 0, 0);
+        w->bodies[i]->contacts = 0;
+    }
+    if (!grow((void **)&s->next_cache, &s->next_capacity, s->contact_count, sizeof *s->next_cache)) return false;
+    for (int32_t i = 0; i < s->contact_count; i++) {
+        const contact_entry *c = &s->contacts[i];
+        const contact_row *r = &s->rows[3 * i];
+        vec3 force = v3_scale(v3_add(v3_add(v3_scale(r[0].lin, r[0].lambda), v3_scale(r[1].lin, r[1].lambda)),
+                                     v3_scale(r[2].lin, r[2].lambda)), 1.0 / h);
+        rigid_body *a = w->bodies[c->a], *b = w->bodies[c->b];
+        a->contact_force = v3_add(a->contact_force, force);
+        b->contact_force = v3_sub(b->contact_force, force);
+        if (r[0].lambda > 0.0) a->contacts++, b->contacts++;
+        s->next_cache[i] = (cached_contact){c->a, c->b, m3_tmul_v(a->R, v3_sub(c->point, a->x)), r[0].lambda / h,
+                                            v3_scale(v3_add(v3_scale(r[1].lin, r[1].lambda), v3_scale(r[2].lin, r[2].lambda)), 1.0 / h)};
+    }
+    if (s->contact_count > 0) qsort(s->next_cache, (size_t)s->contact_count, sizeof *s->next_cache, compare_cache);
+    cached_contact *swap = s->cache;
+    s->cache = s->next_cache, s->next_cache = swap;
+    int32_t capacity = s->cache_capacity;
+    s->cache_capacity = s->next_capacity, s->next_capacity = capacity;
+    s->cache_count = s->contact_count;
+    return true;
+}
+
+static void integrate(sb_world *w, rigid_scratch *s, double t, double h)
+{
+    for (int32_t i = 0; i < w->body_count; i++) {
+        rigid_body *b = w->bodies[i];
+        if (b->type == SB_BODY_KINEMATIC) {
+            rigid_body_kinematic_pose(b, t + h, &b->x, &b->q);
+            rigid_body_update_derived(b);
+            continue;
+        }
+        if (b->type != SB_BODY_DYNAMIC) continue;
+        vec3 v1 = s->v[i];
+        bool free_flight = v3_len2(v3_sub(v1, s->v_forced[i])) == 0.0 && v3_len2(v3_sub(s->w[i], b->w)) == 0.0;
+        b->P = v3_scale(v1, b->mass);
+        mat3 inertia = m3_mul(m3_mul(b->R, (mat3){{{b->inertia.x, 0, 0}, {0, b->inertia.y, 0}, {0, 0, b->inertia.z}}}),
+                              m3_transpose(b->R));
+        b->L = m3_mul_v(inertia, s->w[i]);
+        if (free_flight) { /* exact under constant forces */
+            b->x = v3_add(b->x, v3_scale(v3_add(s->v_start[i], v1), 0.5 * h));
+        } else if (s->bounce_at[i] > 0.0) { /* up to the contact at the old velocity, then away */
+            double before = s->bounce_at[i];
+            b->x = v3_add(b->x, v3_scale(v3_add(v3_scale(s->v_forced[i], before), v3_scale(v1, 1.0 - before)), h));
+        } else {
+            b->x = v3_madd(b->x, v1, h);
+        }
+        b->q = rigid_body_turn(b, b->q, h);
+        rigid_body_update_derived(b);
+    }
+}
+
+/* Pushes apart what still overlaps by more than the slop, with pseudo-velocities that move
+ * the bodies but are not kept as velocity. */
+static bool correct_overlaps(sb_world *w, rigid_scratch *s, double h)
+{
+    double slop = CORRECTION_SLOP * w->def.contact_margin;
+    int32_t n = 0;
+    for (int32_t i = 0; i < w->body_count; i++) s->pv[i] = s->pw[i] = v3(0, 0, 0);
+    velocity_view final_view = {s->v, s->w, s->inv_mass, s->inv_inertia};
+    for (int32_t i = 0; i < s->contact_count; i++) {
+        /* the gap at the end of the step, from the gap at its start and the final velocities */
+        double gap = s->contacts[i].separation + h * row_velocity(&s->rows[3 * i], &final_view);
+        if (gap >= -slop) continue;
+        contact_row r = s->rows[3 * i];
+        r.bias = CORRECTION_RATE * (gap + slop) / h;
+        r.lambda = 0.0;
+        s->extra[n++] = r;
+    }
+    if (n == 0) return true;
+    velocity_view pseudo = {s->pv, s->pw, s->inv_mass, s->inv_inertia};
+    rows_prepare(s->extra, n, &pseudo);
+    if (rows_solve(&s->solver, s->extra, n, &pseudo, 0, CORRECTION_SWEEPS) == -2) return false;
+    for (int32_t i = 0; i < w->body_count; i++) {
+        rigid_body *b = w->bodies[i];
+        if (b->type != SB_BODY_DYNAMIC) continue;
+        b->x = v3_madd(b->x, s->pv[i], h);
+        b->q = q_normalize(q_mul(q_from_rotation_vector(v3_scale(s->pw[i], h)), b->q));
+        rigid_body_update_derived(b);
+    }
+    return true;
+}
+
+static bool substep(sb_world *w, rigid_scratch *s, double t, double h)
+{
+    load_velocities(w, s, t, h);
+    if (!find_contacts(w, s, h)) return false;
+    velocity_view view = {s->v, s->w, s->inv_mass, s->inv_inertia};
+    for (int32_t i = 0; i < s->contact_count; i++) build_rows(w, s, i, h);
+    rows_prepare(s->rows, 3 * s->contact_count, &view);
+    for (int32_t begin = 0; begin < s->contact_count;) {
+        int32_t island = island_of(w, s, &s->contacts[begin]), end = begin + 1;
+        while (end < s->contact_count && island_of(w, s, &s->contacts[end]) == island) end++;
+        if (rows_solve(&s->solver, &s->rows[3 * begin], 3 * (end - begin), &view, DIRECT_MAX,
+                       w->def.rigid_iterations) == -2)
+            return false;
+        if (!bounce(w, s, &view, begin, end, h)) return false;
+        begin = end;
+    }
+    if (!remember(w, s, h)) return false;
+    integrate(w, s, t, h);
+    return correct_overlaps(w, s, h);
+}
+
+sb_result rigid_advance(sb_world *w, double t, double h)
+{
+    if (w->body_count == 0) return SB_OK;
+    if (!w->rigid && !(w->rigid = calloc(1, sizeof *w->rigid)))
+        return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory for rigid bodies");
+    rigid_scratch *s = w->rigid;
+    if (!reserve_bodies(s, w->body_count)) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory for rigid bodies");
+    for (int32_t i = 0; i < w->body_count; i++) {
+        const rigid_body *b = w->bodies[i];
+        s->x_saved[i] = b->x, s->q_saved[i] = b->q, s->p_saved[i] = b->P, s->l_saved[i] = b->L;
+    }
+    int32_t substeps = (int32_t)ceil(h / w->def.rigid_max_step - 1e-9);
+    if (substeps < 1) substeps = 1;
+    double hs = h / substeps;
+    for (int32_t k = 0; k < substeps; k++)
+        if (!substep(w, s, t + k * hs, hs))
+            return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory in the rigid-body step at t = %g s", t + k * hs);
+    for (int32_t i = 0; i < w->body_count; i++) {
+        const rigid_body *b = w->bodies[i];
+        if (!v3_isfinite(b->x) || !v3_isfinite(b->P) || !v3_isfinite(b->L) || !isfinite(b->q.w))
+            return error_set(SB_ERROR_SOLVER, "body %d: its motion became non-finite at t = %g s", (int)i, t + h);
+    }
+    return SB_OK;
+}
+
+void rigid_rollback(sb_world *w)
+{
+    rigid_scratch *s = w->rigid;
+    if (!s) return;
+    for (int32_t i = 0; i < w->body_count; i++) {
+        rigid_body *b = w->bodies[i];
+        b->x = s->x_saved[i], b->q = s->q_saved[i], b->P = s->p_saved[i], b->L = s->l_saved[i];
+        rigid_body_update_derived(b);
+    }
+}
