@@ -10,7 +10,7 @@ import time
 
 import bpy
 
-from . import native, outputs, scene_io, settings
+from . import keyframes, native, outputs, rigid_bake, scene_io, settings, transforms
 from .settings import SettingsError
 
 
@@ -47,10 +47,14 @@ def collider_objects(scene):
             if obj.type in scene_io.COLLIDER_TYPES and settings.resolve_role(obj) == "COLLIDER"]
 
 
-def bakeable_objects(scene, only=None):
-    """Objects of the scene (or of `only`) that bake as cloth."""
-    candidates = only if only is not None else scene.objects
+def cloth_objects(candidates):
     return [obj for obj in candidates if obj.type == "MESH" and settings.resolve_role(obj) == "CLOTH"]
+
+
+def bakeable_objects(scene, only=None):
+    """Objects of the scene (or of `only`) that bake: cloth and moving rigid bodies."""
+    candidates = list(only if only is not None else scene.objects)
+    return cloth_objects(candidates) + rigid_bake.rigid_objects(candidates)
 
 
 def cache_directory(scene_props):
@@ -77,8 +81,12 @@ class Bake:
         self.context = context
         self.scene = context.scene
         self.props = self.scene.simbake
-        self.jobs = [ClothJob(obj) for obj in objects]
+        self.jobs = [ClothJob(obj) for obj in cloth_objects(objects)]
         self.colliders = [ColliderJob(obj) for obj in collider_objects(context.scene)]
+        self.rigid_jobs = [rigid_bake.RigidJob(obj) for obj in rigid_bake.rigid_objects(objects)]
+        moving = [job.obj for job in self.rigid_jobs]
+        self.obstacles = ([rigid_bake.ObstacleJob(obj) for obj in rigid_bake.obstacle_objects(context.scene, moving)]
+                          if self.rigid_jobs else [])
         self.progress = progress or (lambda frame, done, total: None)
         self.should_cancel = should_cancel or (lambda: False)
         self.frame_start, self.frame_end = self.props.frame_start, self.props.frame_end
@@ -88,8 +96,9 @@ class Bake:
     # --- the phases --------------------------------------------------------------------
 
     def run(self):
-        if not self.jobs:
-            raise BakeError("nothing to bake: no mesh object has the role Cloth (or a Cloth modifier)")
+        if not self.jobs and not self.rigid_jobs:
+            raise BakeError("nothing to bake: no object has the role Cloth or Rigid Body (or a Cloth modifier, "
+                            "or an active rigid body)")
         try:
             settings.check_frame_range(self.frame_start, self.frame_end)
             native.load()
@@ -101,8 +110,10 @@ class Bake:
                                 "shape keys would change all of them, use the Mesh Cache output")
         started = time.perf_counter()
         original_frame = self.scene.frame_current
+        records = {job.obj: outputs.load_record(job.obj) for job in self.rigid_jobs}
         try:
-            with scene_io.modifiers_hidden([(job.obj, job.cut) for job in self.jobs]):
+            with scene_io.modifiers_hidden([(job.obj, job.cut) for job in self.jobs]), \
+                    keyframes.own_motion([job.obj for job in self.rigid_jobs], records):
                 self._simulate()
         except BaseException:
             for job in self.jobs:
@@ -114,7 +125,7 @@ class Bake:
         self.seconds = time.perf_counter() - started
         self._apply()
         self.props.last_bake_seconds = self.seconds
-        self.props.last_bake_message = (f"Baked {len(self.jobs)} object(s), frames "
+        self.props.last_bake_message = (f"Baked {len(self.jobs) + len(self.rigid_jobs)} object(s), frames "
                                         f"{self.frame_start}-{self.frame_end}, in {self.seconds:.1f} s")
 
     def _time(self, frame):
@@ -132,7 +143,11 @@ class Bake:
                 self._add_cloth(world, job, depsgraph)
             for collider in self.colliders:
                 self._add_collider(world, collider, depsgraph)
-            follow_animation = any(job.animated for job in self.jobs + self.colliders)
+            for job in self.rigid_jobs:
+                self._guarded(rigid_bake.add_rigid, world, job, depsgraph, self.warnings)
+            for obstacle in self.obstacles:
+                self._guarded(rigid_bake.add_obstacle, world, obstacle, depsgraph, self.warnings)
+            follow_animation = any(job.animated for job in self.jobs + self.colliders + self.rigid_jobs + self.obstacles)
             total = self.frame_end - self.frame_start
             for frame in range(self.frame_start + 1, self.frame_end + 1):
                 if self.should_cancel():
@@ -151,6 +166,9 @@ class Bake:
                         if collider.animated:
                             sample = scene_io.sample_positions(collider.obj, depsgraph, collider.input.vertex_count)
                             world.set_collider_positions(collider.collider_id, self._time(frame), sample.positions)
+                    for obstacle in self.obstacles:
+                        if obstacle.animated:
+                            rigid_bake.follow(world, obstacle, self._time(frame), depsgraph)
                 try:
                     world.step_to(self._time(frame))
                 except native.NativeError as error:
@@ -160,6 +178,10 @@ class Bake:
                 for job in self.jobs:
                     matrix = samples[job].matrix if job in samples else job.input.sample.matrix
                     self._write_frame(job, world.positions(job.cloth_id), matrix)
+                if self.rigid_jobs:
+                    motions = world.body_transforms()
+                    for job in self.rigid_jobs:
+                        rigid_bake.record_frame(job, motions, depsgraph)
                 self.progress(frame, frame - self.frame_start, total)
 
     def _add_cloth(self, world, job, depsgraph):
@@ -195,6 +217,13 @@ class Bake:
         except native.NativeError as error:
             raise BakeError(f"{obj.name}: {error}") from error
 
+    @staticmethod
+    def _guarded(add, world, job, depsgraph, warnings):
+        try:
+            add(world, job, depsgraph, warnings)
+        except SettingsError as error:
+            raise BakeError(str(error)) from error
+
     def _make_output(self, job):
         if self.props.cloth_output == "SHAPE_KEYS":
             return outputs.ShapeKeyOutput(self.frame_start)
@@ -205,33 +234,27 @@ class Bake:
             raise BakeError(f"{job.obj.name}: cannot write the cache {path}: {error.strerror}") from error
 
     def _write_frame(self, job, world_positions, world_matrix):
-        inverse = invert_affine(world_matrix)
+        inverse = transforms.invert_affine(world_matrix)
         if inverse is None:
             raise BakeError(f"{job.obj.name}: its transform is singular (a scale of zero?)")
         job.output.add_frame(native.transform_points(inverse, world_positions, "f"))
 
     def _apply(self):
-        for job in self.jobs:
+        try:
+            bases = {job: job.bases() for job in self.rigid_jobs}
+        except SettingsError as error:
+            for job in self.jobs:
+                job.output.abort()
+            raise BakeError(str(error)) from error
+        for job in self.jobs + self.rigid_jobs:
             outputs.free(job.obj)  # baking again replaces the old bake
+        for job in self.rigid_jobs:
+            record = {}
+            keyframes.apply(job.obj, self.frame_start, bases[job], record)
+            outputs.write_record(job.obj, record, self.frame_start, self.frame_end, self.seconds)
         for job in self.jobs:
             record = {}
             job.output.apply(job.obj, job.cut, record)
             outputs.switch_off_blender_cloth(job.obj, record)
             outputs.write_record(job.obj, record, self.frame_start, self.frame_end, self.seconds)
 
-
-def invert_affine(m):
-    """Inverse of a row-major 4x4 affine matrix (16 values), or None if singular."""
-    a, b, c, tx = m[0], m[1], m[2], m[3]
-    d, e, f, ty = m[4], m[5], m[6], m[7]
-    g, h, i, tz = m[8], m[9], m[10], m[11]
-    det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
-    scale = max(abs(v) for v in (a, b, c, d, e, f, g, h, i)) or 1.0
-    if abs(det) <= 1e-12 * scale ** 3:
-        return None
-    r = [(e * i - f * h) / det, (c * h - b * i) / det, (b * f - c * e) / det,
-         (f * g - d * i) / det, (a * i - c * g) / det, (c * d - a * f) / det,
-         (d * h - e * g) / det, (b * g - a * h) / det, (a * e - b * d) / det]
-    t = [-(r[0] * tx + r[1] * ty + r[2] * tz), -(r[3] * tx + r[4] * ty + r[5] * tz),
-         -(r[6] * tx + r[7] * ty + r[8] * tz)]
-    return [r[0], r[1], r[2], t[0], r[3], r[4], r[5], t[1], r[6], r[7], r[8], t[2], 0.0, 0.0, 0.0, 1.0]

@@ -13,7 +13,7 @@ def _targets(context, selected_only):
 
 
 class SIMBAKE_OT_bake(bpy.types.Operator):
-    """Simulate cloth objects over the SimBake frame range and bake the result"""
+    """Simulate cloth and rigid bodies over the SimBake frame range and bake the result"""
     bl_idname = "simbake.bake"
     bl_label = "Bake"
     bl_options = {"REGISTER"}

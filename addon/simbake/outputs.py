@@ -1,6 +1,6 @@
-"""Writing a cloth bake into the scene (PC2 + Mesh Cache modifier, or shape keys) and
-taking it out again exactly. Each baked object keeps a JSON record of what the bake
-changed in `obj.simbake.bake_record`."""
+"""Writing a cloth bake into the scene (PC2 + Mesh Cache modifier, or shape keys) and taking
+any bake out again exactly (rigid bodies' keyframes: keyframes.py). Each baked object keeps a
+JSON record of what the bake changed in `obj.simbake.bake_record`."""
 
 import json
 import os
@@ -8,11 +8,11 @@ import time
 
 import bpy
 
+from . import keyframes
 from .pc2 import PC2Writer
 from .scene_io import BAKE_MODIFIER_NAME
 
 SHAPE_KEY_PREFIX = "SimBake "
-FCURVE_LINEAR = 1  # Keyframe.interpolation enum value of 'LINEAR' for foreach_set
 
 
 def load_record(obj):
@@ -109,7 +109,7 @@ class ShapeKeyOutput:
             curve = action.fcurves.new(data_path=f'key_blocks["{block.name}"].value')
             curve.keyframe_points.add(len(points))
             curve.keyframe_points.foreach_set("co", [c for point in points for c in point])
-            curve.keyframe_points.foreach_set("interpolation", [FCURVE_LINEAR] * len(points))
+            curve.keyframe_points.foreach_set("interpolation", [keyframes.FCURVE_LINEAR] * len(points))
             curve.update()
         self.frames = []
         record.update(output="SHAPE_KEYS", shape_keys=state)
@@ -171,6 +171,8 @@ def free(obj):
             os.remove(path)
     elif record.get("output") == "SHAPE_KEYS":
         _remove_shape_keys(obj, record["shape_keys"])
+    elif record.get("output") == "KEYFRAMES":
+        keyframes.free(obj, record)
     for name, show_viewport, show_render in record.get("cloth_modifiers", []):
         modifier = obj.modifiers.get(name)
         if modifier is not None:

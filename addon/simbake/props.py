@@ -25,7 +25,7 @@ class SimBakeObjectSettings(bpy.types.PropertyGroup):
 
     # rigid body
     mass: FloatProperty(name="Mass", default=1.0, min=1e-6, soft_max=1e4, unit="MASS",
-                        description="Mass of the rigid body (kg)")
+                        description="Mass of the rigid body (kg); its inertia follows from its shape")
     restitution: FloatProperty(name="Restitution", default=0.0, min=0.0, max=1.0,
                                description="Bounciness; a contact uses the product of both objects' values")
     shape: EnumProperty(name="Shape", items=SHAPE_ITEMS, default="CONVEX_HULL")

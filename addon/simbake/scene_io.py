@@ -48,8 +48,9 @@ def is_animated(obj, cut):
         if animated(node) or len(node.constraints) > 0:
             return True
         node = node.parent
-    mesh = obj.data
-    if animated(mesh) or (mesh.shape_keys is not None and animated(mesh.shape_keys)):
+    data = obj.data
+    keys = getattr(data, "shape_keys", None)
+    if data is not None and (animated(data) or (keys is not None and animated(keys))):
         return True
     return cut > 0
 
@@ -181,13 +182,31 @@ def read_collider(obj, depsgraph):
     """A collider's evaluated triangles in world space (all its modifiers applied)."""
     if obj.type not in COLLIDER_TYPES:
         raise SettingsError(f"{obj.name}: a {obj.type.lower()} object has no surface to collide with")
+    body = read_body_mesh(obj, depsgraph)
+    if len(body.triangles) == 0:
+        raise SettingsError(f"{obj.name}: the collider has no faces")
+    return ColliderInput(MeshSample(body.positions, body.matrix), body.triangles, len(body.local) // 3)
+
+
+class BodyMesh:
+    """A rigid body's mesh as evaluated now: local positions (float32), world positions
+    (float64), triangles, and the world matrix (16 row-major doubles)."""
+
+    def __init__(self, local, positions, triangles, matrix):
+        self.local = local
+        self.positions = positions
+        self.triangles = triangles
+        self.matrix = matrix
+
+
+def read_body_mesh(obj, depsgraph):
+    """A rigid body's evaluated mesh (all its modifiers applied)."""
     obj_eval, mesh = evaluated_mesh(obj, depsgraph)
     try:
         local, triangles = _vertices_and_triangles(mesh)
-        if len(triangles) == 0:
-            raise SettingsError(f"{obj.name}: the collider has no faces")
+        if len(local) == 0:
+            raise SettingsError(f"{obj.name}: the mesh has no vertices")
         matrix = native.matrix_rows(obj_eval.matrix_world)
     finally:
         obj_eval.to_mesh_clear()
-    return ColliderInput(MeshSample(native.transform_points(matrix, local, "d"), matrix), triangles,
-                         len(local) // 3)
+    return BodyMesh(local, native.transform_points(matrix, local, "d"), triangles, matrix)

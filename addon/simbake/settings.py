@@ -2,6 +2,7 @@
 object with the same attributes (Blender's, or plain stand-ins in tests)."""
 
 import hashlib
+import json
 import math
 import re
 
@@ -26,15 +27,23 @@ def find_modifier(obj, modifier_type):
     return None, None
 
 
+def blender_rigid_body_moves(obj):
+    """Whether Blender simulates the object's rigid body: active, dynamic and not animated.
+    A bake of ours switches 'Animated' on while it is in place: the value before it counts."""
+    rigid_body = obj.rigid_body
+    text = obj.simbake.bake_record
+    kinematic = json.loads(text).get("rigid_body_kinematic", rigid_body.kinematic) if text else rigid_body.kinematic
+    return rigid_body.type == "ACTIVE" and rigid_body.enabled and not kinematic
+
+
 def resolve_role(obj):
     """The role an object bakes with: its own SimBake role, or with role NONE what its
     Blender physics says (active rigid body, passive rigid body, cloth, collision)."""
     role = obj.simbake.role
     if role != "NONE":
         return role
-    rigid_body = getattr(obj, "rigid_body", None)
-    if rigid_body is not None:
-        return "RIGID" if rigid_body.type == "ACTIVE" else "COLLIDER"
+    if getattr(obj, "rigid_body", None) is not None:
+        return "RIGID" if blender_rigid_body_moves(obj) else "COLLIDER"
     if find_modifier(obj, "CLOTH")[1] is not None:
         return "CLOTH"
     if find_modifier(obj, "COLLISION")[1] is not None:

@@ -77,6 +77,28 @@ class SIMBAKE_PT_cloth_collisions(SimBakePanel, bpy.types.Panel):
         layout.prop(props, "self_collision")
 
 
+class SIMBAKE_PT_rigid(SimBakePanel, bpy.types.Panel):
+    bl_label = "Rigid Body"
+    bl_parent_id = "SIMBAKE_PT_object"
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and obj.simbake.role == "RIGID"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        props = context.object.simbake
+        layout.prop(props, "shape")
+        col = layout.column()
+        col.prop(props, "mass")
+        col.prop(props, "friction")
+        col.prop(props, "restitution")
+        layout.prop(props, "initial_velocity")
+        layout.prop(props, "initial_angular_velocity")
+
+
 class SIMBAKE_PT_collider(SimBakePanel, bpy.types.Panel):
     bl_label = "Collider"
     bl_parent_id = "SIMBAKE_PT_object"
@@ -92,6 +114,7 @@ class SIMBAKE_PT_collider(SimBakePanel, bpy.types.Panel):
         props = context.object.simbake
         layout.prop(props, "thickness")
         layout.prop(props, "friction")
+        layout.prop(props, "restitution")
 
 
 class SIMBAKE_PT_scene(SimBakePanel, bpy.types.Panel):
@@ -126,7 +149,7 @@ def _wrap(text, width):
     return lines + ([line] if line else [])
 
 
-CLASSES = (SIMBAKE_PT_object, SIMBAKE_PT_cloth, SIMBAKE_PT_cloth_collisions, SIMBAKE_PT_collider,
-           SIMBAKE_PT_scene)
+CLASSES = (SIMBAKE_PT_object, SIMBAKE_PT_cloth, SIMBAKE_PT_cloth_collisions, SIMBAKE_PT_rigid,
+           SIMBAKE_PT_collider, SIMBAKE_PT_scene)
 
 register, unregister = bpy.utils.register_classes_factory(CLASSES)

@@ -10,9 +10,17 @@ from simbake import settings
 def obj(role="NONE", modifiers=(), rigid_body=None, **props):
     values = dict(role=role, pin_group="", density=0.2, stretch_stiffness=1000.0, shear_stiffness=100.0,
                   bend_stiffness=1e-4, damping=0.01, air_drag=0.1, thickness=0.004, friction=0.5,
-                  self_collision=False)
+                  self_collision=False, bake_record="", mass=2.0, restitution=0.3, shape="BOX",
+                  initial_velocity=(1.0, 0.0, 0.0), initial_angular_velocity=(0.0, 0.0, 3.0))
     values.update(props)
     return NS(name="Thing", simbake=NS(**values), modifiers=list(modifiers), rigid_body=rigid_body)
+
+
+def blender_body(type="ACTIVE", **values):
+    defaults = dict(type=type, enabled=True, kinematic=False, collision_shape="CONVEX_HULL", mass=3.0,
+                    friction=0.6, restitution=0.2, linear_damping=0.04, angular_damping=0.1)
+    defaults.update(values)
+    return NS(**defaults)
 
 
 def blender_cloth(**values):
@@ -25,14 +33,22 @@ def blender_cloth(**values):
 
 class Roles(unittest.TestCase):
     def test_own_role_wins(self):
-        self.assertEqual(settings.resolve_role(obj("CLOTH", rigid_body=NS(type="ACTIVE"))), "CLOTH")
+        self.assertEqual(settings.resolve_role(obj("CLOTH", rigid_body=blender_body())), "CLOTH")
 
     def test_blender_physics_decides_with_role_none(self):
-        self.assertEqual(settings.resolve_role(obj(rigid_body=NS(type="ACTIVE"))), "RIGID")
-        self.assertEqual(settings.resolve_role(obj(rigid_body=NS(type="PASSIVE"))), "COLLIDER")
+        self.assertEqual(settings.resolve_role(obj(rigid_body=blender_body())), "RIGID")
+        self.assertEqual(settings.resolve_role(obj(rigid_body=blender_body("PASSIVE"))), "COLLIDER")
+        # Blender moves animated or non-dynamic active bodies by their animation
+        self.assertEqual(settings.resolve_role(obj(rigid_body=blender_body(kinematic=True))), "COLLIDER")
+        self.assertEqual(settings.resolve_role(obj(rigid_body=blender_body(enabled=False))), "COLLIDER")
         self.assertEqual(settings.resolve_role(obj(modifiers=[NS(type="SUBSURF"), blender_cloth()])), "CLOTH")
         self.assertEqual(settings.resolve_role(obj(modifiers=[NS(type="COLLISION")])), "COLLIDER")
         self.assertEqual(settings.resolve_role(obj()), "NONE")
+
+    def test_a_rigid_bake_in_place_does_not_change_the_role(self):
+        # the bake switches 'Animated' on; the value before it decides
+        baked = obj(rigid_body=blender_body(kinematic=True), bake_record='{"rigid_body_kinematic": false}')
+        self.assertEqual(settings.resolve_role(baked), "RIGID")
 
 
 class Materials(unittest.TestCase):

@@ -1,0 +1,146 @@
+"""A rigid-body bake written as keyframes on location and rotation, and taken out again
+exactly. What a bake changed is kept in the object's bake record (JSON)."""
+
+from contextlib import contextmanager
+
+import bpy
+
+from . import transforms
+
+FCURVE_LINEAR = 1  # Keyframe.interpolation enum value of 'LINEAR' for foreach_set
+TRANSFORM_PATHS = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle")
+GROUP = "Object Transforms"
+
+
+def own_transform(obj):
+    """The object's transform channel values, as plain lists (for a record)."""
+    return {"rotation_mode": obj.rotation_mode, "location": list(obj.location),
+            "rotation_quaternion": list(obj.rotation_quaternion), "rotation_euler": list(obj.rotation_euler),
+            "rotation_axis_angle": list(obj.rotation_axis_angle)}
+
+
+def set_transform(obj, values):
+    obj.rotation_mode = values["rotation_mode"]
+    for path in TRANSFORM_PATHS:
+        setattr(obj, path, values[path])
+
+
+def _action_state(obj):
+    anim = obj.animation_data
+    return {"animation_data": anim is not None, "action": anim.action.name if anim and anim.action else None}
+
+
+def _set_action(obj, name):
+    if name is None and obj.animation_data is None:
+        return
+    anim = obj.animation_data or obj.animation_data_create()
+    anim.action = bpy.data.actions.get(name) if name else None
+
+
+@contextmanager
+def own_motion(objects, records):
+    """While a bake reads the scene: each object's Blender rigid body is 'Animated' (so Blender
+    shows the object's own transform, not its simulation), and a keyframe bake of ours still in
+    place is out of the way (the action and the transform before it back). `records` maps an
+    object to its bake record, if any. Everything is put back on leaving."""
+    saved = []
+    try:
+        for obj in objects:
+            state = {"action": _action_state(obj), "transform": own_transform(obj),
+                     "kinematic": obj.rigid_body.kinematic if obj.rigid_body else None}
+            saved.append((obj, state))
+            record = records.get(obj)
+            if record and record.get("output") == "KEYFRAMES":
+                _set_action(obj, record["previous_action"])
+                set_transform(obj, record["transform"])
+            if obj.rigid_body:
+                obj.rigid_body.kinematic = True
+        yield
+    finally:
+        for obj, state in reversed(saved):
+            _set_action(obj, state["action"]["action"])
+            if not state["action"]["animation_data"] and obj.animation_data is not None:
+                obj.animation_data_clear()
+            set_transform(obj, state["transform"])
+            if state["kinematic"] is not None:
+                obj.rigid_body.kinematic = state["kinematic"]
+
+
+def _delta_rotation(obj):
+    mode = obj.rotation_mode
+    if mode in transforms.EULER_ORDERS:
+        return transforms.matrix_from_euler(list(obj.delta_rotation_euler), mode)
+    if mode == "QUATERNION":
+        return transforms.matrix_from_quaternion(list(obj.delta_rotation_quaternion))
+    return transforms.rotation_part([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1])
+
+
+def channel_values(obj, bases):
+    """Location and rotation channel values (per channel, per frame) that give each of the
+    matrix_basis `bases` (16 floats each) with the object's scale, delta transforms and
+    rotation mode, continuous from the object's own values."""
+    path, size = transforms.ROTATION_PATHS[obj.rotation_mode]
+    channels = transforms.RotationChannels(obj.rotation_mode, first=list(getattr(obj, path)))
+    scale = [obj.scale[k] * obj.delta_scale[k] for k in range(3)]
+    delta_location, delta_rotation = list(obj.delta_location), _delta_rotation(obj)
+    location = [[], [], []]
+    rotation = [[] for _ in range(size)]
+    for basis in bases:
+        loc, rot = transforms.basis_channels(basis, scale, delta_location, delta_rotation, channels)
+        for k in range(3):
+            location[k].append(loc[k])
+        for k in range(size):
+            rotation[k].append(rot[k])
+    return {"location": location, path: rotation}
+
+
+def apply(obj, frame_start, bases, record):
+    """Keys location and rotation at frames frame_start, frame_start + 1, ... (LINEAR) in a new
+    action: a copy of the object's action with its transform curves replaced, so that its
+    other animation plays on. Blender's own rigid body of the object is set to 'Animated'."""
+    values = channel_values(obj, bases)
+    state = _action_state(obj)
+    previous = bpy.data.actions.get(state["action"]) if state["action"] else None
+    record.update(output="KEYFRAMES", previous_action=state["action"], animation_data=state["animation_data"],
+                  transform=own_transform(obj))
+    if previous is not None:  # it loses its user while ours plays: keep it in the file
+        record["previous_fake_user"] = previous.use_fake_user
+        previous.use_fake_user = True
+        action = previous.copy()
+        for curve in [c for c in action.fcurves if c.data_path in TRANSFORM_PATHS]:
+            action.fcurves.remove(curve)
+    else:
+        action = bpy.data.actions.new("")
+    action.name = f"SimBake {obj.name}"
+    frames = [float(frame_start + i) for i in range(len(bases))]
+    for path, per_channel in values.items():
+        for index, series in enumerate(per_channel):
+            curve = action.fcurves.new(path, index=index, action_group=GROUP)
+            curve.keyframe_points.add(len(series))
+            curve.keyframe_points.foreach_set("co", [v for pair in zip(frames, series) for v in pair])
+            curve.keyframe_points.foreach_set("interpolation", [FCURVE_LINEAR] * len(series))
+            curve.update()
+    anim = obj.animation_data or obj.animation_data_create()
+    anim.action = action
+    record["action"] = action.name
+    if obj.rigid_body is not None:
+        record["rigid_body_kinematic"] = obj.rigid_body.kinematic
+        obj.rigid_body.kinematic = True
+
+
+def free(obj, record):
+    """Takes a keyframe bake out: the action, transform values and rigid body setting before it."""
+    ours = bpy.data.actions.get(record.get("action", ""))
+    _set_action(obj, record["previous_action"])
+    if ours is not None:
+        bpy.data.actions.remove(ours)
+    previous = bpy.data.actions.get(record["previous_action"]) if record["previous_action"] else None
+    if previous is not None and "previous_fake_user" in record:
+        previous.use_fake_user = record["previous_fake_user"]
+    anim = obj.animation_data
+    if not record["animation_data"] and anim is not None and anim.action is None and not anim.drivers \
+            and not anim.nla_tracks:
+        obj.animation_data_clear()
+    set_transform(obj, record["transform"])
+    if obj.rigid_body is not None and "rigid_body_kinematic" in record:
+        obj.rigid_body.kinematic = record["rigid_body_kinematic"]

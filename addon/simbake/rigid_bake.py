@@ -1,0 +1,125 @@
+"""The rigid bodies of a bake: the objects that move (baked to keyframes) and the obstacles
+they meet (static, or following their own animation)."""
+
+from array import array
+
+from . import native, rigid_settings, scene_io, settings, transforms
+from .settings import SettingsError
+
+IDENTITY = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+
+
+def _chain_animated(obj):
+    """Whether the object's parents may move over time."""
+    return obj.parent is not None and scene_io.is_animated(obj.parent, 0)
+
+
+class RigidJob:
+    """An object simulated as a moving rigid body and baked to keyframes."""
+
+    def __init__(self, obj):
+        self.obj = obj
+        self.parent_animated = _chain_animated(obj)
+        self.animated = self.parent_animated
+        self.body_id = None
+        self.world_start = None       # world matrix at the first frame, 16 row-major
+        self.displacements = array("d")  # 16 per frame: the motion since the first frame
+        self.parents = []             # effective parent matrix per frame (one if it stays)
+
+    def world_matrices(self):
+        """World matrix of each baked frame, from the first: displacement @ start."""
+        return [transforms.multiply(list(self.displacements[16 * f:16 * f + 16]), self.world_start)
+                for f in range(len(self.displacements) // 16)]
+
+    def bases(self):
+        """matrix_basis of each baked frame under the object's parent at that frame."""
+        out = []
+        for f, world in enumerate(self.world_matrices()):
+            parent = self.parents[f] if len(self.parents) > 1 else self.parents[0]
+            basis = transforms.local_basis(world, parent, IDENTITY)
+            if basis is None:
+                raise SettingsError(f"{self.obj.name}: its parent's transform is singular (a scale of zero?)")
+            out.append(basis)
+        return out
+
+
+class ObstacleJob:
+    """An object rigid bodies collide with: static, or kinematic following its animation."""
+
+    def __init__(self, obj):
+        self.obj = obj
+        self.animated = scene_io.is_animated(obj, 0)
+        self.body_id = None
+        self.start_inverse = None  # inverse of its rigid world matrix at the first frame
+
+
+def rigid_objects(candidates):
+    return [obj for obj in candidates
+            if obj.type in scene_io.COLLIDER_TYPES and settings.resolve_role(obj) == "RIGID"]
+
+
+def obstacle_objects(scene, moving):
+    """Objects rigid bodies collide with: colliders (SimBake's, Blender's passive or animated
+    rigid bodies; not Blender's cloth-only Collision modifier) and rigid objects not in this
+    bake, which keep to their own motion."""
+    moving = set(moving)
+    out = []
+    for obj in scene.objects:
+        if obj.type not in scene_io.COLLIDER_TYPES or obj in moving:
+            continue
+        role = settings.resolve_role(obj)
+        if role == "RIGID" or (role == "COLLIDER" and (obj.simbake.role == "COLLIDER" or obj.rigid_body)):
+            out.append(obj)
+    return out
+
+
+def _effective_parent(obj_eval):
+    """parent @ parent inverse as Blender applies it: matrix_world @ matrix_basis⁻¹."""
+    basis = transforms.invert_affine(native.matrix_rows(obj_eval.matrix_basis))
+    world = list(native.matrix_rows(obj_eval.matrix_world))
+    return transforms.multiply(world, basis) if basis is not None else None
+
+
+def _add(world, obj, depsgraph, moving, body_type, warnings):
+    values, notes = rigid_settings.body_settings(obj, moving)
+    warnings.extend(notes)
+    sample = scene_io.read_body_mesh(obj, depsgraph)
+    try:
+        shape, geometry = rigid_settings.shape_geometry(values.pop("shape"), moving, sample.matrix, sample.local,
+                                                        sample.positions, sample.triangles)
+    except SettingsError as error:
+        raise SettingsError(f"{obj.name}: {error}") from error
+    if not moving:
+        for name in ("mass", "linear_velocity", "angular_velocity", "linear_damping", "angular_damping"):
+            values.pop(name, None)
+    try:
+        body = world.add_body(body_type, shape, **geometry, **values)
+    except native.NativeError as error:
+        raise SettingsError(f"{obj.name}: {error}") from error
+    return body, sample
+
+
+def add_rigid(world, job, depsgraph, warnings):
+    job.body_id, sample = _add(world, job.obj, depsgraph, True, "DYNAMIC", warnings)
+    job.world_start = list(sample.matrix)
+    job.parents = [_effective_parent(job.obj.evaluated_get(depsgraph))]
+    job.displacements.extend(IDENTITY)
+
+
+def add_obstacle(world, job, depsgraph, warnings):
+    body_type = "KINEMATIC" if job.animated else "STATIC"
+    job.body_id, sample = _add(world, job.obj, depsgraph, False, body_type, warnings)
+    job.start_inverse = transforms.invert_affine(transforms.rigid_part(sample.matrix))
+
+
+def follow(world, job, time, depsgraph):
+    """An animated obstacle moves to where its animation has it at `time`."""
+    matrix = native.matrix_rows(job.obj.evaluated_get(depsgraph).matrix_world)
+    world.set_body_target(job.body_id, time, transforms.multiply(transforms.rigid_part(matrix), job.start_inverse))
+
+
+def record_frame(job, transforms_now, depsgraph):
+    """Keeps a moving body's displacement this frame (and its parent's matrix if that moves)."""
+    job.displacements.extend(transforms_now[16 * job.body_id:16 * job.body_id + 16])
+    if job.parent_animated:
+        job.parents.append(_effective_parent(job.obj.evaluated_get(depsgraph)))

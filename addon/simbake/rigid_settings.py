@@ -1,0 +1,78 @@
+"""Rigid bodies from object settings: SimBake's own (role RIGID or COLLIDER) or Blender's
+Rigid Body settings (role NONE), and the collision shape from the object's mesh. No bpy
+here: functions take any object with the same attributes."""
+
+import math
+
+from . import transforms
+from .settings import SettingsError
+
+# Blender's collision shapes that SimBake has; the others become the mesh's convex hull.
+SAME_SHAPES = ("BOX", "SPHERE", "CONVEX_HULL", "MESH")
+
+
+def body_settings(obj, moving):
+    """Keyword arguments of native.World.add_body but the type and the geometry, and
+    warnings: for a moving (dynamic) body or an obstacle. Raises SettingsError naming the
+    object."""
+    props = obj.simbake
+    rigid_body = getattr(obj, "rigid_body", None)
+    warnings = []
+    if props.role in ("RIGID", "COLLIDER") or rigid_body is None:
+        shape = props.shape if props.role == "RIGID" else "MESH"
+        values = {"mass": props.mass, "friction": props.friction, "restitution": props.restitution}
+        if props.role == "RIGID":
+            values["linear_velocity"] = tuple(props.initial_velocity)
+            values["angular_velocity"] = tuple(props.initial_angular_velocity)
+    else:
+        shape = rigid_body.collision_shape
+        if shape not in SAME_SHAPES:
+            warnings.append(f"{obj.name}: its {shape.lower()} collision shape is baked as the mesh's convex hull")
+            shape = "CONVEX_HULL"
+        values = {"mass": rigid_body.mass, "friction": rigid_body.friction, "restitution": rigid_body.restitution,
+                  "linear_damping": rigid_body.linear_damping, "angular_damping": rigid_body.angular_damping}
+    if moving and shape == "MESH":
+        warnings.append(f"{obj.name}: a moving body cannot be a triangle mesh; it is baked as the mesh's convex hull")
+        shape = "CONVEX_HULL"
+    values["shape"] = shape
+    for name in ("mass", "friction", "restitution", "linear_damping", "angular_damping"):
+        value = values.get(name)
+        if value is None:
+            continue
+        if not math.isfinite(value) or value < 0 or (name == "mass" and moving and value == 0):
+            raise SettingsError(f"{obj.name}: rigid body {name} is {value:g}; it must be "
+                                f"{'positive' if name == 'mass' else 'zero or positive'}")
+    if values["restitution"] > 1:
+        raise SettingsError(f"{obj.name}: restitution (bounciness) is {values['restitution']:g}; it must be at most 1")
+    return values, warnings
+
+
+def shape_geometry(shape, moving, world_matrix, local_positions, world_positions, triangles):
+    """The add_body geometry of a shape: a box or sphere around the mesh's local bounding box
+    (as Blender's rigid body shapes), or its vertices and triangles in world space. Returns
+    (shape, keyword arguments): a flat box that cannot move becomes its mesh."""
+    if shape in ("BOX", "SPHERE"):
+        if not local_positions:
+            raise SettingsError("the mesh has no vertices")
+        lo = [min(local_positions[k::3]) for k in range(3)]
+        hi = [max(local_positions[k::3]) for k in range(3)]
+        scale = transforms.column_lengths(world_matrix)
+        half = [0.5 * (hi[k] - lo[k]) * scale[k] for k in range(3)]
+        mid = [0.5 * (hi[k] + lo[k]) for k in range(3)]
+        m = world_matrix
+        center = [m[4 * r] * mid[0] + m[4 * r + 1] * mid[1] + m[4 * r + 2] * mid[2] + m[4 * r + 3] for r in range(3)]
+        largest = max(half)
+        if not largest > 0:
+            raise SettingsError("the mesh has no extent")
+        if shape == "SPHERE":
+            return shape, {"center": center, "radius": largest}
+        if min(half) < 1e-6 * largest:
+            if not moving:  # a ground plane: its faces are its exact surface
+                return "MESH", {"vertices": world_positions, "triangles": triangles}
+            half = [max(h, 1e-3 * largest) for h in half]
+        rotation = transforms.quaternion_from_matrix(transforms.rotation_part(transforms.rigid_part(m)))
+        return shape, {"center": center, "half_extents": half, "rotation": rotation}
+    if shape == "MESH" and not len(triangles):
+        raise SettingsError("the mesh has no faces to collide with")
+    return shape, {"vertices": world_positions, "triangles": triangles}
+
