@@ -36,7 +36,7 @@ class RigidJob:
         out = []
         for f, world in enumerate(self.world_matrices()):
             parent = self.parents[f] if len(self.parents) > 1 else self.parents[0]
-            basis = transforms.local_basis(world, parent, IDENTITY)
+            basis = world if parent == IDENTITY else transforms.local_basis(world, parent, IDENTITY)
             if basis is None:
                 raise SettingsError(f"{self.obj.name}: its parent's transform is singular (a scale of zero?)")
             out.append(basis)
@@ -74,7 +74,10 @@ def obstacle_objects(scene, moving):
 
 
 def _effective_parent(obj_eval):
-    """parent @ parent inverse as Blender applies it: matrix_world @ matrix_basis⁻¹."""
+    """parent @ parent inverse as Blender applies it: matrix_world @ matrix_basis⁻¹
+    (IDENTITY itself without a parent)."""
+    if obj_eval.parent is None and not len(obj_eval.constraints):
+        return IDENTITY
     basis = transforms.invert_affine(native.matrix_rows(obj_eval.matrix_basis))
     world = list(native.matrix_rows(obj_eval.matrix_world))
     return transforms.multiply(world, basis) if basis is not None else None
