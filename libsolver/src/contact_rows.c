@@ -100,6 +100,8 @@ static int8_t guessed_state(const contact_row *rows, int32_t i)
     return LCP_FREE;
 }
 
+enum { PIVOT_BUDGET = 2 };
+
 int32_t rows_solve(row_solver *s, contact_row *rows, int32_t count, velocity_view *view, int32_t direct_max,
                    int32_t sweeps)
 {
@@ -111,30 +113,25 @@ int32_t rows_solve(row_solver *s, contact_row *rows, int32_t count, velocity_vie
     if (!reserve(s, count)) return -2;
     lcp *p = &s->problem;
     p->n = count;
+    for (int32_t i = 0; i < count; i++) p->b[i] = row_velocity(&rows[i], view) + rows[i].bias; /* before impulses */
+    /* Gauss-Seidel first: cheap, and its answer has the right partition but for a pivot or
+     * two wherever contacts persist (bodies at rest, sliding, stacked with mass ratios it
+     * converges slowly for), so the pivoting makes it exact for a factorisation or two. New
+     * contacts start pushing and sticking. Where contacts come and go (a pile settling) the
+     * pivoting rarely ends within its budget, and Gauss-Seidel's answer stands. */
+    gauss_seidel(rows, count, view, sweeps);
     for (int32_t i = 0; i < count; i++) {
         for (int32_t j = i; j < count; j++)
             p->a[(size_t)i * count + j] = p->a[(size_t)j * count + i] = coupling(&rows[i], &rows[j], view);
-        p->b[i] = row_velocity(&rows[i], view) + rows[i].bias;
         p->lo[i] = rows[i].lo, p->hi[i] = rows[i].hi;
         p->normal_of[i] = rows[i].normal_back > 0 ? i - rows[i].normal_back : -1, p->mu[i] = rows[i].mu;
-    }
-    /* Gauss-Seidel first: cheap, and its answer nearly always has the right partition, so
-     * that the pivoting which makes it exact takes few pivots (each one a factorisation).
-     * Should the pivoting not end within its budget, Gauss-Seidel's answer stands. */
-    for (int32_t i = 0; i < count; i++) s->x[i] = rows[i].lambda; /* 0: a new contact */
-    for (int32_t i = 0; i < count; i++) /* a contact's rows stay together, normal first */
-        if (rows[i].normal_back > 0 && s->x[i] != 0.0) s->x[i - rows[i].normal_back] = 1.0;
-    gauss_seidel(rows, count, view, sweeps);
-    for (int32_t i = 0; i < count; i++) {
-        /* a new contact pushes unless it separates, and sticks */
         int32_t normal = i - rows[i].normal_back;
-        bool cold = s->x[normal] == 0.0;
-        s->state[i] = cold ? (p->b[normal] > 0.0 && rows[i].normal_back == 0 ? LCP_LOWER : LCP_FREE)
-                           : guessed_state(rows, i);
+        s->state[i] = !rows[i].warm ? (p->b[normal] > 0.0 && rows[i].normal_back == 0 ? LCP_LOWER : LCP_FREE)
+                                    : guessed_state(rows, i);
     }
     for (int32_t i = 0; i < count; i++) s->x[i] = rows[i].lambda;
     int32_t pivots = 0;
-    if (!lcp_solve_pivoting(p, s->x, s->state, &s->workspace, count / 2 + 16, &pivots)) return -1;
+    if (!lcp_solve_pivoting(p, s->x, s->state, &s->workspace, PIVOT_BUDGET, &pivots)) return -1;
     for (int32_t i = 0; i < count; i++) {
         row_apply(&rows[i], view, s->x[i] - rows[i].lambda);
         rows[i].lambda = s->x[i];

@@ -29,6 +29,7 @@ typedef struct contact_row {
                                (rows of one contact stay together); 0 for other rows */
     double mu;
     double lambda;          /* accumulated impulse */
+    bool warm;              /* its contact was there the step before (lambda from then) */
     double inv_mass;        /* J M⁻¹ Jᵀ */
     vec3 turn_a, turn_b;    /* angular velocity change of a and b per unit impulse (I⁻¹ ang) */
 } contact_row;

@@ -313,6 +313,7 @@ static void build_rows(sb_world *w, rigid_scratch *s, int32_t i, double h)
                            .normal_back = k, .mu = a->friction * b->friction};
         if (k == 0) r->bias = fmax(c->separation, 0.0) / h; /* may close the gap, no further */
         if (cached) r->lambda = h * (k == 0 ? cached->normal : v3_dot(cached->friction, dirs[k]));
+        r->warm = cached != NULL;
     }
 }
 

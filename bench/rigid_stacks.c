@@ -1,0 +1,182 @@
+/* Rigid-body cost per frame (24 fps) and quality: a tower of 10 boxes (drift of the top box
+ * after 10 s) and piles of boxes dropped in a walled square (median time per frame over the
+ * whole drop, deepest overlap of two boxes at the end).
+ *
+ *     build/bench/bench_rigid [pile sizes...]        (default 100 1000) */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "simbake.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int32_t add_box(sb_world *w, int type, const double c[3], const double half[3], const double spin[3])
+{
+    sb_body_def d = sb_default_body_def();
+    d.type = type, d.shape = SB_SHAPE_BOX;
+    for (int k = 0; k < 3; k++) d.center[k] = c[k], d.half_extents[k] = half[k], d.angular_velocity[k] = spin[k];
+    int32_t id = -1;
+    if (sb_world_add_body(w, &d, &id) != SB_OK) {
+        fprintf(stderr, "add_body: %s\n", sb_last_error());
+        exit(1);
+    }
+    return id;
+}
+
+static void add_floor(sb_world *w)
+{
+    const double c[3] = {0, 0, -0.5}, half[3] = {50, 50, 0.5}, zero[3] = {0};
+    add_box(w, SB_BODY_STATIC, c, half, zero);
+}
+
+/* Frame times (s) of stepping `frames` frames, sorted. */
+static double *run_frames(sb_world *w, int frames)
+{
+    double *times = malloc(sizeof(double) * (size_t)frames);
+    for (int f = 1; f <= frames; f++) {
+        double t0 = now();
+        if (sb_world_step_to(w, f / 24.0) != SB_OK) {
+            fprintf(stderr, "step: %s\n", sb_last_error());
+            exit(1);
+        }
+        times[f - 1] = now() - t0;
+    }
+    qsort(times, (size_t)frames, sizeof *times, compare_doubles);
+    return times;
+}
+
+static void tower(void)
+{
+    sb_world_def wd = sb_default_world_def();
+    sb_world *w = NULL;
+    sb_world_create(&wd, &w);
+    add_floor(w);
+    const double half[3] = {0.25, 0.25, 0.25}, zero[3] = {0};
+    int32_t top = -1;
+    for (int i = 0; i < 10; i++) {
+        double c[3] = {0, 0, 0.25 + 0.5 * i};
+        top = add_box(w, SB_BODY_DYNAMIC, c, half, zero);
+    }
+    sb_body_state s0, s1;
+    sb_body_get_state(w, top, &s0);
+    double *times = run_frames(w, 240);
+    sb_body_get_state(w, top, &s1);
+    double drift = sqrt(pow(s1.position[0] - s0.position[0], 2) + pow(s1.position[1] - s0.position[1], 2) +
+                        pow(s1.position[2] - s0.position[2], 2));
+    printf("| tower of 10 | %.3f | %.3f | top box drift after 10 s: %.2e m |\n", 1e3 * times[120], 1e3 * times[239],
+           drift);
+    free(times);
+    sb_world_destroy(w);
+}
+
+/* Corners of box i from its displacement transform and its starting centre. */
+static void corners(const double m[16], const double c[3], double half, double out[8][3])
+{
+    for (int k = 0; k < 8; k++) {
+        double p[3] = {c[0] + (k & 1 ? half : -half), c[1] + (k & 2 ? half : -half), c[2] + (k & 4 ? half : -half)};
+        for (int r = 0; r < 3; r++) out[k][r] = m[4 * r] * p[0] + m[4 * r + 1] * p[1] + m[4 * r + 2] * p[2] + m[4 * r + 3];
+    }
+}
+
+/* Depth of overlap of two boxes by their 15 separating axes (0 when apart). */
+static double overlap(double a[8][3], double b[8][3])
+{
+    double e[6][3], axes[15][3];
+    int n = 0;
+    for (int k = 0; k < 3; k++)
+        for (int r = 0; r < 3; r++) e[k][r] = a[1 << k][r] - a[0][r], e[3 + k][r] = b[1 << k][r] - b[0][r];
+    for (int k = 0; k < 6; k++, n++)
+        for (int r = 0; r < 3; r++) axes[n][r] = e[k][r];
+    for (int i = 0; i < 3; i++)
+        for (int j = 3; j < 6; j++) {
+            double *x = axes[n];
+            x[0] = e[i][1] * e[j][2] - e[i][2] * e[j][1];
+            x[1] = e[i][2] * e[j][0] - e[i][0] * e[j][2];
+            x[2] = e[i][0] * e[j][1] - e[i][1] * e[j][0];
+            if (sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) > 1e-9) n++;
+        }
+    double least = INFINITY;
+    for (int k = 0; k < n; k++) {
+        double len = sqrt(axes[k][0] * axes[k][0] + axes[k][1] * axes[k][1] + axes[k][2] * axes[k][2]);
+        double lo_a = INFINITY, hi_a = -INFINITY, lo_b = INFINITY, hi_b = -INFINITY;
+        for (int c = 0; c < 8; c++) {
+            double pa = (a[c][0] * axes[k][0] + a[c][1] * axes[k][1] + a[c][2] * axes[k][2]) / len;
+            double pb = (b[c][0] * axes[k][0] + b[c][1] * axes[k][1] + b[c][2] * axes[k][2]) / len;
+            lo_a = fmin(lo_a, pa), hi_a = fmax(hi_a, pa), lo_b = fmin(lo_b, pb), hi_b = fmax(hi_b, pb);
+        }
+        least = fmin(least, fmin(hi_a - lo_b, hi_b - lo_a));
+        if (least <= 0) return 0;
+    }
+    return least;
+}
+
+static void pile(int count)
+{
+    sb_world_def wd = sb_default_world_def();
+    sb_world *w = NULL;
+    sb_world_create(&wd, &w);
+    add_floor(w);
+    int side = (int)ceil(sqrt(count / 10.0)); /* ten layers */
+    const double half = 0.1, spacing = 0.26, wall = side * spacing * 0.5 + 0.4;
+    for (int k = 0; k < 4; k++) {
+        double c[3] = {k < 2 ? (k == 0 ? -wall : wall) : 0, k >= 2 ? (k == 2 ? -wall : wall) : 0, 1.5};
+        double h[3] = {k < 2 ? 0.2 : wall + 0.2, k < 2 ? wall + 0.2 : 0.2, 1.5};
+        add_box(w, SB_BODY_STATIC, c, h, (double[3]){0});
+    }
+    double (*start)[3] = malloc(sizeof(double[3]) * (size_t)count);
+    int32_t *ids = malloc(sizeof(int32_t) * (size_t)count);
+    uint64_t seed = 12345;
+    for (int i = 0; i < count; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        double jitter = ((seed >> 11) * (1.0 / 9007199254740992.0) - 0.5) * 0.04;
+        start[i][0] = (i % side - (side - 1) * 0.5) * spacing + jitter;
+        start[i][1] = (i / side % side - (side - 1) * 0.5) * spacing - jitter;
+        start[i][2] = 0.3 + (i / (side * side)) * spacing;
+        double spin[3] = {20 * jitter, -30 * jitter, 0};
+        ids[i] = add_box(w, SB_BODY_DYNAMIC, start[i], (double[3]){half, half, half}, spin);
+    }
+    const int frames = 72;
+    double *times = run_frames(w, frames);
+    double (*c)[8][3] = malloc(sizeof(double[8][3]) * (size_t)count);
+    for (int i = 0; i < count; i++) {
+        double m[16];
+        sb_body_get_transform(w, ids[i], m);
+        corners(m, start[i], half, c[i]);
+    }
+    double deepest = 0;
+    for (int i = 0; i < count; i++)
+        for (int j = i + 1; j < count; j++)
+            if (fabs(c[i][0][0] - c[j][0][0]) < 0.6 && fabs(c[i][0][1] - c[j][0][1]) < 0.6 &&
+                fabs(c[i][0][2] - c[j][0][2]) < 0.6)
+                deepest = fmax(deepest, overlap(c[i], c[j]));
+    printf("| pile of %d | %.1f | %.1f | deepest overlap after 3 s: %.2e m (%.2f%% of a box) |\n", count,
+           1e3 * times[frames / 2], 1e3 * times[frames - 1], deepest, 100 * deepest / (2 * half));
+    free(times), free(start), free(ids), free(c);
+    sb_world_destroy(w);
+}
+
+int main(int argc, char **argv)
+{
+    printf("| case | median ms/frame | slowest ms/frame | quality |\n|---|---|---|---|\n");
+    tower();
+    if (argc > 1)
+        for (int i = 1; i < argc; i++) pile(atoi(argv[i]));
+    else
+        pile(100), pile(1000);
+    return 0;
+}
