@@ -104,6 +104,8 @@ def _add(world, obj, depsgraph, moving, body_type, warnings):
 
 def add_rigid(world, job, depsgraph, warnings):
     job.body_id, sample = _add(world, job.obj, depsgraph, True, "DYNAMIC", warnings)
+    if min(transforms.column_lengths(sample.matrix)) <= 0.0:
+        raise SettingsError(f"{job.obj.name}: its transform is singular (a scale of zero?)")
     job.world_start = list(sample.matrix)
     job.parents = [_effective_parent(job.obj.evaluated_get(depsgraph))]
     job.displacements.extend(IDENTITY)
@@ -113,6 +115,8 @@ def add_obstacle(world, job, depsgraph, warnings):
     body_type = "KINEMATIC" if job.animated else "STATIC"
     job.body_id, sample = _add(world, job.obj, depsgraph, False, body_type, warnings)
     job.start_inverse = transforms.invert_affine(transforms.rigid_part(sample.matrix))
+    if job.start_inverse is None or min(transforms.column_lengths(sample.matrix)) <= 0.0:
+        raise SettingsError(f"{job.obj.name}: its transform is singular (a scale of zero?)")
 
 
 def follow(world, job, time, depsgraph):

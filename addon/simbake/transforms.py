@@ -90,6 +90,8 @@ def quaternion_from_matrix(r):
         s = 2.0 * math.sqrt(1.0 + r[2][2] - r[0][0] - r[1][1])
         q = ((r[1][0] - r[0][1]) / s, (r[0][2] + r[2][0]) / s, (r[1][2] + r[2][1]) / s, 0.25 * s)
     n = math.sqrt(sum(c * c for c in q))
+    if not n > 0.0:  # not a rotation (a zero scale): no turn
+        return (1.0, 0.0, 0.0, 0.0)
     q = tuple(c / n for c in q)
     return q if q[0] >= 0.0 else tuple(-c for c in q)
 
