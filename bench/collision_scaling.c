@@ -14,23 +14,11 @@
 #include <time.h>
 
 #include "collision.h"
+#include "bench_util.h"
 #include "simbake.h"
 #include "world.h"
 
 #define PI 3.14159265358979323846
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static void sphere(double radius, int rings, int segments, double **pos, int32_t **tris, int32_t *nv, int32_t *nt)
 {

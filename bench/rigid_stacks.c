@@ -10,20 +10,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "simbake.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "testutil.h"
 
 static int32_t add_box(sb_world *w, int type, const double c[3], const double half[3], const double spin[3])
 {
@@ -84,47 +73,6 @@ static void tower(void)
     sb_world_destroy(w);
 }
 
-/* Corners of box i from its displacement transform and its starting centre. */
-static void corners(const double m[16], const double c[3], double half, double out[8][3])
-{
-    for (int k = 0; k < 8; k++) {
-        double p[3] = {c[0] + (k & 1 ? half : -half), c[1] + (k & 2 ? half : -half), c[2] + (k & 4 ? half : -half)};
-        for (int r = 0; r < 3; r++) out[k][r] = m[4 * r] * p[0] + m[4 * r + 1] * p[1] + m[4 * r + 2] * p[2] + m[4 * r + 3];
-    }
-}
-
-/* Depth of overlap of two boxes by their 15 separating axes (0 when apart). */
-static double overlap(double a[8][3], double b[8][3])
-{
-    double e[6][3], axes[15][3];
-    int n = 0;
-    for (int k = 0; k < 3; k++)
-        for (int r = 0; r < 3; r++) e[k][r] = a[1 << k][r] - a[0][r], e[3 + k][r] = b[1 << k][r] - b[0][r];
-    for (int k = 0; k < 6; k++, n++)
-        for (int r = 0; r < 3; r++) axes[n][r] = e[k][r];
-    for (int i = 0; i < 3; i++)
-        for (int j = 3; j < 6; j++) {
-            double *x = axes[n];
-            x[0] = e[i][1] * e[j][2] - e[i][2] * e[j][1];
-            x[1] = e[i][2] * e[j][0] - e[i][0] * e[j][2];
-            x[2] = e[i][0] * e[j][1] - e[i][1] * e[j][0];
-            if (sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) > 1e-9) n++;
-        }
-    double least = INFINITY;
-    for (int k = 0; k < n; k++) {
-        double len = sqrt(axes[k][0] * axes[k][0] + axes[k][1] * axes[k][1] + axes[k][2] * axes[k][2]);
-        double lo_a = INFINITY, hi_a = -INFINITY, lo_b = INFINITY, hi_b = -INFINITY;
-        for (int c = 0; c < 8; c++) {
-            double pa = (a[c][0] * axes[k][0] + a[c][1] * axes[k][1] + a[c][2] * axes[k][2]) / len;
-            double pb = (b[c][0] * axes[k][0] + b[c][1] * axes[k][1] + b[c][2] * axes[k][2]) / len;
-            lo_a = fmin(lo_a, pa), hi_a = fmax(hi_a, pa), lo_b = fmin(lo_b, pb), hi_b = fmax(hi_b, pb);
-        }
-        least = fmin(least, fmin(hi_a - lo_b, hi_b - lo_a));
-        if (least <= 0) return 0;
-    }
-    return least;
-}
-
 static void pile(int count)
 {
     sb_world_def wd = sb_default_world_def();
@@ -156,14 +104,14 @@ static void pile(int count)
     for (int i = 0; i < count; i++) {
         double m[16];
         sb_body_get_transform(w, ids[i], m);
-        corners(m, start[i], half, c[i]);
+        box_corners(m, start[i], half, c[i]);
     }
     double deepest = 0;
     for (int i = 0; i < count; i++)
         for (int j = i + 1; j < count; j++)
             if (fabs(c[i][0][0] - c[j][0][0]) < 0.6 && fabs(c[i][0][1] - c[j][0][1]) < 0.6 &&
                 fabs(c[i][0][2] - c[j][0][2]) < 0.6)
-                deepest = fmax(deepest, overlap(c[i], c[j]));
+                deepest = fmax(deepest, box_overlap(c[i], c[j]));
     printf("| pile of %d | %.1f | %.1f | deepest overlap after 3 s: %.2e m (%.2f%% of a box) |\n", count,
            1e3 * times[frames / 2], 1e3 * times[frames - 1], deepest, 100 * deepest / (2 * half));
     free(times), free(start), free(ids), free(c);

@@ -202,3 +202,53 @@ solid_mesh icosphere_mesh(double radius, int level)
     m.vertex_count = nv, m.triangle_count = nt;
     return m;
 }
+
+static double length3(const double a[3]) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
+
+/* Corners of a box of half-extent `half` whose displacement since it was added is m, having
+ * been added axis-aligned at `center`. */
+void box_corners(const double m[16], const double center[3], double half, double out[8][3])
+{
+    for (int c = 0; c < 8; c++) {
+        double p[3] = {center[0] + (c & 1 ? half : -half), center[1] + (c & 2 ? half : -half),
+                       center[2] + (c & 4 ? half : -half)};
+        for (int r = 0; r < 3; r++) out[c][r] = m[4 * r] * p[0] + m[4 * r + 1] * p[1] + m[4 * r + 2] * p[2] + m[4 * r + 3];
+    }
+}
+
+/* Penetration depth of two boxes (corners as box_corners): the least overlap of their
+ * projections over the 15 separating axes; 0 when apart. */
+double box_overlap(double a[8][3], double b[8][3])
+{
+    double axes[15][3];
+    int count = 0;
+    double ea[3][3], eb[3][3];
+    for (int k = 0; k < 3; k++)
+        for (int r = 0; r < 3; r++) ea[k][r] = a[1 << k][r] - a[0][r], eb[k][r] = b[1 << k][r] - b[0][r];
+    for (int k = 0; k < 3; k++) {
+        for (int r = 0; r < 3; r++) axes[count][r] = ea[k][r];
+        count++;
+        for (int r = 0; r < 3; r++) axes[count][r] = eb[k][r];
+        count++;
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double *c = axes[count];
+            c[0] = ea[i][1] * eb[j][2] - ea[i][2] * eb[j][1];
+            c[1] = ea[i][2] * eb[j][0] - ea[i][0] * eb[j][2];
+            c[2] = ea[i][0] * eb[j][1] - ea[i][1] * eb[j][0];
+            if (length3(c) > 1e-9) count++;
+        }
+    double least = INFINITY;
+    for (int k = 0; k < count; k++) {
+        double n = length3(axes[k]), lo_a = INFINITY, hi_a = -INFINITY, lo_b = INFINITY, hi_b = -INFINITY;
+        for (int c = 0; c < 8; c++) {
+            double pa = (a[c][0] * axes[k][0] + a[c][1] * axes[k][1] + a[c][2] * axes[k][2]) / n;
+            double pb = (b[c][0] * axes[k][0] + b[c][1] * axes[k][1] + b[c][2] * axes[k][2]) / n;
+            lo_a = fmin(lo_a, pa), hi_a = fmax(hi_a, pa), lo_b = fmin(lo_b, pb), hi_b = fmax(hi_b, pb);
+        }
+        least = fmin(least, fmin(hi_a - lo_b, hi_b - lo_a));
+        if (least <= 0) return 0;
+    }
+    return least;
+}

@@ -1,4 +1,5 @@
-/* Helpers shared by the C tests: a seeded random generator and cloth builders. */
+/* Helpers shared by the C tests and benchmarks: a seeded random generator, cloth and solid
+ * builders, box overlap. */
 #ifndef SB_TESTUTIL_H
 #define SB_TESTUTIL_H
 
@@ -43,5 +44,12 @@ solid_mesh icosphere_mesh(double radius, int level);
 /* Signed distance to a convex mesh: the largest signed distance to its face planes
  * (exact inside, a lower bound outside). */
 double convex_signed_distance(const solid_mesh *mesh, const double p[3]);
+
+/* Corners of a cube of half-extent `half` added axis-aligned at `center`, moved by the
+ * displacement m (sb_body_get_transform). */
+void box_corners(const double m[16], const double center[3], double half, double out[8][3]);
+/* Penetration depth of two boxes (corners as box_corners) by their 15 separating axes; 0
+ * when apart. */
+double box_overlap(double a[8][3], double b[8][3]);
 
 #endif
