@@ -3,16 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 bool broadphase_pairs(broadphase *bp, const aabb *boxes, int32_t count, broadphase_filter wanted,
                       broadphase_report report, void *ctx)
 {
     if (count != bp->count) { /* bodies were added: start from the id order */
-        if (count > bp->capacity) {
-            int32_t *grown = realloc(bp->order, (size_t)count * sizeof *grown);
-            if (!grown) return false;
-            bp->order = grown;
-            bp->capacity = count;
-        }
+        if (!grow((void **)&bp->order, &bp->capacity, count, sizeof *bp->order)) return false;
         for (int32_t i = 0; i < count; i++) bp->order[i] = i;
         bp->count = count;
     }

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 enum { LEAF_SIZE = 4 };
 
 static vec3 centroid(const aabb *b) { return v3_scale(v3_add(b->lo, b->hi), 0.5); }
@@ -121,13 +123,7 @@ void bvh_free(bvh *t)
 
 static bool push(bvh *t, int32_t *top, int32_t a, int32_t b)
 {
-    if (*top == t->stack_capacity) {
-        int32_t capacity = t->stack_capacity ? 2 * t->stack_capacity : 256;
-        bvh_pair *grown = realloc(t->stack, sizeof *grown * (size_t)capacity);
-        if (!grown) return false;
-        t->stack = grown;
-        t->stack_capacity = capacity;
-    }
+    if (!grow((void **)&t->stack, &t->stack_capacity, *top + 1, sizeof *t->stack)) return false;
     t->stack[(*top)++] = (bvh_pair){a, b};
     return true;
 }

@@ -6,6 +6,7 @@
 
 #include "ccd.h"
 #include "geometry.h"
+#include "grow.h"
 
 enum { IMPULSE_ROUNDS = 8, ZONE_ROUNDS = 64 };
 
@@ -40,7 +41,7 @@ struct collision_scratch {
     object_ref *objects;
     int32_t object_capacity, object_count;
     feature_pair *pairs;
-    size_t pair_count, pair_capacity;
+    int32_t pair_count, pair_capacity;
     bool out_of_memory;
 };
 
@@ -85,15 +86,9 @@ static bool reserve(collision_scratch *s, int32_t vertices, int32_t objects)
 static void add_pair(collision_scratch *s, bool edge_edge, int32_t a, int32_t b, int32_t c, int32_t d,
                      int32_t oa, int32_t ob)
 {
-    if (s->pair_count == s->pair_capacity) {
-        size_t capacity = s->pair_capacity ? 2 * s->pair_capacity : 1024;
-        feature_pair *grown = realloc(s->pairs, capacity * sizeof *grown);
-        if (!grown) {
-            s->out_of_memory = true;
-            return;
-        }
-        s->pairs = grown;
-        s->pair_capacity = capacity;
+    if (!grow((void **)&s->pairs, &s->pair_capacity, s->pair_count + 1, sizeof *s->pairs)) {
+        s->out_of_memory = true;
+        return;
     }
     s->pairs[s->pair_count++] = (feature_pair){edge_edge, {a, b, c, d}, {oa, ob}};
 }
@@ -270,8 +265,8 @@ static int32_t proximity_pass(collision_scratch *s)
 {
     int32_t count = 0;
     contact_row *rows = NULL;
-    size_t capacity = 0;
-    for (size_t k = 0; k < s->pair_count; k++) {
+    int32_t capacity = 0;
+    for (int32_t k = 0; k < s->pair_count; k++) {
         const feature_pair *p = &s->pairs[k];
         /* cloth vertices on collider faces are held by the contact filters */
         if (!p->edge_edge && s->objects[p->objects[0]].is_cloth && !s->objects[p->objects[1]].is_cloth) continue;
@@ -294,14 +289,9 @@ static int32_t proximity_pass(collision_scratch *s)
         for (int i = 0; i < 4; i++) start_side += w[i] * v3_dot(y[i], n);
         if (start_side < 0.0) continue;
         separate_positions(s, p->v, w, n, d - dist);
-        if ((size_t)count == capacity) {
-            capacity = capacity ? 2 * capacity : 256;
-            contact_row *grown = realloc(rows, capacity * sizeof *grown);
-            if (!grown) {
-                s->out_of_memory = true;
-                break;
-            }
-            rows = grown;
+        if (!grow((void **)&rows, &capacity, count + 1, sizeof *rows)) {
+            s->out_of_memory = true;
+            break;
         }
         if (make_row(s, p->v, w, n, pair_friction(s, p), &rows[count])) count++;
     }
@@ -337,7 +327,7 @@ static int32_t impulse_round(collision_scratch *s, int32_t vertex_count, bool fi
     /* after the first round, only pairs near what the last round moved can have changed */
     uint8_t *moved_before = s->recheck;
     for (int32_t v = 0; v < vertex_count; v++) moved_before[v] = first_round || s->moved[v], s->moved[v] = 0;
-    for (size_t k = 0; k < s->pair_count; k++) {
+    for (int32_t k = 0; k < s->pair_count; k++) {
         const feature_pair *p = &s->pairs[k];
         if (!(moved_before[p->v[0]] | moved_before[p->v[1]] | moved_before[p->v[2]] | moved_before[p->v[3]])) continue;
         ccd_hit hit;
@@ -505,7 +495,7 @@ static int32_t impact_zones(collision_scratch *s, int32_t vertex_count, double h
     for (; round <= ZONE_ROUNDS + 1; round++) {
         if (!collect_pairs(s)) break;
         hits = 0;
-        for (size_t k = 0; k < s->pair_count; k++) {
+        for (int32_t k = 0; k < s->pair_count; k++) {
             const feature_pair *p = &s->pairs[k];
             ccd_hit hit;
             if (!detect(s, p, &hit)) continue;

@@ -4,19 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double body_term(const velocity_view *view, int32_t body, vec3 lin_i, vec3 ang_i, vec3 lin_j, vec3 ang_j)
+/* One body's part of J_i M⁻¹ J_jᵀ: row j's angular part already carries I⁻¹ (its turn). */
+static double body_term(const velocity_view *view, int32_t body, vec3 lin_i, vec3 ang_i, vec3 lin_j, vec3 turn_j)
 {
-    return view->inv_mass[body] * v3_dot(lin_i, lin_j) + v3_dot(ang_i, m3_mul_v(view->inv_inertia[body], ang_j));
+    return view->inv_mass[body] * v3_dot(lin_i, lin_j) + v3_dot(ang_i, turn_j);
 }
 
 void rows_prepare(contact_row *rows, int32_t count, const velocity_view *view)
 {
     for (int32_t i = 0; i < count; i++) {
         contact_row *r = &rows[i];
-        r->inv_mass = body_term(view, r->a, r->lin, r->ang_a, r->lin, r->ang_a) +
-                      body_term(view, r->b, r->lin, r->ang_b, r->lin, r->ang_b);
         r->turn_a = m3_mul_v(view->inv_inertia[r->a], r->ang_a);
         r->turn_b = m3_mul_v(view->inv_inertia[r->b], r->ang_b);
+        r->inv_mass = body_term(view, r->a, r->lin, r->ang_a, r->lin, r->turn_a) +
+                      body_term(view, r->b, r->lin, r->ang_b, r->lin, r->turn_b);
     }
 }
 
@@ -42,10 +43,10 @@ void row_apply(const contact_row *r, velocity_view *view, double impulse)
 static double coupling(const contact_row *ri, const contact_row *rj, const velocity_view *view)
 {
     double s = 0.0;
-    if (ri->a == rj->a) s += body_term(view, ri->a, ri->lin, ri->ang_a, rj->lin, rj->ang_a);
-    if (ri->a == rj->b) s -= body_term(view, ri->a, ri->lin, ri->ang_a, rj->lin, rj->ang_b);
-    if (ri->b == rj->a) s -= body_term(view, ri->b, ri->lin, ri->ang_b, rj->lin, rj->ang_a);
-    if (ri->b == rj->b) s += body_term(view, ri->b, ri->lin, ri->ang_b, rj->lin, rj->ang_b);
+    if (ri->a == rj->a) s += body_term(view, ri->a, ri->lin, ri->ang_a, rj->lin, rj->turn_a);
+    if (ri->a == rj->b) s -= body_term(view, ri->a, ri->lin, ri->ang_a, rj->lin, rj->turn_b);
+    if (ri->b == rj->a) s -= body_term(view, ri->b, ri->lin, ri->ang_b, rj->lin, rj->turn_a);
+    if (ri->b == rj->b) s += body_term(view, ri->b, ri->lin, ri->ang_b, rj->lin, rj->turn_b);
     return s;
 }
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { LCP_FRICTION_ROUNDS = 50 }; /* rounds of friction bounds from the normals */
+
 void lcp_workspace_free(lcp_workspace *ws)
 {
     free(ws->factor), free(ws->rhs), free(ws->w), free(ws->lo), free(ws->hi), free(ws->start), free(ws->trial), free(ws->free_index);

@@ -19,7 +19,6 @@ typedef struct lcp {
 } lcp;
 
 enum { LCP_LOWER = -1, LCP_FREE = 0, LCP_UPPER = 1 };
-enum { LCP_FRICTION_ROUNDS = 50 };
 
 typedef struct lcp_workspace {
     int32_t capacity;

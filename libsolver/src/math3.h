@@ -139,6 +139,15 @@ static inline quat q_from_rotation_vector(vec3 r)
     if (angle < 1e-300) return q_identity();
     return q_axis_angle(v3_scale(r, 1.0 / angle), angle);
 }
+/* The rotation vector (axis × angle, shorter way round) of a unit quaternion. */
+static inline vec3 q_to_rotation_vector(quat q)
+{
+    if (q.w < 0.0) q = (quat){-q.w, -q.x, -q.y, -q.z};
+    double sin_half = sqrt(q.x * q.x + q.y * q.y + q.z * q.z);
+    if (!(sin_half > 1e-300)) return (vec3){0.0, 0.0, 0.0};
+    double scale = 2.0 * atan2(sin_half, q.w) / sin_half;
+    return (vec3){q.x * scale, q.y * scale, q.z * scale};
+}
 static inline mat3 q_to_m3(quat q)
 {
     double w = q.w, x = q.x, y = q.y, z = q.z;

@@ -143,34 +143,37 @@ static double triangle_area(vec3 a, vec3 b, vec3 c, vec3 n) { return v3_dot(v3_c
 static int32_t reduce_four(rigid_contact *c, int32_t count, vec3 normal)
 {
     if (count <= 4) return count;
-    int32_t pick[4] = {0, -1, -1, -1};
+    int32_t pick[4] = {0, -1, -1, -1}, picked = 1;
     for (int32_t i = 1; i < count; i++)
         if (c[i].separation < c[pick[0]].separation) pick[0] = i;
-    double best = -1.0;
+    double best = 0.0; /* strictly positive: points that coincide add nothing */
     for (int32_t i = 0; i < count; i++) {
         double d = v3_len2(v3_sub(c[i].point, c[pick[0]].point));
         if (d > best) best = d, pick[1] = i;
     }
-    best = -1.0;
     double side = 1.0;
-    for (int32_t i = 0; i < count; i++) {
-        double area = triangle_area(c[pick[0]].point, c[pick[1]].point, c[i].point, normal);
-        if (fabs(area) > best) best = fabs(area), pick[2] = i, side = area >= 0.0 ? 1.0 : -1.0;
+    if (pick[1] >= 0) {
+        picked = 2, best = 0.0;
+        for (int32_t i = 0; i < count; i++) {
+            double area = triangle_area(c[pick[0]].point, c[pick[1]].point, c[i].point, normal);
+            if (fabs(area) > best) best = fabs(area), pick[2] = i, side = area >= 0.0 ? 1.0 : -1.0;
+        }
     }
-    best = 0.0;
-    for (int32_t i = 0; i < count; i++) {
-        /* most outside the triangle picked so far */
-        double worst = fmin(fmin(side * triangle_area(c[pick[0]].point, c[pick[1]].point, c[i].point, normal),
-                                 side * triangle_area(c[pick[1]].point, c[pick[2]].point, c[i].point, normal)),
-                            side * triangle_area(c[pick[2]].point, c[pick[0]].point, c[i].point, normal));
-        if (worst < best) best = worst, pick[3] = i;
+    if (pick[2] >= 0) {
+        picked = 3, best = 0.0;
+        for (int32_t i = 0; i < count; i++) {
+            /* most outside the triangle picked so far */
+            double worst = fmin(fmin(side * triangle_area(c[pick[0]].point, c[pick[1]].point, c[i].point, normal),
+                                     side * triangle_area(c[pick[1]].point, c[pick[2]].point, c[i].point, normal)),
+                                side * triangle_area(c[pick[2]].point, c[pick[0]].point, c[i].point, normal));
+            if (worst < best) best = worst, pick[3] = i;
+        }
+        if (pick[3] >= 0) picked = 4;
     }
     rigid_contact kept[4];
-    int32_t n = 0;
-    for (int k = 0; k < 4; k++)
-        if (pick[k] >= 0) kept[n++] = c[pick[k]];
-    memcpy(c, kept, (size_t)n * sizeof *c);
-    return n;
+    for (int k = 0; k < picked; k++) kept[k] = c[pick[k]];
+    memcpy(c, kept, (size_t)picked * sizeof *c);
+    return picked;
 }
 
 /* Clips the incident face of `inc` against the reference face of `ref`; the normal points

@@ -63,12 +63,14 @@ bool polytope_from_points(const vec3 *points, int32_t count, polytope *out)
     FILE *quiet = fopen("/dev/null", "w");
     bool ok = coords && remap && quiet;
     qhT qh_storage, *qh = &qh_storage;
+    bool started = false; /* qhull's state exists only after qh_zero */
     if (ok) {
         for (int32_t i = 0; i < count; i++) {
             coords[3 * i] = points[i].x, coords[3 * i + 1] = points[i].y, coords[3 * i + 2] = points[i].z;
             remap[i] = -1;
         }
         qh_zero(qh, quiet);
+        started = true;
         /* default options merge coplanar facets into polygons */
         char options[] = "qhull";
         ok = qh_new_qhull(qh, 3, count, coords, False, options, quiet, quiet) == 0;
@@ -103,10 +105,11 @@ bool polytope_from_points(const vec3 *points, int32_t count, polytope *out)
             qh_settempfree(qh, &set);
             /* turn the loop counter-clockwise around qhull's outward normal */
             int32_t first = out->face_first[f], size = k - first;
-            vec3 a = out->vertices[out->face_loops[first]], b = out->vertices[out->face_loops[first + 1]];
-            vec3 c = out->vertices[out->face_loops[first + 2]];
+            const int32_t *loop = &out->face_loops[first];
             vec3 normal = v3(facet->normal[0], facet->normal[1], facet->normal[2]);
-            if (size >= 3 && v3_dot(v3_cross(v3_sub(b, a), v3_sub(c, a)), normal) < 0.0)
+            if (size >= 3 && v3_dot(v3_cross(v3_sub(out->vertices[loop[1]], out->vertices[loop[0]]),
+                                             v3_sub(out->vertices[loop[2]], out->vertices[loop[0]])),
+                                    normal) < 0.0)
                 for (int32_t i = 0; i < size / 2; i++) {
                     int32_t t = out->face_loops[first + i];
                     out->face_loops[first + i] = out->face_loops[first + size - 1 - i];
@@ -120,7 +123,7 @@ bool polytope_from_points(const vec3 *points, int32_t count, polytope *out)
             out->vertex_count = vertices;
         }
     }
-    if (coords) {
+    if (started) {
         int curlong, totlong;
         qh_freeqhull(qh, !qh_ALL);
         qh_memfreeshort(qh, &curlong, &totlong);

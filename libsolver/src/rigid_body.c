@@ -169,8 +169,6 @@ sb_result rigid_body_create(const sb_body_def *d, double time, rigid_body **out)
         polytope_transform(&b->hull, rt, shift);
         b->radius = b->hull.radius;
     } else if (b->shape == SHAPE_MESH) {
-        b->mesh_vertex_count = d->vertex_count;
-        b->mesh_triangle_count = d->triangle_count;
         b->mesh_vertices = malloc(3 * (size_t)d->vertex_count * sizeof *b->mesh_vertices);
         b->mesh_triangles = malloc(3 * (size_t)d->triangle_count * sizeof *b->mesh_triangles);
         b->mesh_boxes = malloc((size_t)d->triangle_count * sizeof *b->mesh_boxes);
@@ -194,9 +192,7 @@ sb_result rigid_body_create(const sb_body_def *d, double time, rigid_body **out)
     rigid_body_update_derived(b);
     if (b->type == SB_BODY_DYNAMIC) {
         b->P = v3_scale(v3_load(d->linear_velocity), b->mass);
-        mat3 inertia_world = m3_mul(m3_mul(b->R, (mat3){{{b->inertia.x, 0, 0}, {0, b->inertia.y, 0}, {0, 0, b->inertia.z}}}),
-                                    m3_transpose(b->R));
-        b->L = m3_mul_v(inertia_world, v3_load(d->angular_velocity));
+        b->L = rigid_body_angular_momentum(b, v3_load(d->angular_velocity));
         rigid_body_update_derived(b);
     }
     *out = b;
@@ -212,6 +208,13 @@ void rigid_body_destroy(rigid_body *b)
     free(b);
 }
 
+/* R (d ⊙ Rᵀ v): a diagonal body-frame tensor d applied in world space */
+static vec3 world_diagonal_times(mat3 r, vec3 d, vec3 v)
+{
+    vec3 local = m3_tmul_v(r, v);
+    return m3_mul_v(r, v3(d.x * local.x, d.y * local.y, d.z * local.z));
+}
+
 static mat3 world_inverse_inertia(const rigid_body *b, mat3 r)
 {
     mat3 d = {{{b->inv_inertia.x, 0, 0}, {0, b->inv_inertia.y, 0}, {0, 0, b->inv_inertia.z}}};
@@ -225,13 +228,18 @@ void rigid_body_update_derived(rigid_body *b)
     b->inv_inertia_world = world_inverse_inertia(b, b->R);
     if (b->type == SB_BODY_DYNAMIC) {
         b->v = v3_scale(b->P, b->inv_mass);
-        b->w = m3_mul_v(b->inv_inertia_world, b->L);
+        b->w = world_diagonal_times(b->R, b->inv_inertia, b->L);
     }
 }
 
 vec3 rigid_body_angular_velocity(const rigid_body *b, quat q)
 {
-    return m3_mul_v(world_inverse_inertia(b, q_to_m3(q)), b->L);
+    return world_diagonal_times(q_to_m3(q), b->inv_inertia, b->L);
+}
+
+vec3 rigid_body_angular_momentum(const rigid_body *b, vec3 w)
+{
+    return world_diagonal_times(b->R, b->inertia, w);
 }
 
 /* q̇ = ½ (0, ω) q */

@@ -14,8 +14,7 @@ typedef struct rigid_body {
     shape_kind shape;
     double radius;              /* sphere; for any shape, the body's reach from its centre */
     polytope hull;              /* SHAPE_POLYTOPE, body frame */
-    int32_t mesh_vertex_count, mesh_triangle_count; /* SHAPE_MESH, body frame */
-    double *mesh_vertices;
+    double *mesh_vertices;      /* SHAPE_MESH, body frame */
     int32_t *mesh_triangles;
     aabb *mesh_boxes;
     bvh mesh_tree;
@@ -46,17 +45,14 @@ void rigid_body_destroy(rigid_body *b);
 void rigid_body_update_derived(rigid_body *b);
 /* ω = R I_b⁻¹ Rᵀ L for orientation q. */
 vec3 rigid_body_angular_velocity(const rigid_body *b, quat q);
+/* L = R I_b Rᵀ ω at the body's orientation now. */
+vec3 rigid_body_angular_momentum(const rigid_body *b, vec3 w);
 /* Turns q over a step h at the angular velocity L gives (RK4 on q̇ = ½ ω q: L is constant
  * without torque, so the angular momentum is exact and the energy nearly so). */
 quat rigid_body_turn(const rigid_body *b, quat q, double h);
-/* Pose of a kinematic body at time t, and its velocities then. */
+/* Pose of a kinematic body at time t. */
 void rigid_body_kinematic_pose(const rigid_body *b, double t, vec3 *x, quat *q);
 /* World-space bounds of the shape at the current pose, grown by `margin`. */
 aabb rigid_body_bounds(const rigid_body *b, double margin);
-/* World velocity of the body's material point at world position p. */
-static inline vec3 rigid_body_point_velocity(const rigid_body *b, vec3 p)
-{
-    return v3_add(b->v, v3_cross(b->w, v3_sub(p, b->x)));
-}
 
 #endif

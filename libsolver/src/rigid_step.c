@@ -18,6 +18,7 @@
 #include "broadphase.h"
 #include "contact_rows.h"
 #include "error.h"
+#include "grow.h"
 #include "narrowphase.h"
 #include "world.h"
 
@@ -33,9 +34,11 @@ typedef struct cached_contact {
     vec3 friction; /* friction force, world, N */
 } cached_contact;
 
+typedef struct order_key { int32_t island, manifold, point; } order_key;
+
 /* One contact point of the step; rows 3i..3i+2 (normal, two frictions) belong to it. */
 typedef struct contact_entry {
-    int32_t a, b;
+    int32_t a, b, island;
     vec3 point, normal;
     double separation, approach, restitution;
 } contact_entry;
@@ -53,6 +56,8 @@ struct rigid_scratch {
     narrow_scratch narrow;
     rigid_manifold *manifolds;
     int32_t manifold_count, manifold_capacity;
+    order_key *keys; /* sorting the contact points into islands */
+    int32_t key_capacity;
     contact_entry *contacts; /* in island order */
     int32_t contact_count, contact_capacity;
     contact_row *rows, *extra;    /* 3 per contact; bounce or correction rows */
@@ -64,19 +69,6 @@ struct rigid_scratch {
     bool out_of_memory;
 };
 
-/* Grows an array to hold `needed` elements; false when out of memory. */
-static bool grow(void **items, int32_t *capacity, int32_t needed, size_t size)
-{
-    if (needed <= *capacity) return true;
-    int32_t cap = *capacity ? 2 * *capacity : 64;
-    while (cap < needed) cap *= 2;
-    void *grown = realloc(*items, (size_t)cap * size);
-    if (!grown) return false;
-    *items = grown;
-    *capacity = cap;
-    return true;
-}
-
 void rigid_scratch_free(rigid_scratch *s)
 {
     if (!s) return;
@@ -85,7 +77,7 @@ void rigid_scratch_free(rigid_scratch *s)
     free(s->inv_mass), free(s->bounce_at), free(s->inv_inertia), free(s->bounds), free(s->parent);
     broadphase_free(&s->bp);
     narrow_scratch_free(&s->narrow);
-    free(s->manifolds), free(s->contacts), free(s->rows), free(s->extra), free(s->extra_contact);
+    free(s->manifolds), free(s->keys), free(s->contacts), free(s->rows), free(s->extra), free(s->extra_contact);
     free(s->cache), free(s->next_cache);
     row_solver_free(&s->solver);
     free(s);
@@ -113,15 +105,6 @@ static bool reserve_bodies(rigid_scratch *s, int32_t n)
 
 /* --- forces, kinematic motion, bounds ---------------------------------------------------- */
 
-static vec3 rotation_between(quat from, quat to)
-{
-    quat turn = q_mul(to, q_conj(from));
-    if (turn.w < 0.0) turn = (quat){-turn.w, -turn.x, -turn.y, -turn.z};
-    double sin_half = v3_len(v3(turn.x, turn.y, turn.z));
-    if (!(sin_half > 1e-300)) return v3(0, 0, 0);
-    return v3_scale(v3(turn.x, turn.y, turn.z), 2.0 * atan2(sin_half, turn.w) / sin_half);
-}
-
 static void load_velocities(sb_world *w, rigid_scratch *s, double t, double h)
 {
     vec3 g = v3_load(w->def.gravity);
@@ -147,7 +130,7 @@ static void load_velocities(sb_world *w, rigid_scratch *s, double t, double h)
                 quat q1;
                 rigid_body_kinematic_pose(b, t + h, &x1, &q1);
                 s->v[i] = v3_scale(v3_sub(x1, b->x), 1.0 / h);
-                s->w[i] = v3_scale(rotation_between(b->q, q1), 1.0 / h);
+                s->w[i] = v3_scale(q_to_rotation_vector(q_mul(q1, q_conj(b->q))), 1.0 / h);
             }
             s->v_forced[i] = s->v[i];
         }
@@ -202,7 +185,6 @@ static int32_t find_root(int32_t *parent, int32_t i)
     return i;
 }
 
-typedef struct order_key { int32_t island, manifold, point; } order_key;
 
 static int compare_keys(const void *pa, const void *pb)
 {
@@ -232,31 +214,25 @@ static bool find_contacts(sb_world *w, rigid_scratch *s, double h)
     if (!grow((void **)&s->contacts, &s->contact_capacity, count, sizeof *s->contacts) ||
         !grow((void **)&s->rows, &s->row_capacity, 3 * count, sizeof *s->rows) ||
         !grow((void **)&s->extra, &s->extra_capacity, count, sizeof *s->extra) ||
-        !grow((void **)&s->extra_contact, &s->extra_contact_capacity, count, sizeof *s->extra_contact))
+        !grow((void **)&s->extra_contact, &s->extra_contact_capacity, count, sizeof *s->extra_contact) ||
+        !grow((void **)&s->keys, &s->key_capacity, count, sizeof *s->keys))
         return false;
-    order_key *keys = malloc(((size_t)count + 1) * sizeof *keys);
-    if (!keys) return false;
+    order_key *keys = s->keys;
     int32_t k = 0;
     for (int32_t m = 0; m < s->manifold_count; m++) {
         const rigid_manifold *mf = &s->manifolds[m];
         int32_t dynamic = w->bodies[mf->a]->type == SB_BODY_DYNAMIC ? mf->a : mf->b;
         for (int32_t p = 0; p < mf->count; p++) keys[k++] = (order_key){find_root(s->parent, dynamic), m, p};
     }
-    qsort(keys, (size_t)count, sizeof *keys, compare_keys);
+    if (count > 0) qsort(keys, (size_t)count, sizeof *keys, compare_keys);
     for (int32_t i = 0; i < count; i++) {
         const rigid_manifold *mf = &s->manifolds[keys[i].manifold];
         const rigid_contact *c = &mf->points[keys[i].point];
-        s->contacts[i] = (contact_entry){mf->a, mf->b, c->point, c->normal, c->separation, 0.0,
+        s->contacts[i] = (contact_entry){mf->a, mf->b, keys[i].island, c->point, c->normal, c->separation, 0.0,
                                          w->bodies[mf->a]->restitution * w->bodies[mf->b]->restitution};
     }
-    free(keys);
     s->contact_count = count;
     return true;
-}
-
-static int32_t island_of(const sb_world *w, rigid_scratch *s, const contact_entry *c)
-{
-    return find_root(s->parent, w->bodies[c->a]->type == SB_BODY_DYNAMIC ? c->a : c->b);
 }
 
 static int compare_cache(const void *pa, const void *pb)
@@ -334,8 +310,7 @@ static bool bounce(sb_world *w, rigid_scratch *s, velocity_view *view, int32_t b
         s->extra[n] = r;
         s->extra_contact[n++] = i;
     }
-    if (!any) return true;
-    rows_prepare(s->extra, n, view);
+    if (!any) return true; /* the rows are copies, prepared already */
     if (rows_solve(&s->solver, s->extra, n, view, DIRECT_MAX, w->def.rigid_iterations) == -2) return false;
     for (int32_t k = 0; k < n; k++) {
         const contact_entry *c = &s->contacts[s->extra_contact[k]];
@@ -387,15 +362,14 @@ static void integrate(sb_world *w, rigid_scratch *s, double t, double h)
         if (b->type == SB_BODY_KINEMATIC) {
             rigid_body_kinematic_pose(b, t + h, &b->x, &b->q);
             rigid_body_update_derived(b);
+            b->v = s->v[i], b->w = s->w[i]; /* of the step it took */
             continue;
         }
         if (b->type != SB_BODY_DYNAMIC) continue;
         vec3 v1 = s->v[i];
         bool free_flight = v3_len2(v3_sub(v1, s->v_forced[i])) == 0.0 && v3_len2(v3_sub(s->w[i], b->w)) == 0.0;
         b->P = v3_scale(v1, b->mass);
-        mat3 inertia = m3_mul(m3_mul(b->R, (mat3){{{b->inertia.x, 0, 0}, {0, b->inertia.y, 0}, {0, 0, b->inertia.z}}}),
-                              m3_transpose(b->R));
-        b->L = m3_mul_v(inertia, s->w[i]);
+        b->L = rigid_body_angular_momentum(b, s->w[i]);
         if (free_flight) { /* exact under constant forces */
             b->x = v3_add(b->x, v3_scale(v3_add(s->v_start[i], v1), 0.5 * h));
         } else if (s->bounce_at[i] > 0.0) { /* up to the contact at the old velocity, then away */
@@ -427,8 +401,7 @@ static bool correct_overlaps(sb_world *w, rigid_scratch *s, double h)
         s->extra[n++] = r;
     }
     if (n == 0) return true;
-    velocity_view pseudo = {s->pv, s->pw, s->inv_mass, s->inv_inertia};
-    rows_prepare(s->extra, n, &pseudo);
+    velocity_view pseudo = {s->pv, s->pw, s->inv_mass, s->inv_inertia}; /* rows prepared for these masses */
     if (rows_solve(&s->solver, s->extra, n, &pseudo, 0, CORRECTION_SWEEPS) == -2) return false;
     for (int32_t i = 0; i < w->body_count; i++) {
         rigid_body *b = w->bodies[i];
@@ -448,8 +421,8 @@ static bool substep(sb_world *w, rigid_scratch *s, double t, double h)
     for (int32_t i = 0; i < s->contact_count; i++) build_rows(w, s, i, h);
     rows_prepare(s->rows, 3 * s->contact_count, &view);
     for (int32_t begin = 0; begin < s->contact_count;) {
-        int32_t island = island_of(w, s, &s->contacts[begin]), end = begin + 1;
-        while (end < s->contact_count && island_of(w, s, &s->contacts[end]) == island) end++;
+        int32_t end = begin + 1;
+        while (end < s->contact_count && s->contacts[end].island == s->contacts[begin].island) end++;
         if (rows_solve(&s->solver, &s->rows[3 * begin], 3 * (end - begin), &view, DIRECT_MAX,
                        w->def.rigid_iterations) == -2)
             return false;
@@ -459,6 +432,16 @@ static bool substep(sb_world *w, rigid_scratch *s, double t, double h)
     if (!remember(w, s, h)) return false;
     integrate(w, s, t, h);
     return correct_overlaps(w, s, h);
+}
+
+/* Bodies back where they were at the start of rigid_advance. */
+static void rollback(sb_world *w, const rigid_scratch *s)
+{
+    for (int32_t i = 0; i < w->body_count; i++) {
+        rigid_body *b = w->bodies[i];
+        b->x = s->x_saved[i], b->q = s->q_saved[i], b->P = s->p_saved[i], b->L = s->l_saved[i];
+        rigid_body_update_derived(b);
+    }
 }
 
 sb_result rigid_advance(sb_world *w, double t, double h)
@@ -476,23 +459,16 @@ sb_result rigid_advance(sb_world *w, double t, double h)
     if (substeps < 1) substeps = 1;
     double hs = h / substeps;
     for (int32_t k = 0; k < substeps; k++)
-        if (!substep(w, s, t + k * hs, hs))
+        if (!substep(w, s, t + k * hs, hs)) {
+            rollback(w, s);
             return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory in the rigid-body step at t = %g s", t + k * hs);
+        }
     for (int32_t i = 0; i < w->body_count; i++) {
         const rigid_body *b = w->bodies[i];
-        if (!v3_isfinite(b->x) || !v3_isfinite(b->P) || !v3_isfinite(b->L) || !isfinite(b->q.w))
+        if (!v3_isfinite(b->x) || !v3_isfinite(b->P) || !v3_isfinite(b->L) || !isfinite(b->q.w)) {
+            rollback(w, s);
             return error_set(SB_ERROR_SOLVER, "body %d: its motion became non-finite at t = %g s", (int)i, t + h);
+        }
     }
     return SB_OK;
-}
-
-void rigid_rollback(sb_world *w)
-{
-    rigid_scratch *s = w->rigid;
-    if (!s) return;
-    for (int32_t i = 0; i < w->body_count; i++) {
-        rigid_body *b = w->bodies[i];
-        b->x = s->x_saved[i], b->q = s->q_saved[i], b->P = s->p_saved[i], b->L = s->l_saved[i];
-        rigid_body_update_derived(b);
-    }
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "grow.h"
 #include "mass_properties.h"
 
 SB_API sb_world_def sb_default_world_def(void)
@@ -120,17 +121,6 @@ SB_API void sb_world_destroy(sb_world *world)
 }
 
 /* Room for one more pointer in a growing array. */
-static bool grow_array(void **items, int32_t count, int32_t *capacity)
-{
-    if (count < *capacity) return true;
-    int32_t cap = *capacity ? 2 * *capacity : 4;
-    void *grown = realloc(*items, (size_t)cap * sizeof(void *));
-    if (!grown) return false;
-    *items = grown;
-    *capacity = cap;
-    return true;
-}
-
 static bool explicit_integrator(const sb_world *world)
 {
     return world->def.integrator != SB_INTEGRATOR_IMPLICIT_EULER;
@@ -142,7 +132,7 @@ SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, in
         return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_cloth is NULL");
     if (def && def->self_collision && explicit_integrator(world))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "self collision needs the implicit integrator");
-    if (!grow_array((void **)&world->cloths, world->cloth_count, &world->cloth_capacity))
+    if (!grow((void **)&world->cloths, &world->cloth_capacity, world->cloth_count + 1, sizeof *world->cloths))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a cloth");
     cloth *c = NULL;
     sb_result r = cloth_create(def, world->time, world->def.gravity, &c);
@@ -158,7 +148,8 @@ SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *d
         return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_collider is NULL");
     if (explicit_integrator(world))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "colliders need the implicit integrator");
-    if (!grow_array((void **)&world->colliders, world->collider_count, &world->collider_capacity))
+    if (!grow((void **)&world->colliders, &world->collider_capacity, world->collider_count + 1,
+              sizeof *world->colliders))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a collider");
     collider *c = NULL;
     sb_result r = collider_create(def, world->time, &c);
@@ -198,7 +189,7 @@ SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, int3
     if (!world || !out_body) return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_body is NULL");
     if (explicit_integrator(world))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "rigid bodies need the implicit integrator");
-    if (!grow_array((void **)&world->bodies, world->body_count, &world->body_capacity))
+    if (!grow((void **)&world->bodies, &world->body_capacity, world->body_count + 1, sizeof *world->bodies))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a body");
     rigid_body *b = NULL;
     sb_result r = rigid_body_create(def, world->time, &b);
@@ -261,7 +252,7 @@ SB_API sb_result sb_body_set_target(sb_world *world, int32_t id, double time, co
 static void displacement(const rigid_body *b, double out[16])
 {
     /* p_now = R(q) R(q0)ᵀ (p - x0) + x */
-    mat3 rot = m3_mul(q_to_m3(b->q), m3_transpose(q_to_m3(b->q_start)));
+    mat3 rot = m3_mul(b->R, m3_transpose(q_to_m3(b->q_start)));
     vec3 t = v3_sub(b->x, m3_mul_v(rot, b->x_start));
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++) out[4 * i + j] = rot.m[i][j];

@@ -29,10 +29,9 @@ struct sb_world {
 /* Advances every cloth to `time` (implemented in world_step.c). */
 sb_result world_step_to(sb_world *w, double time);
 
-/* Rigid bodies over [t, t + h] in steps of at most rigid_max_step (rigid_step.c);
- * rigid_rollback returns them to t, when the cloth rejects the step and takes it again. */
+/* Rigid bodies over [t, t + h] in steps of at most rigid_max_step (rigid_step.c); on
+ * failure they are back at t. */
 sb_result rigid_advance(sb_world *w, double t, double h);
-void rigid_rollback(sb_world *w);
 void rigid_scratch_free(rigid_scratch *s);
 
 #endif

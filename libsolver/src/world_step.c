@@ -40,8 +40,6 @@ static sb_result step_implicit(sb_world *w, double end)
     while (w->time < end) {
         bool lands;
         double h = next_step(w, end, &lands);
-        sb_result rigid = rigid_advance(w, w->time, h);
-        if (rigid != SB_OK) return rigid;
         for (int32_t i = 0; i < w->collider_count; i++)
             if (!collider_prepare_step(w->colliders[i], w->time, h))
                 return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory preparing collider %d", (int)i);
@@ -67,6 +65,9 @@ static sb_result step_implicit(sb_world *w, double end)
             w->stats.collisions += collisions.impulses;
             w->stats.impact_zones += collisions.zone_rounds > 0;
             w->stats.last_contacts = contacts;
+            /* the bodies do not meet the cloth: they step once the cloth's step stands */
+            sb_result rigid = rigid_advance(w, w->time, h);
+            if (rigid != SB_OK) return rigid;
             for (int32_t i = 0; i < w->cloth_count; i++) cloth_commit_step(w->cloths[i], h);
             w->time = lands ? end : w->time + h;
             w->stats.steps++;
@@ -78,7 +79,6 @@ static sb_result step_implicit(sb_world *w, double end)
             }
             continue;
         }
-        rigid_rollback(w);
         w->stats.rejected_steps++;
         w->accepted_in_row = 0;
         w->preferred_step = 0.5 * h;

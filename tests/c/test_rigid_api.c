@@ -163,8 +163,11 @@ Test(rigid_api, kinematic_body_follows_its_targets_and_pushes)
     double target[16], t[3] = {3, 0, 0};
     turn_about_z(0, t, target);
     cr_assert_eq(sb_body_set_target(free_world, k2, 1.0, target), SB_OK);
-    cr_assert_eq(sb_world_step_to(free_world, 1.0), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_step_to(free_world, 0.5), SB_OK, "%s", sb_last_error());
     sb_body_state s;
+    cr_assert_eq(sb_body_get_state(free_world, k2, &s), SB_OK);
+    cr_assert_float_eq(s.linear_velocity[0], 3.0, 1e-9, "a moving kinematic body reports its velocity");
+    cr_assert_eq(sb_world_step_to(free_world, 1.0), SB_OK, "%s", sb_last_error());
     cr_assert_eq(sb_body_get_state(free_world, pushed, &s), SB_OK);
     /* the pusher ends at x = 1 with its face at 1.5: the box is ahead of it, moving */
     cr_assert_geq(s.position[0], 1.5 + 0.5 - 1e-3, "pushed box at %.4f", s.position[0]);
