@@ -37,10 +37,4 @@ void bsr_free(bsr *m);
 bool bsr_element_table(const bsr *m, const int32_t *elements, int32_t element_count,
                        int verts_per_element, int32_t **out_table);
 
-static inline void bsr_add_block(bsr *m, int32_t block, const double b[9], double s)
-{
-    double *dst = &m->vals[9 * (size_t)block];
-    for (int k = 0; k < 9; k++) dst[k] += s * b[k];
-}
-
 #endif

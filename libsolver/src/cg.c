@@ -8,23 +8,14 @@
 
 enum { DOT_CHUNK = 4096 };
 
-double vec_dot(const double *a, const double *b, size_t count)
+static size_t dot_chunks(size_t count) { return (count + DOT_CHUNK - 1) / DOT_CHUNK; }
+
+/* a·b over fixed chunks of DOT_CHUNK, summed in order: bit-identical for any number of
+ * threads. `partial` holds dot_chunks(count) values. */
+static double vec_dot(const double *a, const double *b, size_t count, double *partial)
 {
-    size_t chunks = (count + DOT_CHUNK - 1) / DOT_CHUNK;
-    if (chunks <= 1) {
-        double s = 0.0;
-        for (size_t i = 0; i < count; i++) s += a[i] * b[i];
-        return s;
-    }
-    /* fixed chunking keeps the result bit-identical for any number of threads */
-    double partial_stack[64];
-    double *partial = chunks <= 64 ? partial_stack : malloc(chunks * sizeof *partial);
-    if (!partial) { /* out of memory: fall back to one serial sum */
-        double s = 0.0;
-        for (size_t i = 0; i < count; i++) s += a[i] * b[i];
-        return s;
-    }
-#pragma omp parallel for schedule(static)
+    size_t chunks = dot_chunks(count);
+#pragma omp parallel for schedule(static) if (chunks > 1)
     for (size_t c = 0; c < chunks; c++) {
         size_t end = (c + 1) * DOT_CHUNK < count ? (c + 1) * DOT_CHUNK : count;
         double s = 0.0;
@@ -33,7 +24,6 @@ double vec_dot(const double *a, const double *b, size_t count)
     }
     double total = 0.0;
     for (size_t c = 0; c < chunks; c++) total += partial[c];
-    if (partial != partial_stack) free(partial);
     return total;
 }
 
@@ -47,7 +37,8 @@ bool cg_workspace_init(cg_workspace *ws, int32_t n)
     ws->q = malloc(len * sizeof(double));
     ws->s = malloc(len * sizeof(double));
     ws->precond = malloc(3 * len * sizeof(double));
-    if (!ws->r || !ws->c || !ws->q || !ws->s || !ws->precond) {
+    ws->partial = malloc(dot_chunks(len) * sizeof(double));
+    if (!ws->r || !ws->c || !ws->q || !ws->s || !ws->precond || !ws->partial) {
         cg_workspace_free(ws);
         return false;
     }
@@ -56,7 +47,7 @@ bool cg_workspace_init(cg_workspace *ws, int32_t n)
 
 void cg_workspace_free(cg_workspace *ws)
 {
-    free(ws->r), free(ws->c), free(ws->q), free(ws->s), free(ws->precond);
+    free(ws->r), free(ws->c), free(ws->q), free(ws->s), free(ws->precond), free(ws->partial);
     memset(ws, 0, sizeof *ws);
 }
 
@@ -150,21 +141,21 @@ cg_result cg_solve(const bsr *a, const double *b, const cg_filter *filter, const
     memcpy(r, b, len * sizeof *r);
     apply_filter(filter, r, n);
     apply_preconditioner(ws->precond, r, s, n);
-    double delta0 = vec_dot(r, s, len);
+    double delta0 = vec_dot(r, s, len, ws->partial);
 
     bsr_matvec(a, x, q);
     for (size_t k = 0; k < len; k++) r[k] = b[k] - q[k];
     apply_filter(filter, r, n);
     apply_preconditioner(ws->precond, r, c, n);
     apply_filter(filter, c, n);
-    double delta = vec_dot(r, c, len);
+    double delta = vec_dot(r, c, len, ws->partial);
     double threshold = tolerance * tolerance * delta0;
 
     int32_t it = 0;
     while (delta > threshold && it < max_iterations) {
         bsr_matvec(a, c, q);
         apply_filter(filter, q, n);
-        double cq = vec_dot(c, q, len);
+        double cq = vec_dot(c, q, len, ws->partial);
         if (!(cq > 0.0)) break; /* lost positive definiteness or converged to round-off */
         double alpha = delta / cq;
 #pragma omp parallel for schedule(static) if (len > 12288)
@@ -174,7 +165,7 @@ cg_result cg_solve(const bsr *a, const double *b, const cg_filter *filter, const
         }
         apply_preconditioner(ws->precond, r, s, n);
         double delta_old = delta;
-        delta = vec_dot(r, s, len);
+        delta = vec_dot(r, s, len, ws->partial);
         double beta = delta / delta_old;
 #pragma omp parallel for schedule(static) if (len > 12288)
         for (size_t k = 0; k < len; k++) c[k] = s[k] + beta * c[k];

@@ -21,6 +21,7 @@ typedef struct cg_filter {
 typedef struct cg_workspace {
     int32_t n;
     double *r, *c, *q, *s, *precond; /* 3n each; precond is n x 9 */
+    double *partial;                 /* partial sums of dot products */
 } cg_workspace;
 
 typedef struct cg_result {
@@ -35,8 +36,5 @@ void cg_workspace_free(cg_workspace *ws);
 /* x holds the initial guess of the free part on entry and the solution on return. */
 cg_result cg_solve(const bsr *a, const double *b, const cg_filter *filter, const double *z,
                    double *x, double tolerance, int32_t max_iterations, cg_workspace *ws);
-
-/* Σ a_i b_i over 3n values, summed in a fixed order whatever the thread count. */
-double vec_dot(const double *a, const double *b, size_t count);
 
 #endif

@@ -153,8 +153,9 @@ static bool build_solver(cloth *c, const double gravity[3])
         if (!(*vectors[i] = calloc(len, sizeof(double)))) return false;
     c->filter_proj = calloc(3 * len, sizeof *c->filter_proj);
     c->contacts = malloc((size_t)c->vertex_count * sizeof *c->contacts);
+    c->contacts_start = malloc((size_t)c->vertex_count * sizeof *c->contacts_start);
     c->boxes = malloc(((size_t)c->triangle_count + 1) * sizeof *c->boxes);
-    if (!c->filter_proj || !c->contacts || !c->boxes) return false;
+    if (!c->filter_proj || !c->contacts || !c->contacts_start || !c->boxes) return false;
     for (int32_t i = 0; i < c->vertex_count; i++) c->contacts[i] = (vertex_contact){.collider = -1};
     /* before the first step the best guess of the acceleration is free fall */
     for (size_t k = 0; k < len; k++) c->accel[k] = gravity[k % 3];
@@ -270,7 +271,7 @@ void cloth_destroy(cloth *c)
     free(c->force), free(c->rhs), free(c->dv), free(c->z), free(c->x_new), free(c->v_new);
     free(c->correction), free(c->accel);
     free(c->pinned), free(c->collided), free(c->filter_proj), free(c->target_velocity), free(c->target_offset);
-    free(c->external_force), free(c->contacts), free(c->boxes);
+    free(c->external_force), free(c->contacts), free(c->contacts_start), free(c->boxes);
     topology_free(&c->topo);
     bvh_free(&c->tree);
     cg_workspace_free(&c->cg);

@@ -21,7 +21,6 @@ typedef struct cloth_material {
 typedef struct vertex_contact {
     int32_t collider;       /* -1: not in contact */
     vec3 normal;            /* unit, from the collider's surface to the vertex */
-    double depth;           /* how far inside the contact distance the vertex was, m */
     double normal_force;    /* from the last solve, N (>= 0) */
     vec3 slide_direction;   /* unit direction of sliding relative to the collider */
     uint8_t sticking;       /* static friction: moves with the collider */
@@ -62,6 +61,7 @@ typedef struct cloth {
     double *target_offset;       /* vertex_count x 3: extra displacement of constrained parts */
     double *external_force;      /* vertex_count x 3: friction and other forces given per step */
     vertex_contact *contacts;    /* vertex_count */
+    vertex_contact *contacts_start; /* vertex_count: as they were before this step's attempt */
     uint8_t *collided;           /* vertex_count: moved by the collision response this step */
 
     /* implicit solver: matrix pattern built once, element block tables, work vectors */

@@ -2,12 +2,13 @@
 
 #include <string.h>
 
-static void condition_reset(condition *c, int vertex_count)
+/* The Hessian (144 doubles) is cleared only when it is asked for. */
+static void condition_reset(condition *c, int vertex_count, bool want_hessian)
 {
     c->vertex_count = vertex_count;
     c->value = 0.0;
     memset(c->grad, 0, sizeof c->grad);
-    memset(c->hess, 0, sizeof c->hess);
+    if (want_hessian) memset(c->hess, 0, sizeof c->hess);
 }
 
 /* [a]x, so that skew(a) v = a × v. */
@@ -50,7 +51,7 @@ static vec3 combine3(const double coef[3], const vec3 x[3])
 /* S = |w| - 1 with w = Σ coef_i x_i: ∇_i S = coef_i ŵ, ∇²_ij S = coef_i coef_j (I - ŵŵᵀ)/|w|. */
 static void stretch_one(const double coef[3], vec3 w, condition *c, bool want_hessian)
 {
-    condition_reset(c, 3);
+    condition_reset(c, 3, want_hessian);
     double len = v3_len(w);
     c->value = len - 1.0;
     if (!(len > 1e-12)) return; /* collapsed: no defined direction, no force */
@@ -72,7 +73,7 @@ void stretch_conditions(const tri_rest *rest, const vec3 x[3], condition *su, co
 /* C = w_u·w_v: ∇_i C = cu_i w_v + cv_i w_u, ∇²_ij C = (cu_i cv_j + cv_i cu_j) I. */
 void shear_condition(const tri_rest *rest, const vec3 x[3], condition *out, bool want_hessian)
 {
-    condition_reset(out, 3);
+    condition_reset(out, 3, want_hessian);
     vec3 wu = combine3(rest->cu, x), wv = combine3(rest->cv, x);
     out->value = v3_dot(wu, wv);
     for (int i = 0; i < 3; i++)
@@ -145,7 +146,7 @@ static void y_block_add(double *h9, int bi, int bj, mat3 m, double s)
 
 bool bend_condition(const vec3 x[4], condition *out, bool want_hessian)
 {
-    condition_reset(out, 4);
+    condition_reset(out, 4, want_hessian);
     hinge_frame h;
     if (!hinge_frame_init(x, &h)) return false;
     out->value = atan2(h.s, h.c);

@@ -128,8 +128,16 @@ static void triangle_pair(void *ctx, int32_t ta, int32_t tb)
     }
 }
 
-/* Swept boxes of every cloth from x0 to x1, and all candidate pairs. */
+/* Swept boxes of every cloth from x0 to x1, and all candidate pairs; false when out of
+ * memory (then the scratch says so too, for callers that stop early). */
+static bool gather_pairs(collision_scratch *s);
 static bool collect_pairs(collision_scratch *s)
+{
+    if (!gather_pairs(s)) s->out_of_memory = true;
+    return !s->out_of_memory;
+}
+
+static bool gather_pairs(collision_scratch *s)
 {
     s->pair_count = 0;
     for (int32_t o = 0; o < s->object_count; o++) {
@@ -204,10 +212,11 @@ static void apply_velocity(collision_scratch *s, const contact_row *r, vec3 chan
 
 /* Inelastic contacts on the end velocities, solved together by projected Gauss-Seidel: no
  * pair approaches along its normal, with accumulated normal impulses >= 0 (contacts that
- * share vertices do not overshoot), and Coulomb friction within mu times each. */
-static void stop_approaches(collision_scratch *s, contact_row *rows, int32_t count)
+ * share vertices do not overshoot), and Coulomb friction within mu times each. A single
+ * row is exact after one sweep: an impulse changes its pair's velocity by exactly itself. */
+static void stop_approaches(collision_scratch *s, contact_row *rows, int32_t count, int sweeps)
 {
-    for (int sweep = 0; sweep < 8; sweep++)
+    for (int sweep = 0; sweep < sweeps; sweep++)
         for (int32_t k = 0; k < count; k++) {
             contact_row *r = &rows[k];
             vec3 rel = relative_velocity(s, r);
@@ -295,7 +304,7 @@ static int32_t proximity_pass(collision_scratch *s)
         }
         if (make_row(s, p->v, w, n, pair_friction(s, p), &rows[count])) count++;
     }
-    stop_approaches(s, rows, count);
+    stop_approaches(s, rows, count, 8);
     free(rows);
     return count;
 }
@@ -321,7 +330,7 @@ static bool detect(const collision_scratch *s, const feature_pair *p, ccd_hit *h
 /* One round of continuous detection with an impulse for each collision; returns how many.
  * The impulse bends the pair's straight paths apart so that they end a tenth of their
  * contact distance apart; their end velocities only stop approaching (inelastic). */
-static int32_t impulse_round(collision_scratch *s, int32_t vertex_count, bool first_round, double h)
+static int32_t impulse_round(collision_scratch *s, int32_t vertex_count, bool first_round)
 {
     int32_t hits = 0;
     /* after the first round, only pairs near what the last round moved can have changed */
@@ -340,9 +349,8 @@ static int32_t impulse_round(collision_scratch *s, int32_t vertex_count, bool fi
         /* paths that met but end apart (a glancing, turning contact) still get bent apart */
         separate_positions(s, p->v, hit.w, hit.normal, end_separation < target ? target - end_separation : target);
         contact_row row;
-        if (make_row(s, p->v, hit.w, hit.normal, pair_friction(s, p), &row)) stop_approaches(s, &row, 1);
+        if (make_row(s, p->v, hit.w, hit.normal, pair_friction(s, p), &row)) stop_approaches(s, &row, 1, 1);
     }
-    (void)h;
     return hits;
 }
 
@@ -361,15 +369,6 @@ static void unite(int32_t *parent, int32_t a, int32_t b)
 {
     a = find(parent, a), b = find(parent, b);
     if (a != b) parent[a > b ? a : b] = a < b ? a : b; /* the smaller id leads: deterministic */
-}
-
-static vec3 rotate(vec3 axis_angle, vec3 r)
-{
-    double angle = v3_len(axis_angle);
-    if (angle < 1e-300) return r;
-    vec3 k = v3_scale(axis_angle, 1.0 / angle);
-    double c = cos(angle), s = sin(angle);
-    return v3_add(v3_add(v3_scale(r, c), v3_scale(v3_cross(k, r), s)), v3_scale(k, v3_dot(k, r) * (1 - c)));
 }
 
 /* Best rigid transform taking anchors' start positions to their end positions (Kabsch):
@@ -462,11 +461,12 @@ static void move_zone_rigidly(collision_scratch *s, const int32_t *members, int3
     vec3 omega = v3(0, 0, 0);
     if (trace > 0.0 && m3_inverse(m3_add(inertia, m3_scale(m3_identity(), 1e-9 * trace)), &inverse))
         omega = m3_mul_v(inverse, angular);
+    mat3 turn = q_to_m3(q_from_rotation_vector(v3_scale(omega, h)));
     for (int32_t i = 0; i < count; i++) {
         int32_t v = members[i];
-        vec3 r = v3_sub(s->x0[v], cm);
-        s->x1[v] = v3_add(v3_madd(cm, vcm, h), rotate(v3_scale(omega, h), r));
-        s->v1[v] = v3_add(vcm, v3_cross(omega, rotate(v3_scale(omega, h), r)));
+        vec3 r = m3_mul_v(turn, v3_sub(s->x0[v], cm));
+        s->x1[v] = v3_add(v3_madd(cm, vcm, h), r);
+        s->v1[v] = v3_add(vcm, v3_cross(omega, r));
     }
 }
 
@@ -577,7 +577,7 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
     int32_t hits = 1;
     for (int32_t round = 0; round < IMPULSE_ROUNDS && hits > 0; round++) {
         if (!collect_pairs(s)) return false;
-        hits = impulse_round(s, vertices, round == 0, h);
+        hits = impulse_round(s, vertices, round == 0);
         report->impulses += hits;
     }
     if (hits > 0) report->zone_rounds = impact_zones(s, vertices, h, &report->unresolved);
@@ -651,13 +651,17 @@ int64_t count_intersections(cloth *const *cloths, int32_t cloth_count, collider 
     total = 0;
     for (int32_t a = 0; a < cloth_count; a++) {
         intersection_context ic = {cloths[a]->x, cloths[a]->x, cloths[a]->triangles, cloths[a]->triangles, true, 0};
-        if (include_self) bvh_self_pairs(&trees[a], intersect_pair, &ic);
+        bool ok = !include_self || bvh_self_pairs(&trees[a], intersect_pair, &ic);
         ic.same = false;
-        for (int32_t b = a + 1; b < objects; b++) {
+        for (int32_t b = a + 1; b < objects && ok; b++) {
             bool is_cloth = b < cloth_count;
             ic.xb = is_cloth ? cloths[b]->x : colliders[b - cloth_count]->x1;
             ic.tb = is_cloth ? cloths[b]->triangles : colliders[b - cloth_count]->triangles;
-            bvh_tree_pairs(&trees[a], &trees[b], intersect_pair, &ic);
+            ok = bvh_tree_pairs(&trees[a], &trees[b], intersect_pair, &ic);
+        }
+        if (!ok) { /* out of memory: no count rather than too low a one */
+            total = -1;
+            goto done;
         }
         total += ic.count;
     }

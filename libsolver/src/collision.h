@@ -37,7 +37,8 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
 
 /* Number of intersecting triangle pairs (exact test) among the cloths' current positions
  * and between them and the colliders at the time they were last prepared for (x1); for
- * tests and diagnostics. Pairs of triangles of one cloth count only with self collision. */
+ * tests and diagnostics; -1 when out of memory. Pairs of triangles of one cloth count only
+ * with self collision. */
 int64_t count_intersections(cloth *const *cloths, int32_t cloth_count, collider *const *colliders,
                             int32_t collider_count, bool include_self);
 

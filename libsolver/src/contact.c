@@ -47,6 +47,7 @@ int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_
                          const double gravity[3])
 {
     size_t len = 3 * (size_t)c->vertex_count;
+    memcpy(c->contacts_start, c->contacts, (size_t)c->vertex_count * sizeof *c->contacts);
     memset(c->filter_kind, FILTER_FREE, (size_t)c->vertex_count);
     memset(c->external_force, 0, len * sizeof *c->external_force);
     memset(c->target_offset, 0, len * sizeof *c->target_offset);
@@ -111,7 +112,6 @@ int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_
         }
         vc->collider = best_collider;
         vc->normal = n;
-        vc->depth = best_depth;
         active++;
 
         size_t k3 = 3 * (size_t)i;
@@ -184,4 +184,9 @@ void contacts_after_solve(cloth *c, collider *const *colliders, double h)
         }
         vc->normal_force = fn;
     }
+}
+
+void contacts_rollback(cloth *c)
+{
+    memcpy(c->contacts, c->contacts_start, (size_t)c->vertex_count * sizeof *c->contacts);
 }

@@ -19,5 +19,7 @@ int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_
 
 /* After an accepted solve: normal forces, releases and stick/slip for the next step. */
 void contacts_after_solve(cloth *c, collider *const *colliders, double h);
+/* The contacts as they were before contacts_prepare, for a step that was rejected. */
+void contacts_rollback(cloth *c);
 
 #endif

@@ -79,6 +79,7 @@ static sb_result step_implicit(sb_world *w, double end)
             }
             continue;
         }
+        for (int32_t i = 0; i < w->cloth_count; i++) contacts_rollback(w->cloths[i]);
         w->stats.rejected_steps++;
         w->accepted_in_row = 0;
         w->preferred_step = 0.5 * h;
