@@ -7,6 +7,7 @@ import os
 import re
 import tempfile
 import time
+from contextlib import contextmanager
 
 import bpy
 
@@ -31,6 +32,7 @@ class ClothJob:
         self.input = None
         self.cloth_id = None
         self.output = None
+        self.inverse = None  # of its world matrix at the start (for a cloth that stays put)
 
 
 class ColliderJob:
@@ -82,7 +84,7 @@ class Bake:
         self.scene = context.scene
         self.props = self.scene.simbake
         self.jobs = [ClothJob(obj) for obj in cloth_objects(objects)]
-        self.colliders = [ColliderJob(obj) for obj in collider_objects(context.scene)]
+        self.colliders = [ColliderJob(obj) for obj in collider_objects(context.scene)] if self.jobs else []
         self.rigid_jobs = [rigid_bake.RigidJob(obj) for obj in rigid_bake.rigid_objects(objects)]
         moving = [job.obj for job in self.rigid_jobs]
         self.obstacles = ([rigid_bake.ObstacleJob(obj) for obj in rigid_bake.obstacle_objects(context.scene, moving)]
@@ -113,6 +115,7 @@ class Bake:
         records = {job.obj: outputs.load_record(job.obj) for job in self.rigid_jobs}
         try:
             with scene_io.modifiers_hidden([(job.obj, job.cut) for job in self.jobs]), \
+                    outputs.shape_key_bakes_suspended([job.obj for job in self.jobs]), \
                     keyframes.own_motion([job.obj for job in self.rigid_jobs], records):
                 self._simulate()
         except BaseException:
@@ -144,57 +147,67 @@ class Bake:
             for collider in self.colliders:
                 self._add_collider(world, collider, depsgraph)
             for job in self.rigid_jobs:
-                self._guarded(rigid_bake.add_rigid, world, job, depsgraph, self.warnings)
+                self._add_rigid(rigid_bake.add_rigid, world, job, depsgraph)
             for obstacle in self.obstacles:
-                self._guarded(rigid_bake.add_obstacle, world, obstacle, depsgraph, self.warnings)
+                self._add_rigid(rigid_bake.add_obstacle, world, obstacle, depsgraph)
             follow_animation = any(job.animated for job in self.jobs + self.colliders + self.rigid_jobs + self.obstacles)
             total = self.frame_end - self.frame_start
             for frame in range(self.frame_start + 1, self.frame_end + 1):
                 if self.should_cancel():
                     raise BakeCancelled("bake cancelled")
-                samples = {}
+                now = self._time(frame)
                 if follow_animation:
                     self.scene.frame_set(frame)
                     depsgraph = self.context.evaluated_depsgraph_get()
-                    for job in self.jobs:
-                        if job.animated:
-                            samples[job] = scene_io.sample_positions(job.obj, depsgraph, job.input.vertex_count)
-                            if len(job.input.pins):
-                                world.set_pin_targets(job.cloth_id, self._time(frame),
-                                                      scene_io.gather(samples[job].positions, job.input.pins))
-                    for collider in self.colliders:
-                        if collider.animated:
-                            sample = scene_io.sample_positions(collider.obj, depsgraph, collider.input.vertex_count)
-                            world.set_collider_positions(collider.collider_id, self._time(frame), sample.positions)
-                    for obstacle in self.obstacles:
-                        if obstacle.animated:
-                            rigid_bake.follow(world, obstacle, self._time(frame), depsgraph)
+                    matrices = self._follow_animation(world, now, depsgraph)
+                else:
+                    matrices = {}
                 try:
-                    world.step_to(self._time(frame))
+                    world.step_to(now)
                 except native.NativeError as error:
                     name, message = _object_for_error(str(error), self.jobs)
                     where = f" (object '{name}')" if name else ""
                     raise BakeError(f"SimBake stopped at frame {frame}{where}: {message}") from error
                 for job in self.jobs:
-                    matrix = samples[job].matrix if job in samples else job.input.sample.matrix
-                    self._write_frame(job, world.positions(job.cloth_id), matrix)
+                    self._write_frame(job, world.positions(job.cloth_id), matrices.get(job))
                 if self.rigid_jobs:
                     motions = world.body_transforms()
                     for job in self.rigid_jobs:
                         rigid_bake.record_frame(job, motions, depsgraph)
                 self.progress(frame, frame - self.frame_start, total)
 
+    def _follow_animation(self, world, now, depsgraph):
+        """Animated pins, colliders and obstacles move to where the scene has them now;
+        returns the world matrix of each animated cloth."""
+        matrices = {}
+        for job in self.jobs:
+            if not job.animated:
+                continue
+            if len(job.input.pins):
+                sample = scene_io.sample_positions(job.obj, depsgraph, job.input.vertex_count)
+                world.set_pin_targets(job.cloth_id, now, scene_io.gather(sample.positions, job.input.pins))
+                matrices[job] = sample.matrix
+            else:
+                matrices[job] = native.matrix_rows(job.obj.evaluated_get(depsgraph).matrix_world)
+        for collider in self.colliders:
+            if collider.animated:
+                sample = scene_io.sample_positions(collider.obj, depsgraph, collider.input.vertex_count)
+                world.set_collider_positions(collider.collider_id, now, sample.positions)
+        for obstacle in self.obstacles:
+            if obstacle.animated:
+                rigid_bake.follow(world, obstacle, now, depsgraph)
+        return matrices
+
     def _add_cloth(self, world, job, depsgraph):
         obj = job.obj
-        try:
+        with _named_errors(obj):
             job.input = scene_io.read_cloth(obj, depsgraph, job.pin_group)
             material = settings.cloth_material(obj, job.input.vertex_count, job.input.area_and_edge_length)
             job.cloth_id = world.add_cloth(job.input.sample.positions, job.input.triangles,
                                            job.input.uvs, job.input.pins, **material)
-        except SettingsError as error:
-            raise BakeError(str(error)) from error
-        except native.NativeError as error:
-            raise BakeError(f"{obj.name}: {error}") from error
+        job.inverse = transforms.invert_affine(job.input.sample.matrix)
+        if job.inverse is None:
+            raise BakeError(f"{obj.name}: its transform is singular (a scale of zero?)")
         info = world.cloth_info(job.cloth_id)
         if info["degenerate_triangles"]:
             self.warnings.append(f"{obj.name}: {info['degenerate_triangles']} zero-area triangle(s) "
@@ -203,26 +216,18 @@ class Bake:
             self.warnings.append(f"{obj.name}: {info['nonmanifold_edges']} edge(s) shared by more than "
                                  "two faces do not resist bending")
         job.output = self._make_output(job)
-        self._write_frame(job, job.input.sample.positions, job.input.sample.matrix)
+        self._write_frame(job, job.input.sample.positions)
 
     def _add_collider(self, world, collider, depsgraph):
-        obj = collider.obj
-        try:
-            collider.input = scene_io.read_collider(obj, depsgraph)
-            material = settings.collider_material(obj)
-            collider.collider_id = world.add_collider(collider.input.sample.positions, collider.input.triangles,
+        with _named_errors(collider.obj):
+            collider.input = scene_io.read_collider(collider.obj, depsgraph)
+            material = settings.collider_material(collider.obj)
+            collider.collider_id = world.add_collider(collider.input.positions, collider.input.triangles,
                                                       **material)
-        except SettingsError as error:
-            raise BakeError(str(error)) from error
-        except native.NativeError as error:
-            raise BakeError(f"{obj.name}: {error}") from error
 
-    @staticmethod
-    def _guarded(add, world, job, depsgraph, warnings):
-        try:
-            add(world, job, depsgraph, warnings)
-        except SettingsError as error:
-            raise BakeError(str(error)) from error
+    def _add_rigid(self, add, world, job, depsgraph):
+        with _named_errors(job.obj):
+            add(world, job, depsgraph, self.warnings)
 
     def _make_output(self, job):
         if self.props.cloth_output == "SHAPE_KEYS":
@@ -233,8 +238,10 @@ class Bake:
         except OSError as error:
             raise BakeError(f"{job.obj.name}: cannot write the cache {path}: {error.strerror}") from error
 
-    def _write_frame(self, job, world_positions, world_matrix):
-        inverse = transforms.invert_affine(world_matrix)
+    def _write_frame(self, job, world_positions, world_matrix=None):
+        """A frame of a cloth in its object's space: `world_matrix` is its object's now, if
+        it moves."""
+        inverse = job.inverse if world_matrix is None else transforms.invert_affine(world_matrix)
         if inverse is None:
             raise BakeError(f"{job.obj.name}: its transform is singular (a scale of zero?)")
         job.output.add_frame(native.transform_points(inverse, world_positions, "f"))
@@ -248,13 +255,34 @@ class Bake:
             raise BakeError(str(error)) from error
         for job in self.jobs + self.rigid_jobs:
             outputs.free(job.obj)  # baking again replaces the old bake
-        for job in self.rigid_jobs:
-            record = {}
-            keyframes.apply(job.obj, self.frame_start, bases[job], record)
-            outputs.write_record(job.obj, record, self.frame_start, self.frame_end, self.seconds)
-        for job in self.jobs:
-            record = {}
-            job.output.apply(job.obj, job.cut, record)
-            outputs.switch_off_blender_cloth(job.obj, record)
-            outputs.write_record(job.obj, record, self.frame_start, self.frame_end, self.seconds)
+        written = []
+        try:
+            for job in self.rigid_jobs:
+                record = {}
+                keyframes.apply(job.obj, self.frame_start, bases[job], record)
+                outputs.write_record(job.obj, record, self.frame_start, self.frame_end, self.seconds)
+                written.append(job)
+            for job in self.jobs:
+                record = {}
+                job.output.apply(job.obj, job.cut, record)
+                outputs.switch_off_blender_cloth(job.obj, record)
+                outputs.write_record(job.obj, record, self.frame_start, self.frame_end, self.seconds)
+                written.append(job)
+        except Exception as error:
+            for job in self.jobs:
+                if job not in written:
+                    job.output.abort()
+            done = ", ".join(job.obj.name for job in written) or "none"
+            raise BakeError(f"SimBake could not write the bake into the scene ({type(error).__name__}: {error}). "
+                            f"Written: {done}; the other objects are left without a bake") from error
 
+
+@contextmanager
+def _named_errors(obj):
+    """Settings and library errors while adding `obj` as BakeErrors naming it."""
+    try:
+        yield
+    except SettingsError as error:
+        raise BakeError(str(error)) from error
+    except native.NativeError as error:
+        raise BakeError(f"{obj.name}: {error}") from error

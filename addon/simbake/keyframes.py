@@ -67,12 +67,12 @@ def own_motion(objects, records):
 
 
 def _delta_rotation(obj):
+    """The delta rotation Blender composes before the object's own (none for axis-angle)."""
     mode = obj.rotation_mode
-    if mode in transforms.EULER_ORDERS:
-        return transforms.matrix_from_euler(list(obj.delta_rotation_euler), mode)
-    if mode == "QUATERNION":
-        return transforms.matrix_from_quaternion(list(obj.delta_rotation_quaternion))
-    return transforms.rotation_part([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1])
+    if mode == "AXIS_ANGLE":
+        return transforms.rotation_part(transforms.IDENTITY)
+    path = "delta_" + transforms.ROTATION_PATHS[mode][0]
+    return transforms.rotation_matrix_of(mode, list(getattr(obj, path)))
 
 
 def channel_values(obj, bases):

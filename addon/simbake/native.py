@@ -171,9 +171,6 @@ _SIGNATURES = {
     "sb_world_get_stats": (ctypes.c_int, [ctypes.c_void_p, _P(WorldStats)]),
     "sb_cloth_get_positions": (
         ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, _P(ctypes.c_double), ctypes.c_int32]),
-    "sb_cloth_get_velocities": (
-        ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, _P(ctypes.c_double), ctypes.c_int32]),
-    "sb_cloth_get_kinetic_energy": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, _P(ctypes.c_double)]),
     "sb_transform_points": (
         ctypes.c_int, [_P(ctypes.c_double), _P(ctypes.c_double), _P(ctypes.c_double), ctypes.c_int32]),
     "sb_transform_points_f32_to_f64": (
@@ -265,14 +262,6 @@ def default_world_def():
     return load().sb_default_world_def()
 
 
-def default_cloth_settings():
-    """The library's cloth defaults as a dict of material fields."""
-    d = load().sb_default_cloth_def()
-    return {name: getattr(d, name) for name in ("density", "stretch_stiffness", "shear_stiffness",
-                                                "bend_stiffness", "damping", "air_drag", "thickness",
-                                                "friction", "self_collision")}
-
-
 def matrix_rows(matrix):
     """A 4x4 matrix (nested sequences, e.g. mathutils.Matrix) as 16 row-major doubles."""
     return array("d", [float(matrix[r][c]) for r in range(4) for c in range(4)])
@@ -282,18 +271,19 @@ def transform_points(matrix16, points, out_typecode="d"):
     """Applies a row-major 4x4 affine matrix to a flat xyz array; float32 or float64 in and out."""
     lib = load()
     count = len(points) // 3
-    out = array(out_typecode, bytes(len(points) * (8 if out_typecode == "d" else 4)))
     m = _ptr(_as_array(matrix16, "d"), ctypes.c_double)
     if points.typecode == "f" and out_typecode == "d":
+        out = array("d", bytes(8 * len(points)))
         _check(lib.sb_transform_points_f32_to_f64(m, _ptr(points, ctypes.c_float), _ptr(out, ctypes.c_double), count))
-    elif points.typecode == "d" and out_typecode == "f":
+        return out
+    if points.typecode == "d" and out_typecode == "f":
+        out = array("f", bytes(4 * len(points)))
         _check(lib.sb_transform_points_f64_to_f32(m, _ptr(points, ctypes.c_double), _ptr(out, ctypes.c_float), count))
-    else:
-        src = _as_array(points, "d")
-        result = array("d", bytes(len(src) * 8))
-        _check(lib.sb_transform_points(m, _ptr(src, ctypes.c_double), _ptr(result, ctypes.c_double), count))
-        return result if out_typecode == "d" else array("f", result)
-    return out
+        return out
+    src = _as_array(points, "d")
+    result = array("d", bytes(8 * len(src)))
+    _check(lib.sb_transform_points(m, _ptr(src, ctypes.c_double), _ptr(result, ctypes.c_double), count))
+    return result if out_typecode == "d" else array("f", result)
 
 
 class World:
@@ -301,6 +291,7 @@ class World:
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), max_step=1.0 / 24.0, cg_tolerance=None,
                  integrator="IMPLICIT_EULER", **settings):
+        self._handle = None  # so that close() and __del__ work even if creation fails
         self._lib = load()
         definition = self._lib.sb_default_world_def()
         definition.gravity[:] = [float(g) for g in gravity]
@@ -453,8 +444,3 @@ class World:
         _check(self._lib.sb_cloth_get_positions(self._handle, cloth, _ptr(out, ctypes.c_double),
                                                 self._cloth_sizes[cloth]))
         return out
-
-    def kinetic_energy(self, cloth):
-        energy = ctypes.c_double()
-        _check(self._lib.sb_cloth_get_kinetic_energy(self._handle, cloth, ctypes.byref(energy)))
-        return energy.value

@@ -5,6 +5,7 @@ JSON record of what the bake changed in `obj.simbake.bake_record`."""
 import json
 import os
 import time
+from contextlib import contextmanager
 
 import bpy
 
@@ -113,6 +114,44 @@ class ShapeKeyOutput:
             curve.update()
         self.frames = []
         record.update(output="SHAPE_KEYS", shape_keys=state)
+
+
+@contextmanager
+def shape_key_bakes_suspended(objects):
+    """While a bake reads the scene: a shape-key bake of ours still in place is out of the way
+    (the key action, mutes and relative mode before it back, its own keys muted), so that
+    pins follow the object's own animation. Put back on leaving."""
+    saved = []
+    try:
+        for obj in objects:
+            record = load_record(obj)
+            key_data = obj.data.shape_keys
+            if not record or record.get("output") != "SHAPE_KEYS" or key_data is None:
+                continue
+            state = record["shape_keys"]
+            anim = key_data.animation_data
+            saved.append((key_data, anim.action if anim else None, key_data.use_relative,
+                          [(block.name, block.mute) for block in key_data.key_blocks]))
+            if anim is not None:
+                previous = state.get("previous_action")
+                anim.action = bpy.data.actions.get(previous) if previous else None
+            key_data.use_relative = state["use_relative"]
+            mutes = dict(state["muted"])
+            mutes.update((name, True) for name in state["keys"])
+            for name, mute in mutes.items():
+                block = key_data.key_blocks.get(name)
+                if block is not None:
+                    block.mute = mute
+        yield
+    finally:
+        for key_data, action, use_relative, mutes in reversed(saved):
+            if key_data.animation_data is not None:
+                key_data.animation_data.action = action
+            key_data.use_relative = use_relative
+            for name, mute in mutes:
+                block = key_data.key_blocks.get(name)
+                if block is not None:
+                    block.mute = mute
 
 
 def switch_off_blender_cloth(obj, record):

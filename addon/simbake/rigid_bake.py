@@ -6,12 +6,12 @@ from array import array
 from . import native, rigid_settings, scene_io, settings, transforms
 from .settings import SettingsError
 
-IDENTITY = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+IDENTITY = transforms.IDENTITY
 
 
 def _chain_animated(obj):
-    """Whether the object's parents may move over time."""
-    return obj.parent is not None and scene_io.is_animated(obj.parent, 0)
+    """Whether what places the object (its parents, its constraints) may move over time."""
+    return len(obj.constraints) > 0 or (obj.parent is not None and scene_io.is_animated(obj.parent, 0))
 
 
 class RigidJob:
@@ -33,13 +33,13 @@ class RigidJob:
 
     def bases(self):
         """matrix_basis of each baked frame under the object's parent at that frame."""
+        inverses = [transforms.invert_affine(parent) for parent in self.parents]
+        if any(inverse is None for inverse in inverses):
+            raise SettingsError(f"{self.obj.name}: its parent's transform is singular (a scale of zero?)")
         out = []
         for f, world in enumerate(self.world_matrices()):
-            parent = self.parents[f] if len(self.parents) > 1 else self.parents[0]
-            basis = world if parent == IDENTITY else transforms.local_basis(world, parent, IDENTITY)
-            if basis is None:
-                raise SettingsError(f"{self.obj.name}: its parent's transform is singular (a scale of zero?)")
-            out.append(basis)
+            inverse = inverses[f] if len(inverses) > 1 else inverses[0]
+            out.append(world if inverse == IDENTITY else transforms.local_basis(world, inverse))
         return out
 
 
@@ -74,19 +74,21 @@ def obstacle_objects(scene, moving):
 
 
 def _effective_parent(obj_eval):
-    """parent @ parent inverse as Blender applies it: matrix_world @ matrix_basis⁻¹
-    (IDENTITY itself without a parent)."""
+    """parent @ parent inverse (and constraints) as Blender applies them: matrix_world @
+    matrix_basis⁻¹ (IDENTITY itself without a parent or constraints). The basis is not
+    singular: the body was checked when added."""
     if obj_eval.parent is None and not len(obj_eval.constraints):
         return IDENTITY
     basis = transforms.invert_affine(native.matrix_rows(obj_eval.matrix_basis))
-    world = list(native.matrix_rows(obj_eval.matrix_world))
-    return transforms.multiply(world, basis) if basis is not None else None
+    return transforms.multiply(list(native.matrix_rows(obj_eval.matrix_world)), basis)
 
 
 def _add(world, obj, depsgraph, moving, body_type, warnings):
     values, notes = rigid_settings.body_settings(obj, moving)
     warnings.extend(notes)
     sample = scene_io.read_body_mesh(obj, depsgraph)
+    if transforms.invert_affine(sample.matrix) is None:
+        raise SettingsError(f"{obj.name}: its transform is singular (a scale of zero?)")
     try:
         shape, geometry = rigid_settings.shape_geometry(values.pop("shape"), moving, sample.matrix, sample.local,
                                                         sample.positions, sample.triangles)
@@ -104,8 +106,6 @@ def _add(world, obj, depsgraph, moving, body_type, warnings):
 
 def add_rigid(world, job, depsgraph, warnings):
     job.body_id, sample = _add(world, job.obj, depsgraph, True, "DYNAMIC", warnings)
-    if min(transforms.column_lengths(sample.matrix)) <= 0.0:
-        raise SettingsError(f"{job.obj.name}: its transform is singular (a scale of zero?)")
     job.world_start = list(sample.matrix)
     job.parents = [_effective_parent(job.obj.evaluated_get(depsgraph))]
     job.displacements.extend(IDENTITY)
@@ -115,8 +115,6 @@ def add_obstacle(world, job, depsgraph, warnings):
     body_type = "KINEMATIC" if job.animated else "STATIC"
     job.body_id, sample = _add(world, job.obj, depsgraph, False, body_type, warnings)
     job.start_inverse = transforms.invert_affine(transforms.rigid_part(sample.matrix))
-    if job.start_inverse is None or min(transforms.column_lengths(sample.matrix)) <= 0.0:
-        raise SettingsError(f"{job.obj.name}: its transform is singular (a scale of zero?)")
 
 
 def follow(world, job, time, depsgraph):

@@ -88,16 +88,17 @@ def sample_positions(obj, depsgraph, expected_count=None):
 class ClothInput:
     """Everything the solver needs about a cloth object at the first frame."""
 
-    def __init__(self, sample, triangles, uvs, pins, vertex_count):
+    def __init__(self, sample, triangles, edges, uvs, pins, vertex_count):
         self.sample = sample
         self.triangles = triangles
+        self.edges = edges  # the mesh's own edges, 2 vertex ids each
         self.uvs = uvs
         self.pins = pins
         self.vertex_count = vertex_count
 
     def area_and_edge_length(self):
         """Total area (m²) and mean edge length (m); only Blender-cloth settings need them."""
-        return _area_and_edge_length(self.sample.positions, self.triangles)
+        return _area_and_edge_length(self.sample.positions, self.triangles, self.edges)
 
 
 def _pinned_vertices(obj, mesh, group_name):
@@ -112,17 +113,22 @@ def _pinned_vertices(obj, mesh, group_name):
                        for g in v.groups if g.group == group.index and g.weight >= PIN_WEIGHT_THRESHOLD])
 
 
-def _area_and_edge_length(positions, triangles):
-    area = edge_sum = 0.0
+def _area_and_edge_length(positions, triangles, edges):
+    """Total triangle area, and the mean length of the mesh's edges (not of the triangles'
+    sides: a quad's diagonal is not one of Blender's springs)."""
     p = positions
+    area = 0.0
     for t in range(0, len(triangles), 3):
         a, b, c = 3 * triangles[t], 3 * triangles[t + 1], 3 * triangles[t + 2]
         u = (p[b] - p[a], p[b + 1] - p[a + 1], p[b + 2] - p[a + 2])
         v = (p[c] - p[a], p[c + 1] - p[a + 1], p[c + 2] - p[a + 2])
         cross = (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
         area += 0.5 * (cross[0] ** 2 + cross[1] ** 2 + cross[2] ** 2) ** 0.5
-        edge_sum += (u[0] ** 2 + u[1] ** 2 + u[2] ** 2) ** 0.5
-    return area, edge_sum / max(1, len(triangles) // 3)
+    edge_sum = 0.0
+    for e in range(0, len(edges), 2):
+        a, b = 3 * edges[e], 3 * edges[e + 1]
+        edge_sum += ((p[b] - p[a]) ** 2 + (p[b + 1] - p[a + 1]) ** 2 + (p[b + 2] - p[a + 2]) ** 2) ** 0.5
+    return area, edge_sum / max(1, len(edges) // 2)
 
 
 def _vertices_and_triangles(mesh):
@@ -153,29 +159,24 @@ def read_cloth(obj, depsgraph, pin_group):
             mesh.loop_triangles.foreach_get("loops", loops)
             loop_uvs = array("f", bytes(8 * len(mesh.loops)))
             mesh.uv_layers.active.data.foreach_get("uv", loop_uvs)
-            uvs = array("d", [loop_uvs[2 * loop + k] for loop in loops for k in (0, 1)])
+            uvs = gather(loop_uvs, loops, width=2)
+        edges = array("i", bytes(8 * len(mesh.edges)))
+        mesh.edges.foreach_get("vertices", edges)
         pins = _pinned_vertices(obj, mesh, pin_group)
         matrix = native.matrix_rows(obj_eval.matrix_world)
     finally:
         obj_eval.to_mesh_clear()
     positions = native.transform_points(matrix, local, "d")
-    return ClothInput(MeshSample(positions, matrix), triangles, uvs, pins, count)
+    return ClothInput(MeshSample(positions, matrix), triangles, edges, uvs, pins, count)
 
 
-def gather(values, indices):
-    """xyz triples of `values` at `indices`, flat float64."""
-    return array("d", [values[3 * i + k] for i in indices for k in range(3)])
+def gather(values, indices, width=3):
+    """The `width`-tuples of `values` at `indices` (xyz triples by default), flat float64."""
+    return array("d", [values[width * i + k] for i in indices for k in range(width)])
 
 
 # Object types whose evaluated geometry can collide.
 COLLIDER_TYPES = {"MESH", "CURVE", "SURFACE", "FONT", "META"}
-
-
-class ColliderInput:
-    def __init__(self, sample, triangles, vertex_count):
-        self.sample = sample
-        self.triangles = triangles
-        self.vertex_count = vertex_count
 
 
 def read_collider(obj, depsgraph):
@@ -185,7 +186,7 @@ def read_collider(obj, depsgraph):
     body = read_body_mesh(obj, depsgraph)
     if len(body.triangles) == 0:
         raise SettingsError(f"{obj.name}: the collider has no faces")
-    return ColliderInput(MeshSample(body.positions, body.matrix), body.triangles, len(body.local) // 3)
+    return body
 
 
 class BodyMesh:
@@ -194,6 +195,7 @@ class BodyMesh:
 
     def __init__(self, local, positions, triangles, matrix):
         self.local = local
+        self.vertex_count = len(local) // 3
         self.positions = positions
         self.triangles = triangles
         self.matrix = matrix

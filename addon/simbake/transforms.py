@@ -4,6 +4,7 @@ Blender's rotation modes. Euler order 'XYZ' means X is applied first: R = Rz Ry 
 
 import math
 
+IDENTITY = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]
 EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
 ROTATION_PATHS = {"QUATERNION": ("rotation_quaternion", 4), "AXIS_ANGLE": ("rotation_axis_angle", 4)}
 ROTATION_PATHS.update({order: ("rotation_euler", 3) for order in EULER_ORDERS})
@@ -226,16 +227,10 @@ def rotation_matrix_of(mode, values):
     return matrix_from_axis_angle(values[0], values[1:4])
 
 
-def local_basis(world, parent_world, parent_inverse):
-    """matrix_basis that puts an object at `world`: Blender's world matrix is
-    parent_world @ parent_inverse @ basis (no parent: basis = world)."""
-    if parent_world is None:
-        return list(world)
-    parent = multiply(parent_world, parent_inverse)
-    inverse = invert_affine(parent)
-    if inverse is None:
-        return None
-    return multiply(inverse, world)
+def local_basis(world, parent_inverse):
+    """matrix_basis that puts an object at `world`, given the inverse of its effective parent
+    matrix (Blender's world matrix is parent @ parent inverse @ basis)."""
+    return multiply(parent_inverse, world)
 
 
 def basis_channels(basis, scale, delta_location, delta_rotation, channels):

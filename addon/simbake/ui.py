@@ -1,8 +1,10 @@
 """Panels in the Physics tab of the Properties editor."""
 
+import textwrap
+
 import bpy
 
-from . import native, outputs, settings
+from . import native, outputs, scene_io, settings
 
 
 class SimBakePanel:
@@ -16,7 +18,7 @@ class SIMBAKE_PT_object(SimBakePanel, bpy.types.Panel):
 
     @classmethod
     def poll(cls, context):
-        return context.object is not None and context.object.type == "MESH"
+        return context.object is not None and context.object.type in scene_io.COLLIDER_TYPES
 
     def draw(self, context):
         layout = self.layout
@@ -26,7 +28,7 @@ class SIMBAKE_PT_object(SimBakePanel, bpy.types.Panel):
         if not available:
             box = layout.box()
             box.label(text="SimBake's native library is not available", icon="ERROR")
-            for line in _wrap(detail, 60):
+            for line in textwrap.wrap(detail, 60):
                 box.label(text=line)
             return
         layout.prop(obj.simbake, "role")
@@ -136,17 +138,6 @@ class SIMBAKE_PT_scene(SimBakePanel, bpy.types.Panel):
         layout.prop(props, "cloth_output")
         if props.last_bake_message:
             layout.label(text=props.last_bake_message, icon="INFO")
-
-
-def _wrap(text, width):
-    words, lines, line = text.split(), [], ""
-    for word in words:
-        if len(line) + len(word) + 1 > width and line:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}".strip()
-    return lines + ([line] if line else [])
 
 
 CLASSES = (SIMBAKE_PT_object, SIMBAKE_PT_cloth, SIMBAKE_PT_cloth_collisions, SIMBAKE_PT_rigid,

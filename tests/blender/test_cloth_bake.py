@@ -24,7 +24,7 @@ class RecordingBake(bake.Bake):
     def _make_output(self, job):
         return None
 
-    def _write_frame(self, job, world_positions, world_matrix):
+    def _write_frame(self, job, world_positions, world_matrix=None):
         self.frames[job.obj.name].append(array("d", world_positions))
 
     def _apply(self):
@@ -96,6 +96,23 @@ class CurtainBake(unittest.TestCase):
         self.check_evaluated_equals_solver(recording.frames["Curtain"])
         bpy.ops.simbake.free_bake()
         self.assertEqual(blender_test.snapshot(self.curtain), before)
+
+    def test_baking_again_over_shape_keys_reads_the_objects_own_animation(self):
+        self.scene.simbake.cloth_output = "SHAPE_KEYS"
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
+        # the artist then changes the drawn shape that moves the pins
+        drawn = self.curtain.data.shape_keys.key_blocks["Drawn"]
+        coords = array("f", bytes(12 * len(drawn.data)))
+        drawn.data.foreach_get("co", coords)
+        drawn.data.foreach_set("co", array("f", [c + 0.3 if i % 3 == 0 else c for i, c in enumerate(coords)]))
+        over_bake = RecordingBake(bpy.context, [self.curtain])  # with the old bake in place
+        over_bake.run()
+        self.assertTrue(drawn.mute)  # the old bake is back in place afterwards
+        bpy.ops.simbake.free_bake()
+        fresh = RecordingBake(bpy.context, [self.curtain])
+        fresh.run()
+        for a, b in zip(over_bake.frames["Curtain"], fresh.frames["Curtain"]):
+            self.assertLess(max_difference(a, b), 1e-9)
 
     def test_baking_again_replaces_the_old_bake(self):
         bpy.ops.simbake.bake()

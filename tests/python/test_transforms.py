@@ -101,11 +101,11 @@ class Spaces(unittest.TestCase):
         parent = [2 * p[0][0], 2 * p[0][1], 2 * p[0][2], -1.0, 2 * p[1][0], 2 * p[1][1], 2 * p[1][2], 0.5,
                   2 * p[2][0], 2 * p[2][1], 2 * p[2][2], 0.0, 0, 0, 0, 1]
         parent_inverse = [1, 0, 0, 0.25, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
-        basis = tf.local_basis(world, parent, parent_inverse)
+        basis = tf.local_basis(world, tf.invert_affine(tf.multiply(parent, parent_inverse)))
         again = tf.multiply(tf.multiply(parent, parent_inverse), basis)
         for a, b in zip(again, world):
             self.assertAlmostEqual(a, b, places=12)
-        self.assertIsNone(tf.local_basis(world, [0.0] * 16, parent_inverse))
+        self.assertIsNone(tf.invert_affine(tf.multiply([0.0] * 16, parent_inverse)))  # a parent scaled to zero
 
     def test_channels_undo_scale_and_delta_transforms(self):
         rotation = tf.matrix_from_euler([0.2, 0.4, -0.6])
