@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define SB_VERSION_MAJOR 0
-#define SB_VERSION_MINOR 3
+#define SB_VERSION_MINOR 4
 #define SB_VERSION_PATCH 0
 /* The add-on refuses a library whose sb_version() differs in major or minor. */
 #define SB_VERSION (SB_VERSION_MAJOR * 10000 + SB_VERSION_MINOR * 100 + SB_VERSION_PATCH)
@@ -194,6 +194,11 @@ SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *d
  * (vertex_count x 3), arriving at `time` (> now); after that it stays. */
 SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t collider, double time,
                                            const double *positions, int32_t vertex_count);
+
+/* From now on the collider is carried by the rigid body: its positions now stay fixed in
+ * the body's frame and follow the body's motion within every step. The coupling is one
+ * way: the cloth meets the body, the body does not feel the cloth. */
+SB_API sb_result sb_collider_follow_body(sb_world *world, int32_t collider, int32_t body);
 
 /* Adds a rigid body at the world's current time; *out_body receives its id. */
 SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, int32_t *out_body);

@@ -38,6 +38,7 @@ sb_result collider_create(const sb_collider_def *d, double time, collider **out)
     c->thickness = d->thickness;
     c->friction = d->friction;
     c->time_from = c->time_to = time;
+    c->body = -1;
     c->triangles = malloc(3 * (size_t)d->triangle_count * sizeof *c->triangles);
     c->from = malloc(len * sizeof *c->from);
     c->to = malloc(len * sizeof *c->to);
@@ -62,7 +63,7 @@ sb_result collider_create(const sb_collider_def *d, double time, collider **out)
 void collider_destroy(collider *c)
 {
     if (!c) return;
-    free(c->triangles), free(c->from), free(c->to), free(c->x0), free(c->x1), free(c->boxes);
+    free(c->triangles), free(c->from), free(c->to), free(c->x0), free(c->x1), free(c->boxes), free(c->local);
     topology_free(&c->topo);
     bvh_free(&c->tree);
     free(c);
@@ -94,4 +95,35 @@ bool collider_prepare_step(collider *c, double t, double h)
         c->boxes[tri] = aabb_inflate(box, c->thickness);
     }
     return bvh_update(&c->tree, c->boxes, c->triangle_count);
+}
+
+bool collider_attach(collider *c, int32_t body, vec3 x, quat q, double t)
+{
+    size_t len = 3 * (size_t)c->vertex_count;
+    if (!c->local && !(c->local = malloc(len * sizeof *c->local))) return false;
+    collider_positions_at(c, t, c->local);
+    mat3 r = q_to_m3(q);
+    for (int32_t i = 0; i < c->vertex_count; i++) {
+        double *p = &c->local[3 * (size_t)i];
+        v3_store(p, m3_tmul_v(r, v3_sub(v3_load(p), x))); /* Rᵀ (p - x) */
+    }
+    c->body = body;
+    return true;
+}
+
+static void place(const collider *c, vec3 x, quat q, double *out)
+{
+    mat3 r = q_to_m3(q);
+    for (int32_t i = 0; i < c->vertex_count; i++) {
+        size_t k = 3 * (size_t)i;
+        v3_store(&out[k], v3_add(m3_mul_v(r, v3_load(&c->local[k])), x));
+    }
+}
+
+void collider_follow(collider *c, vec3 x0, quat q0, vec3 x1, quat q1, double t, double h)
+{
+    place(c, x0, q0, c->from);
+    place(c, x1, q1, c->to);
+    c->time_from = t;
+    c->time_to = t + h;
 }

@@ -1,9 +1,11 @@
 /* A collider: a triangle mesh moved by the caller, each vertex in a straight line between
- * the positions given at two times (sampled once a frame, moving with that velocity). */
+ * the positions given at two times (sampled once a frame, moving with that velocity), or
+ * carried by a rigid body of the world (its poses at the start and end of each step). */
 #ifndef SB_COLLIDER_H
 #define SB_COLLIDER_H
 
 #include "bvh.h"
+#include "math3.h"
 #include "simbake.h"
 #include "topology.h"
 
@@ -14,6 +16,8 @@ typedef struct collider {
     double *from, *to;          /* vertex_count x 3 at time_from and time_to */
     double time_from, time_to;
     double thickness, friction;
+    int32_t body;               /* the rigid body carrying it, or -1 */
+    double *local;              /* vertex_count x 3 in that body's frame */
     /* per step: positions at its start and end, swept triangle boxes and their tree */
     double *x0, *x1;
     aabb *boxes;
@@ -26,5 +30,9 @@ void collider_destroy(collider *c);
 void collider_positions_at(const collider *c, double t, double *out);
 /* Fills x0, x1 for a step [t, t + h] and refits the tree over the swept triangles. */
 bool collider_prepare_step(collider *c, double t, double h);
+/* Carried by a body at pose (x, q) now: keeps its positions at time t in the body's frame. */
+bool collider_attach(collider *c, int32_t body, vec3 x, quat q, double t);
+/* Positions of a carried collider over [t, t + h], the body going from pose 0 to pose 1. */
+void collider_follow(collider *c, vec3 x0, quat q0, vec3 x1, quat q1, double t, double h);
 
 #endif

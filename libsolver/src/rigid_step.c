@@ -437,6 +437,7 @@ static bool substep(sb_world *w, rigid_scratch *s, double t, double h)
 /* Bodies back where they were at the start of rigid_advance. */
 static void rollback(sb_world *w, const rigid_scratch *s)
 {
+    if (!s) return;
     for (int32_t i = 0; i < w->body_count; i++) {
         rigid_body *b = w->bodies[i];
         b->x = s->x_saved[i], b->q = s->q_saved[i], b->P = s->p_saved[i], b->L = s->l_saved[i];
@@ -471,4 +472,21 @@ sb_result rigid_advance(sb_world *w, double t, double h)
         }
     }
     return SB_OK;
+}
+
+void rigid_undo_advance(sb_world *w)
+{
+    /* the warm-start cache keeps the undone step's impulses: only a starting guess */
+    if (w->body_count > 0) rollback(w, w->rigid);
+}
+
+void rigid_carry_colliders(sb_world *w, double t, double h)
+{
+    const rigid_scratch *s = w->rigid;
+    for (int32_t i = 0; i < w->collider_count; i++) {
+        collider *c = w->colliders[i];
+        if (c->body < 0) continue;
+        const rigid_body *b = w->bodies[c->body];
+        collider_follow(c, s->x_saved[c->body], s->q_saved[c->body], b->x, b->q, t, h);
+    }
 }

@@ -167,6 +167,9 @@ SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t id, double t
         return error_set(SB_ERROR_NOT_FOUND, "no collider with id %d (the world has %d)", (int)id,
                          (int)world->collider_count);
     collider *c = world->colliders[id];
+    if (c->body >= 0)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "collider %d follows body %d; it cannot be moved by hand",
+                         (int)id, (int)c->body);
     if (vertex_count != c->vertex_count)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "collider %d has %d vertices, got %d positions",
                          (int)id, (int)c->vertex_count, (int)vertex_count);
@@ -181,6 +184,25 @@ SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t id, double t
     memcpy(c->to, positions, 3 * (size_t)vertex_count * sizeof *positions);
     c->time_from = world->time;
     c->time_to = time;
+    return SB_OK;
+}
+
+SB_API sb_result sb_collider_follow_body(sb_world *world, int32_t id, int32_t body)
+{
+    if (!world) return error_set(SB_ERROR_INVALID_ARGUMENT, "world is NULL");
+    if (id < 0 || id >= world->collider_count)
+        return error_set(SB_ERROR_NOT_FOUND, "no collider with id %d (the world has %d)", (int)id,
+                         (int)world->collider_count);
+    if (body < 0 || body >= world->body_count)
+        return error_set(SB_ERROR_NOT_FOUND, "no body with id %d (the world has %d)", (int)body,
+                         (int)world->body_count);
+    collider *c = world->colliders[id];
+    if (c->body >= 0)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "collider %d already follows body %d", (int)id, (int)c->body);
+    const rigid_body *b = world->bodies[body];
+    if (!collider_attach(c, body, b->x, b->q, world->time))
+        return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory attaching collider %d", (int)id);
+    world->carried_colliders++;
     return SB_OK;
 }
 

@@ -19,6 +19,7 @@ struct sb_world {
     int32_t cloth_count, cloth_capacity;
     collider **colliders;
     int32_t collider_count, collider_capacity;
+    int32_t carried_colliders;   /* colliders that follow a rigid body */
     collision_scratch *collision;
     rigid_body **bodies;
     int32_t body_count, body_capacity;
@@ -33,5 +34,9 @@ sb_result world_step_to(sb_world *w, double time);
  * failure they are back at t. */
 sb_result rigid_advance(sb_world *w, double t, double h);
 void rigid_scratch_free(rigid_scratch *s);
+/* Bodies back where the last rigid_advance found them. */
+void rigid_undo_advance(sb_world *w);
+/* Colliders carried by bodies move with them over the step rigid_advance just took. */
+void rigid_carry_colliders(sb_world *w, double t, double h);
 
 #endif

@@ -40,9 +40,16 @@ static sb_result step_implicit(sb_world *w, double end)
     while (w->time < end) {
         bool lands;
         double h = next_step(w, end, &lands);
+        /* the bodies step first: the cloth meets the colliders they carry, but they do not
+         * feel the cloth; a rejected cloth step undoes theirs */
+        sb_result rigid = rigid_advance(w, w->time, h);
+        if (rigid != SB_OK) return rigid;
+        if (w->carried_colliders > 0) rigid_carry_colliders(w, w->time, h);
         for (int32_t i = 0; i < w->collider_count; i++)
-            if (!collider_prepare_step(w->colliders[i], w->time, h))
+            if (!collider_prepare_step(w->colliders[i], w->time, h)) {
+                rigid_undo_advance(w);
                 return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory preparing collider %d", (int)i);
+            }
         int32_t contacts = 0;
         for (int32_t i = 0; i < w->cloth_count; i++)
             contacts += contacts_prepare(w->cloths[i], w->colliders, w->collider_count, h, params.gravity);
@@ -60,14 +67,13 @@ static sb_result step_implicit(sb_world *w, double end)
                 contacts_after_solve(w->cloths[i], w->colliders, h);
             collision_report collisions;
             if (!collisions_resolve(&w->collision, w->cloths, w->cloth_count, w->colliders, w->collider_count,
-                                    h, &collisions))
+                                    h, &collisions)) {
+                rigid_undo_advance(w);
                 return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory resolving collisions at t = %g s", w->time);
+            }
             w->stats.collisions += collisions.impulses;
             w->stats.impact_zones += collisions.zone_rounds > 0;
             w->stats.last_contacts = contacts;
-            /* the bodies do not meet the cloth: they step once the cloth's step stands */
-            sb_result rigid = rigid_advance(w, w->time, h);
-            if (rigid != SB_OK) return rigid;
             for (int32_t i = 0; i < w->cloth_count; i++) cloth_commit_step(w->cloths[i], h);
             w->time = lands ? end : w->time + h;
             w->stats.steps++;
@@ -80,6 +86,7 @@ static sb_result step_implicit(sb_world *w, double end)
             continue;
         }
         for (int32_t i = 0; i < w->cloth_count; i++) contacts_rollback(w->cloths[i]);
+        rigid_undo_advance(w);
         w->stats.rejected_steps++;
         w->accepted_in_row = 0;
         w->preferred_step = 0.5 * h;
