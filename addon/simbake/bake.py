@@ -7,7 +7,7 @@ import os
 import re
 import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 import bpy
 
@@ -68,16 +68,20 @@ def cache_directory(scene_props):
     return os.path.abspath(bpy.path.abspath(path))
 
 
-def _object_for_error(message, jobs):
+def _object_for_error(message, cloth_names):
     match = re.match(r"cloth (\d+): (.*)", message)
-    if match and int(match.group(1)) < len(jobs):
-        return jobs[int(match.group(1))].obj.name, match.group(2)
+    if match and int(match.group(1)) < len(cloth_names):
+        return cloth_names[int(match.group(1))], match.group(2)
     return None, message
 
 
 class Bake:
-    """Runs a bake of `objects` in `context.scene`. progress(frame, done, total) is called
-    after each frame; should_cancel() is polled between frames."""
+    """A bake of `objects` in `context.scene`, in phases so that the UI can run the solver in
+    a worker thread: begin(), then per frame prepare_frame() (main thread: reads the scene),
+    solve_frame() (any thread: only the library) and collect_frame() (main thread), then
+    finish() writes the result into the scene, or abort() leaves it as it was. run() does
+    it all. progress(frame, done, total) is called after each frame; should_cancel() is
+    polled between frames by run()."""
 
     def __init__(self, context, objects, progress=None, should_cancel=None):
         self.context = context
@@ -89,15 +93,52 @@ class Bake:
         moving = [job.obj for job in self.rigid_jobs]
         self.obstacles = ([rigid_bake.ObstacleJob(obj) for obj in rigid_bake.obstacle_objects(context.scene, moving)]
                           if self.rigid_jobs else [])
+        self.cloth_names = [job.obj.name for job in self.jobs]  # for messages from the worker thread
         self.progress = progress or (lambda frame, done, total: None)
         self.should_cancel = should_cancel or (lambda: False)
         self.frame_start, self.frame_end = self.props.frame_start, self.props.frame_end
+        self.frame = self.frame_start  # the last frame simulated
         self.seconds = 0.0
         self.warnings = []
+        self._stack = None
+        self._world = None
+        self._started = None
+        self._original_frame = None
+        self._now = None
+        self._matrices = {}
+        self._depsgraph = None
+
+    @property
+    def objects(self):
+        return [job.obj for job in self.jobs + self.rigid_jobs]
+
+    @property
+    def total_frames(self):
+        return self.frame_end - self.frame_start
+
+    @property
+    def done(self):
+        return self.frame >= self.frame_end
+
+    def run(self):
+        self.begin()
+        try:
+            while not self.done:
+                if self.should_cancel():
+                    raise BakeCancelled("bake cancelled")
+                self.prepare_frame()
+                self.solve_frame()
+                self.collect_frame()
+        except BaseException:
+            self.abort()
+            raise
+        self.finish()
 
     # --- the phases --------------------------------------------------------------------
 
-    def run(self):
+    def begin(self):
+        """Checks the bake, reads every object and sets up the solver at the first frame.
+        On failure the scene is as it was."""
         if not self.jobs and not self.rigid_jobs:
             raise BakeError("nothing to bake: no object has the role Cloth or Rigid Body (or a Cloth modifier, "
                             "or an active rigid body)")
@@ -110,71 +151,101 @@ class Bake:
             if job.obj.data.users > 1 and self.props.cloth_output == "SHAPE_KEYS":
                 raise BakeError(f"{job.obj.name}: its mesh is shared by {job.obj.data.users} users; "
                                 "shape keys would change all of them, use the Mesh Cache output")
-        started = time.perf_counter()
-        original_frame = self.scene.frame_current
+        self._started = time.perf_counter()
+        self._original_frame = self.scene.frame_current
         records = {job.obj: outputs.load_record(job.obj) for job in self.rigid_jobs}
+        self._stack = ExitStack()
         try:
-            with scene_io.modifiers_hidden([(job.obj, job.cut) for job in self.jobs]), \
-                    outputs.shape_key_bakes_suspended([job.obj for job in self.jobs]), \
-                    keyframes.own_motion([job.obj for job in self.rigid_jobs], records):
-                self._simulate()
+            self._stack.enter_context(scene_io.modifiers_hidden([(job.obj, job.cut) for job in self.jobs]))
+            self._stack.enter_context(outputs.shape_key_bakes_suspended([job.obj for job in self.jobs]))
+            self._stack.enter_context(keyframes.own_motion([job.obj for job in self.rigid_jobs], records))
+            self._set_up()
         except BaseException:
-            for job in self.jobs:
-                if job.output is not None:
-                    job.output.abort()
+            self.abort()
             raise
-        finally:
-            self.scene.frame_set(original_frame)
-        self.seconds = time.perf_counter() - started
+
+    def prepare_frame(self):
+        """Main thread: moves the scene to the next frame and hands its animation (pins,
+        colliders, obstacles) to the solver."""
+        frame = self.frame + 1
+        self._now = self._time(frame)
+        self._matrices = {}
+        if self._follow:
+            self.scene.frame_set(frame)
+            self._depsgraph = self.context.evaluated_depsgraph_get()
+            self._matrices = self._follow_animation(self._world, self._now, self._depsgraph)
+
+    def solve_frame(self):
+        """Any thread: the solver's work for the frame prepare_frame set up (no bpy here)."""
+        try:
+            self._world.step_to(self._now)
+        except native.NativeError as error:
+            name, message = _object_for_error(str(error), self.cloth_names)
+            where = f" (object '{name}')" if name else ""
+            raise BakeError(f"SimBake stopped at frame {self.frame + 1}{where}: {message}") from error
+
+    def collect_frame(self):
+        """Main thread: keeps the frame's result."""
+        self.frame += 1
+        for job in self.jobs:
+            self._write_frame(job, self._world.positions(job.cloth_id), self._matrices.get(job))
+        if self.rigid_jobs:
+            motions = self._world.body_transforms()
+            for job in self.rigid_jobs:
+                rigid_bake.record_frame(job, motions, self._depsgraph)
+        self.progress(self.frame, self.frame - self.frame_start, self.total_frames)
+
+    def finish(self):
+        """Writes the bake into the scene (replacing an older bake)."""
+        self._close()
+        self.seconds = time.perf_counter() - self._started
         self._apply()
         self.props.last_bake_seconds = self.seconds
         self.props.last_bake_message = (f"Baked {len(self.jobs) + len(self.rigid_jobs)} object(s), frames "
                                         f"{self.frame_start}-{self.frame_end}, in {self.seconds:.1f} s")
 
-    def _time(self, frame):
-        render = self.scene.render
-        return settings.frame_time(frame, self.frame_start, render.fps, render.fps_base)
+    def abort(self):
+        """Leaves the scene as it was before begin() (half-written caches are removed)."""
+        for job in self.jobs:
+            if job.output is not None:
+                job.output.abort()
+        self._close()
 
-    def _simulate(self):
-        self.scene.frame_set(self.frame_start)
-        depsgraph = self.context.evaluated_depsgraph_get()
+    def _close(self):
+        """Ends the solver and what begin() changed in the scene; safe to call twice."""
+        if self._world is not None:
+            self._world.close()
+            self._world = None
+        if self._stack is not None:
+            stack, self._stack = self._stack, None
+            try:
+                stack.close()
+            finally:
+                self.scene.frame_set(self._original_frame)
+
+    def _time(self, frame):
+        return settings.frame_time(frame, self.frame_start, self._fps, self._fps_base)
+
+    def _set_up(self):
         render = self.scene.render
+        self._fps, self._fps_base = render.fps, render.fps_base
+        self.scene.frame_set(self.frame_start)
+        depsgraph = self._depsgraph = self.context.evaluated_depsgraph_get()
         world_kwargs = settings.world_settings(self.props, render.fps, render.fps_base,
                                                self.scene.gravity, self.scene.use_gravity)
-        with native.World(**world_kwargs) as world:
-            for job in self.jobs:
-                self._add_cloth(world, job, depsgraph)
-            for collider in self.colliders:
-                self._add_collider(world, collider, depsgraph)
-            for job in self.rigid_jobs:
-                self._add_rigid(rigid_bake.add_rigid, world, job, depsgraph)
-            for obstacle in self.obstacles:
-                self._add_rigid(rigid_bake.add_obstacle, world, obstacle, depsgraph)
-            follow_animation = any(job.animated for job in self.jobs + self.colliders + self.rigid_jobs + self.obstacles)
-            total = self.frame_end - self.frame_start
-            for frame in range(self.frame_start + 1, self.frame_end + 1):
-                if self.should_cancel():
-                    raise BakeCancelled("bake cancelled")
-                now = self._time(frame)
-                if follow_animation:
-                    self.scene.frame_set(frame)
-                    depsgraph = self.context.evaluated_depsgraph_get()
-                    matrices = self._follow_animation(world, now, depsgraph)
-                else:
-                    matrices = {}
-                try:
-                    world.step_to(now)
-                except native.NativeError as error:
-                    name, message = _object_for_error(str(error), self.jobs)
-                    where = f" (object '{name}')" if name else ""
-                    raise BakeError(f"SimBake stopped at frame {frame}{where}: {message}") from error
-                for job in self.jobs:
-                    self._write_frame(job, world.positions(job.cloth_id), matrices.get(job))
-                if self.rigid_jobs:
-                    motions = world.body_transforms()
-                    for job in self.rigid_jobs:
-                        rigid_bake.record_frame(job, motions, depsgraph)
-                self.progress(frame, frame - self.frame_start, total)
+        world = self._world = native.World(**world_kwargs)
+        for job in self.jobs:
+            self._add_cloth(world, job, depsgraph)
+        for collider in self.colliders:
+            self._add_collider(world, collider, depsgraph)
+        for job in self.rigid_jobs:
+            self._add_rigid(rigid_bake.add_rigid, world, job, depsgraph)
+            if self.jobs:
+                with _named_errors(job.obj):
+                    rigid_bake.add_cloth_collider(world, job, self.warnings)
+        for obstacle in self.obstacles:
+            self._add_rigid(rigid_bake.add_obstacle, world, obstacle, depsgraph)
+        self._follow = any(job.animated for job in self.jobs + self.colliders + self.rigid_jobs + self.obstacles)
 
     def _follow_animation(self, world, now, depsgraph):
         """Animated pins, colliders and obstacles move to where the scene has them now;

@@ -10,7 +10,7 @@ import os
 from array import array
 
 # The add-on works with library versions of this major.minor.
-REQUIRED_VERSION = (0, 3)
+REQUIRED_VERSION = (0, 4)
 LIBRARY_NAME = "libsimbake.so"
 
 INTEGRATORS = {"IMPLICIT_EULER": 0, "EXPLICIT_EULER": 1, "MIDPOINT": 2, "RK4": 3}
@@ -159,6 +159,7 @@ _SIGNATURES = {
     "sb_world_add_collider": (ctypes.c_int, [ctypes.c_void_p, _P(ColliderDef), _P(ctypes.c_int32)]),
     "sb_collider_set_positions": (
         ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
+    "sb_collider_follow_body": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32]),
     "sb_cloth_set_pin_targets": (
         ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_world_add_body": (ctypes.c_int, [ctypes.c_void_p, _P(BodyDef), _P(ctypes.c_int32)]),
@@ -365,6 +366,11 @@ class World:
         positions = _as_array(positions, "d")
         _check(self._lib.sb_collider_set_positions(self._handle, collider, float(time),
                                                    _ptr(positions, ctypes.c_double), len(positions) // 3))
+
+    def follow_body(self, collider, body):
+        """From now on the collider is carried by the body (one way: the body does not feel
+        the cloth)."""
+        _check(self._lib.sb_collider_follow_body(self._handle, collider, body))
 
     def add_body(self, body_type="DYNAMIC", shape="CONVEX_HULL", vertices=(), triangles=(), **settings):
         """A rigid body as it is now, in world space. vertices: flat xyz (hull points or mesh);

@@ -22,6 +22,9 @@ class RigidJob:
         self.parent_animated = _chain_animated(obj)
         self.animated = self.parent_animated
         self.body_id = None
+        self.cloth_collider_id = None  # its mesh, carried, when cloth bakes with it
+        self.mesh = None              # scene_io.BodyMesh at the first frame
+        self.friction = None
         self.world_start = None       # world matrix at the first frame, 16 row-major
         self.displacements = array("d")  # 16 per frame: the motion since the first frame
         self.parents = []             # effective parent matrix per frame (one if it stays)
@@ -85,6 +88,7 @@ def _effective_parent(obj_eval):
 
 def _add(world, obj, depsgraph, moving, body_type, warnings):
     values, notes = rigid_settings.body_settings(obj, moving)
+    friction = values["friction"]
     warnings.extend(notes)
     sample = scene_io.read_body_mesh(obj, depsgraph)
     if transforms.invert_affine(sample.matrix) is None:
@@ -101,11 +105,12 @@ def _add(world, obj, depsgraph, moving, body_type, warnings):
         body = world.add_body(body_type, shape, **geometry, **values)
     except native.NativeError as error:
         raise SettingsError(f"{obj.name}: {error}") from error
-    return body, sample
+    return body, sample, friction
 
 
 def add_rigid(world, job, depsgraph, warnings):
-    job.body_id, sample = _add(world, job.obj, depsgraph, True, "DYNAMIC", warnings)
+    job.body_id, sample, job.friction = _add(world, job.obj, depsgraph, True, "DYNAMIC", warnings)
+    job.mesh = sample
     job.world_start = list(sample.matrix)
     job.parents = [_effective_parent(job.obj.evaluated_get(depsgraph))]
     job.displacements.extend(IDENTITY)
@@ -113,8 +118,19 @@ def add_rigid(world, job, depsgraph, warnings):
 
 def add_obstacle(world, job, depsgraph, warnings):
     body_type = "KINEMATIC" if job.animated else "STATIC"
-    job.body_id, sample = _add(world, job.obj, depsgraph, False, body_type, warnings)
+    job.body_id, sample, _ = _add(world, job.obj, depsgraph, False, body_type, warnings)
     job.start_inverse = transforms.invert_affine(transforms.rigid_part(sample.matrix))
+
+
+def add_cloth_collider(world, job, warnings):
+    """The cloth of the bake meets a moving body: its mesh becomes a collider the body
+    carries (one way: the body does not feel the cloth)."""
+    if not len(job.mesh.triangles):
+        warnings.append(f"{job.obj.name}: its mesh has no faces, so cloth passes through it")
+        return
+    material = settings.body_collider_material(job.obj, job.friction)
+    job.cloth_collider_id = world.add_collider(job.mesh.positions, job.mesh.triangles, **material)
+    world.follow_body(job.cloth_collider_id, job.body_id)
 
 
 def follow(world, job, time, depsgraph):

@@ -131,6 +131,19 @@ def collider_material(obj):
     return {name: float(value) for name, value in material.items()}
 
 
+def body_collider_material(obj, friction):
+    """Thickness and friction a moving rigid body shows cloth: its Collision modifier's
+    thickness if it has one (else the library's default), its rigid body friction."""
+    material = {"friction": float(friction)}
+    modifier = find_modifier(obj, "COLLISION")[1]
+    if modifier is not None:
+        thickness = modifier.settings.thickness_outer
+        if not math.isfinite(thickness) or thickness < 0:
+            raise SettingsError(f"{obj.name}: collision thickness is {thickness:g}; it must be zero or positive")
+        material["thickness"] = float(thickness)
+    return material
+
+
 def pin_group_name(obj):
     """The vertex group that pins a cloth, or '' for none."""
     if obj.simbake.role == "CLOTH" or find_modifier(obj, "CLOTH")[1] is None:
