@@ -4,7 +4,8 @@
 # Sourced by scripts/demo and scripts/test; safe to run again.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PACKAGES=(blender cmake gcc make pkg-config libcriterion-dev liblapacke-dev libqhull-dev python3 binutils)
+PACKAGES=(blender cmake gcc make pkg-config libcriterion-dev liblapacke-dev libqhull-dev python3 binutils
+          xvfb xauth libgl1-mesa-dri)  # the last three: the UI test runs Blender in a virtual display
 
 missing=()
 for package in "${PACKAGES[@]}"; do

@@ -60,12 +60,21 @@ def bakeable_objects(scene, only=None):
 
 
 def cache_directory(scene_props):
-    """Absolute cache folder: relative paths are relative to the .blend; an unsaved file
-    uses the system's temporary folder."""
+    """Absolute cache folder: relative paths are relative to the .blend. An unsaved file uses
+    the add-on's user data folder (Blender 4.2+ extensions) or the system's temporary folder.
+    Never inside the add-on's own folder, which an update or uninstall deletes."""
     path = scene_props.cache_dir or "//simbake_cache/"
     if path.startswith("//") and not bpy.data.filepath:
+        user_folder = getattr(bpy.utils, "extension_path_user", None)
+        if user_folder is not None and __package__.startswith("bl_ext."):
+            return os.path.join(user_folder(__package__, path="cache", create=True), "simbake_cache")
         return os.path.join(tempfile.gettempdir(), "simbake_cache")
-    return os.path.abspath(bpy.path.abspath(path))
+    folder = os.path.abspath(bpy.path.abspath(path))
+    addon_folder = os.path.dirname(os.path.abspath(__file__))
+    if os.path.commonpath([folder, addon_folder]) == addon_folder:
+        raise BakeError(f"the cache folder {folder} is inside the SimBake add-on, which updates delete; "
+                        "choose another Cache Folder in the scene's SimBake settings")
+    return folder
 
 
 def _object_for_error(message, cloth_names):

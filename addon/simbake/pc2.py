@@ -28,7 +28,9 @@ class PC2Writer:
         self.sample_count = sample_count
         self.written = 0
         self._temp = path + ".partial"
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        folder = os.path.dirname(os.path.abspath(path))
+        self._created_folder = None if os.path.isdir(folder) else folder
+        os.makedirs(folder, exist_ok=True)
         self._file = open(self._temp, "wb")
         self._file.write(HEADER.pack(MAGIC, 1, point_count, float(start_frame), float(sample_rate), sample_count))
 
@@ -57,6 +59,12 @@ class PC2Writer:
             self._file.close()
         if os.path.exists(self._temp):
             os.remove(self._temp)
+        if self._created_folder is not None:  # a folder this writer made, if nothing else is in it
+            try:
+                os.rmdir(self._created_folder)
+            except OSError:
+                pass
+            self._created_folder = None
 
     def __enter__(self):
         return self

@@ -92,9 +92,17 @@ def register():
     _register_classes()
     bpy.types.Object.simbake = PointerProperty(type=SimBakeObjectSettings)
     bpy.types.Scene.simbake = PointerProperty(type=SimBakeSceneSettings)
+    # the state of a bake running in the UI: on the window manager, never saved with the file
+    bpy.types.WindowManager.simbake_baking = BoolProperty(options={"HIDDEN", "SKIP_SAVE"})
+    bpy.types.WindowManager.simbake_progress = FloatProperty(
+        name="Progress", subtype="PERCENTAGE", min=0.0, max=100.0, options={"SKIP_SAVE"})
+    bpy.types.WindowManager.simbake_status = StringProperty(options={"HIDDEN", "SKIP_SAVE"})
 
 
 def unregister():
+    del bpy.types.WindowManager.simbake_status
+    del bpy.types.WindowManager.simbake_progress
+    del bpy.types.WindowManager.simbake_baking
     del bpy.types.Scene.simbake
     del bpy.types.Object.simbake
     _unregister_classes()

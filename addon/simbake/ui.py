@@ -1,19 +1,69 @@
-"""Panels in the Physics tab of the Properties editor."""
+"""Panels: the object's SimBake settings in the Physics tab (sub-panels per role, as
+Blender's own physics panels), the scene's settings in the Scene tab, and the bake state
+and buttons in both."""
 
 import textwrap
 
 import bpy
 
-from . import native, outputs, scene_io, settings
+from . import bake_state, native, outputs, scene_io, settings
 
 
-class SimBakePanel:
+def _wrapped(layout, text, icon="NONE", width=60):
+    for i, line in enumerate(textwrap.wrap(text, width)):
+        layout.label(text=line, icon=icon if i == 0 else "BLANK1")
+
+
+def _library_missing(layout):
+    """Tells how to fix a missing or mismatched library; True if it is not usable."""
+    available, detail = native.availability()
+    if not available:
+        box = layout.box()
+        box.label(text="SimBake's native library is not available", icon="ERROR")
+        _wrapped(box, detail)
+    return not available
+
+
+def draw_bake_controls(layout, context):
+    """Progress of a running bake, or the Bake/Free buttons (all or selected)."""
+    wm = context.window_manager
+    if wm.simbake_baking:
+        col = layout.column()
+        col.prop(wm, "simbake_progress", text="Baking", slider=True)
+        col.label(text=wm.simbake_status or "SimBake is baking", icon="TIME")
+        col.label(text="Press Esc to cancel; the scene stays as it was", icon="BLANK1")
+        return
+    col = layout.column(align=True)
+    row = col.row(align=True)
+    row.operator("simbake.bake", text="Bake All", icon="PHYSICS").selected_only = False
+    row.operator("simbake.bake", text="Bake Selected").selected_only = True
+    row = col.row(align=True)
+    row.operator("simbake.free_bake", text="Free All", icon="TRASH").selected_only = False
+    row.operator("simbake.free_bake", text="Free Selected").selected_only = True
+    message = context.scene.simbake.last_bake_message
+    if message:
+        _wrapped(layout, message, icon="INFO")
+
+
+class PhysicsPanel:
     bl_space_type = "PROPERTIES"
     bl_region_type = "WINDOW"
     bl_context = "physics"
 
 
-class SIMBAKE_PT_object(SimBakePanel, bpy.types.Panel):
+class RolePanel(PhysicsPanel):
+    """A sub-panel shown for objects whose SimBake role is `role`."""
+    bl_parent_id = "SIMBAKE_PT_object"
+    role = None
+    types = scene_io.COLLIDER_TYPES
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and obj.type in cls.types and obj.simbake.role == cls.role
+
+
+class SIMBAKE_PT_object(PhysicsPanel, bpy.types.Panel):
     bl_label = "SimBake"
 
     @classmethod
@@ -23,124 +73,202 @@ class SIMBAKE_PT_object(SimBakePanel, bpy.types.Panel):
     def draw(self, context):
         layout = self.layout
         layout.use_property_split = True
-        obj = context.object
-        available, detail = native.availability()
-        if not available:
-            box = layout.box()
-            box.label(text="SimBake's native library is not available", icon="ERROR")
-            for line in textwrap.wrap(detail, 60):
-                box.label(text=line)
+        layout.use_property_decorate = False
+        if _library_missing(layout):
             return
+        obj = context.object
         layout.prop(obj.simbake, "role")
         role = settings.resolve_role(obj)
-        if obj.simbake.role == "NONE" and role != "NONE":
-            layout.label(text=f"Baked as {role.title()} from Blender's physics settings", icon="INFO")
-        if outputs.is_baked(obj):
-            record = outputs.load_record(obj)
-            layout.label(text=f"Baked frames {record['frames'][0]}-{record['frames'][1]}", icon="CHECKMARK")
-        row = layout.row(align=True)
-        row.operator("simbake.bake", icon="PHYSICS")
-        row.operator("simbake.free_bake", icon="TRASH")
+        if obj.simbake.role == "NONE":
+            if role == "NONE":
+                layout.label(text="Not simulated: choose a role, or add Blender physics", icon="INFO")
+            else:
+                _wrapped(layout, f"Baked as {role.title()} from Blender's own physics settings "
+                                 "(see docs/blender-physics-mapping.md)", icon="INFO")
 
 
-class SIMBAKE_PT_cloth(SimBakePanel, bpy.types.Panel):
+class SIMBAKE_PT_cloth(RolePanel, bpy.types.Panel):
     bl_label = "Cloth"
-    bl_parent_id = "SIMBAKE_PT_object"
-
-    @classmethod
-    def poll(cls, context):
-        obj = context.object
-        return obj is not None and obj.type == "MESH" and obj.simbake.role == "CLOTH"
+    role, types = "CLOTH", {"MESH"}
 
     def draw(self, context):
         layout = self.layout
         layout.use_property_split = True
+        layout.use_property_decorate = False
         props = context.object.simbake
         col = layout.column()
         col.prop(props, "density")
-        col.prop(props, "stretch_stiffness")
-        col.prop(props, "shear_stiffness")
-        col.prop(props, "bend_stiffness")
-        col.prop(props, "damping")
         col.prop(props, "air_drag")
-        layout.prop_search(props, "pin_group", context.object, "vertex_groups", text="Pin Group")
 
 
-class SIMBAKE_PT_cloth_collisions(SimBakePanel, bpy.types.Panel):
-    bl_label = "Collisions"
+class ClothSubPanel(PhysicsPanel):
     bl_parent_id = "SIMBAKE_PT_cloth"
 
     def draw(self, context):
         layout = self.layout
         layout.use_property_split = True
-        props = context.object.simbake
-        layout.prop(props, "thickness")
-        layout.prop(props, "friction")
-        layout.prop(props, "self_collision")
-
-
-class SIMBAKE_PT_rigid(SimBakePanel, bpy.types.Panel):
-    bl_label = "Rigid Body"
-    bl_parent_id = "SIMBAKE_PT_object"
-
-    @classmethod
-    def poll(cls, context):
-        obj = context.object
-        return obj is not None and obj.simbake.role == "RIGID"
-
-    def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        props = context.object.simbake
-        layout.prop(props, "shape")
+        layout.use_property_decorate = False
         col = layout.column()
-        col.prop(props, "mass")
-        col.prop(props, "friction")
-        col.prop(props, "restitution")
-        layout.prop(props, "initial_velocity")
-        layout.prop(props, "initial_angular_velocity")
+        for name in self.properties:
+            col.prop(context.object.simbake, name)
 
 
-class SIMBAKE_PT_collider(SimBakePanel, bpy.types.Panel):
-    bl_label = "Collider"
-    bl_parent_id = "SIMBAKE_PT_object"
+class SIMBAKE_PT_cloth_stiffness(ClothSubPanel, bpy.types.Panel):
+    bl_label = "Stiffness"
+    properties = ("stretch_stiffness", "shear_stiffness", "bend_stiffness")
 
-    @classmethod
-    def poll(cls, context):
-        obj = context.object
-        return obj is not None and obj.simbake.role == "COLLIDER"
+
+class SIMBAKE_PT_cloth_damping(ClothSubPanel, bpy.types.Panel):
+    bl_label = "Damping"
+    properties = ("damping",)
+
+
+class SIMBAKE_PT_cloth_shape(ClothSubPanel, bpy.types.Panel):
+    bl_label = "Shape"
 
     def draw(self, context):
         layout = self.layout
         layout.use_property_split = True
-        props = context.object.simbake
-        layout.prop(props, "thickness")
-        layout.prop(props, "friction")
-        layout.prop(props, "restitution")
+        layout.use_property_decorate = False
+        layout.prop_search(context.object.simbake, "pin_group", context.object, "vertex_groups",
+                           text="Pin Group")
 
 
-class SIMBAKE_PT_scene(SimBakePanel, bpy.types.Panel):
-    bl_label = "SimBake Scene"
-    bl_parent_id = "SIMBAKE_PT_object"
+class SIMBAKE_PT_cloth_collisions(ClothSubPanel, bpy.types.Panel):
+    bl_label = "Collisions"
+    properties = ("thickness", "friction", "self_collision")
+
+
+class SIMBAKE_PT_rigid(RolePanel, bpy.types.Panel):
+    bl_label = "Rigid Body"
+    role = "RIGID"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        col = layout.column()
+        col.prop(context.object.simbake, "shape")
+        col.prop(context.object.simbake, "mass")
+
+
+class SIMBAKE_PT_rigid_surface(PhysicsPanel, bpy.types.Panel):
+    bl_label = "Surface Response"
+    bl_parent_id = "SIMBAKE_PT_rigid"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        col = layout.column()
+        col.prop(context.object.simbake, "friction")
+        col.prop(context.object.simbake, "restitution", text="Bounciness")
+
+
+class SIMBAKE_PT_rigid_motion(PhysicsPanel, bpy.types.Panel):
+    bl_label = "Initial Motion"
+    bl_parent_id = "SIMBAKE_PT_rigid"
     bl_options = {"DEFAULT_CLOSED"}
 
     def draw(self, context):
         layout = self.layout
         layout.use_property_split = True
+        layout.use_property_decorate = False
+        col = layout.column()
+        col.prop(context.object.simbake, "initial_velocity", text="Velocity")
+        col.prop(context.object.simbake, "initial_angular_velocity", text="Angular Velocity")
+
+
+class SIMBAKE_PT_collider(RolePanel, bpy.types.Panel):
+    bl_label = "Collider"
+    role = "COLLIDER"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        col = layout.column()
+        col.prop(context.object.simbake, "thickness")
+        col.prop(context.object.simbake, "friction")
+        col.prop(context.object.simbake, "restitution", text="Bounciness")
+
+
+class SIMBAKE_PT_object_bake(PhysicsPanel, bpy.types.Panel):
+    bl_label = "Bake"
+    bl_parent_id = "SIMBAKE_PT_object"
+
+    @classmethod
+    def poll(cls, context):
+        return native.availability()[0]
+
+    def draw(self, context):
+        layout = self.layout
+        obj = context.object
+        if outputs.is_baked(obj):
+            box = layout.box()
+            for i, line in enumerate(bake_state.describe(outputs.load_record(obj))):
+                box.label(text=line, icon="CHECKMARK" if i == 0 else "BLANK1")
+        elif settings.resolve_role(obj) in {"CLOTH", "RIGID"}:
+            layout.label(text="Not baked", icon="DOT")
+        draw_bake_controls(layout, context)
+
+
+class ScenePanel:
+    bl_space_type = "PROPERTIES"
+    bl_region_type = "WINDOW"
+    bl_context = "scene"
+
+
+class SIMBAKE_PT_scene(ScenePanel, bpy.types.Panel):
+    bl_label = "SimBake"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        if _library_missing(layout):
+            return
         props = context.scene.simbake
         col = layout.column(align=True)
         col.prop(props, "frame_start", text="Frame Start")
         col.prop(props, "frame_end", text="End")
-        layout.prop(props, "substeps")
-        layout.prop(props, "tolerance")
-        layout.prop(props, "use_scene_gravity")
-        layout.prop(props, "cache_dir")
+        col = layout.column()
+        col.prop(props, "substeps")
+        col.prop(props, "tolerance")
+        col.prop(props, "use_scene_gravity")
+
+
+class SIMBAKE_PT_scene_output(ScenePanel, bpy.types.Panel):
+    bl_label = "Output"
+    bl_parent_id = "SIMBAKE_PT_scene"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        props = context.scene.simbake
         layout.prop(props, "cloth_output")
-        if props.last_bake_message:
-            layout.label(text=props.last_bake_message, icon="INFO")
+        layout.prop(props, "cache_dir")
 
 
-CLASSES = (SIMBAKE_PT_object, SIMBAKE_PT_cloth, SIMBAKE_PT_cloth_collisions, SIMBAKE_PT_rigid,
-           SIMBAKE_PT_collider, SIMBAKE_PT_scene)
+class SIMBAKE_PT_scene_bake(ScenePanel, bpy.types.Panel):
+    bl_label = "Bake"
+    bl_parent_id = "SIMBAKE_PT_scene"
+
+    @classmethod
+    def poll(cls, context):
+        return native.availability()[0]
+
+    def draw(self, context):
+        baked = [obj for obj in context.scene.objects if outputs.is_baked(obj)]
+        if baked:
+            self.layout.label(text=f"{len(baked)} object(s) baked", icon="CHECKMARK")
+        draw_bake_controls(self.layout, context)
+
+
+CLASSES = (SIMBAKE_PT_object, SIMBAKE_PT_cloth, SIMBAKE_PT_cloth_stiffness, SIMBAKE_PT_cloth_damping,
+           SIMBAKE_PT_cloth_shape, SIMBAKE_PT_cloth_collisions, SIMBAKE_PT_rigid, SIMBAKE_PT_rigid_surface,
+           SIMBAKE_PT_rigid_motion, SIMBAKE_PT_collider, SIMBAKE_PT_object_bake, SIMBAKE_PT_scene,
+           SIMBAKE_PT_scene_output, SIMBAKE_PT_scene_bake)
 
 register, unregister = bpy.utils.register_classes_factory(CLASSES)
