@@ -41,6 +41,11 @@ class PC2Files(unittest.TestCase):
             with pc2.PC2Writer(self.path, 1, 2) as writer:
                 writer.write(array("f", [1, 2, 3]))
                 raise ValueError("cancelled")
+        self.assertFalse(os.path.exists(os.path.dirname(self.path)), "the folder it made is left behind")
+
+    def test_abort_keeps_a_folder_that_was_there(self):
+        os.makedirs(os.path.dirname(self.path))
+        pc2.PC2Writer(self.path, 1, 2).abort()
         self.assertEqual(os.listdir(os.path.dirname(self.path)), [])
 
     def test_wrong_sizes_are_refused(self):
