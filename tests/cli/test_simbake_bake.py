@@ -1,0 +1,130 @@
+"""scripts/simbake-bake as a pipeline uses it: a batch of sample scenes in one shell loop,
+reports, and failures that exit non-zero naming the file or the object.
+
+    python3 tests/cli/test_simbake_bake.py     (needs Blender on PATH or $BLENDER)"""
+
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BAKE = os.path.join(REPO, "scripts", "simbake-bake")
+BLENDER = os.environ.get("BLENDER") or shutil.which("blender")
+BATCH = ("drape", "stack", "tablecloth")
+
+
+def run(*args, **kwargs):
+    return subprocess.run(list(args), capture_output=True, text=True, **kwargs)
+
+
+def make_blend(path, script):
+    """Saves a .blend built by `script` (Python run inside Blender, factory scene)."""
+    code = f"import bpy\n{script}\nbpy.ops.wm.save_as_mainfile(filepath={path!r})\n"
+    done = run(BLENDER, "-b", "--factory-startup", "--python-exit-code", "1", "--python-expr", code)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return path
+
+
+class SimbakeBake(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.mkdtemp(prefix="simbake-cli-")
+
+    def path(self, name):
+        return os.path.join(self.folder, name)
+
+    def assert_fails_naming(self, done, *words):
+        self.assertNotEqual(done.returncode, 0, done.stdout)
+        for word in words:
+            self.assertIn(word, done.stderr, f"the message does not name {word!r}: {done.stderr}")
+        self.assertNotIn("Traceback", done.stdout + done.stderr)
+
+    def test_a_batch_of_three_scenes_bakes_in_one_shell_loop(self):
+        out = self.path("batch")
+        loop = (f'for scene in {" ".join(BATCH)}; do '
+                f'"{BAKE}" "{REPO}/sample_blends/$scene.blend" -o "{out}/$scene.blend" --json "{out}/$scene.json" '
+                '|| exit 1; done')
+        done = run("bash", "-c", loop)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        frames_baked = 0
+        for scene in BATCH:
+            with open(os.path.join(out, f"{scene}.json")) as f:
+                report = json.load(f)
+            self.assertTrue(report["ok"], report)
+            self.assertEqual(report["exit_code"], 0)
+            self.assertTrue(os.path.isfile(os.path.join(out, f"{scene}.blend")))
+            self.assertTrue(report["objects"], f"{scene}: nothing was baked")
+            first, last = report["frames"]
+            frames_baked += last - first
+            for entry in report["objects"]:
+                self.assertEqual(entry["status"], "baked", entry)
+                self.assertEqual(entry["frames"], [first, last])
+                if entry["output"] == "MESH_CACHE":
+                    self.assertTrue(entry["cache_file"].startswith(out), entry)  # beside the output
+                    self.assertTrue(os.path.isfile(entry["cache_file"]), entry)
+        # progress: one line per simulated frame
+        self.assertEqual(done.stdout.count("SimBake: frame "), frames_baked)
+
+    def test_a_missing_file_is_named(self):
+        missing = self.path("nowhere.blend")
+        report = self.path("missing.json")
+        done = run(BAKE, missing, "-o", self.path("out.blend"), "--json", report)
+        self.assert_fails_naming(done, missing, "no such file")
+        with open(report) as f:
+            self.assertFalse(json.load(f)["ok"])
+
+    def test_a_file_that_is_not_a_blend_is_named(self):
+        garbage = self.path("garbage.blend")
+        with open(garbage, "w") as f:
+            f.write("not a blend file at all")
+        self.assert_fails_naming(run(BAKE, garbage, "-o", self.path("out.blend")), garbage, "not a .blend file")
+
+    def test_a_truncated_blend_is_named(self):
+        source = os.path.join(REPO, "sample_blends", "curtain.blend")
+        with open(source, "rb") as f:
+            data = f.read()
+        if data.startswith(b"\x1f\x8b"):
+            data = gzip.decompress(data)
+        truncated = self.path("truncated.blend")
+        with open(truncated, "wb") as f:
+            f.write(data[:len(data) // 3])
+        done = run(BAKE, truncated, "-o", self.path("out_truncated.blend"))
+        self.assert_fails_naming(done, truncated)
+        self.assertFalse(os.path.exists(self.path("out_truncated.blend")))
+
+    def test_a_bad_mesh_names_the_object(self):
+        blend = make_blend(self.path("bad_mesh.blend"), """
+mesh = bpy.data.meshes.new("Points")
+mesh.from_pydata([(0, 0, 0), (1, 0, 0), (0, 1, 0)], [], [])
+obj = bpy.data.objects.new("Faceless Cloth", mesh)
+bpy.context.scene.collection.objects.link(obj)
+obj.modifiers.new("Cloth", "CLOTH")
+""")
+        report = self.path("bad_mesh.json")
+        done = run(BAKE, blend, "-o", self.path("bad_mesh_out.blend"), "--json", report)
+        self.assert_fails_naming(done, blend, "Faceless Cloth")
+        with open(report) as f:
+            entry = json.load(f)["objects"][0]
+        self.assertEqual((entry["name"], entry["status"]), ("Faceless Cloth", "failed"))
+        self.assertIn("Faceless Cloth", entry["error"])
+
+    def test_nothing_to_bake_is_an_error(self):
+        blend = make_blend(self.path("empty.blend"), "")
+        self.assert_fails_naming(run(BAKE, blend, "-o", self.path("empty_out.blend")), blend, "nothing to bake")
+
+    def test_a_bad_frame_range_is_refused(self):
+        source = os.path.join(REPO, "sample_blends", "curtain.blend")
+        done = run(BAKE, source, "-o", self.path("x.blend"), "--frames", "10-5")
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("--frames 10-5", done.stderr)
+
+
+if __name__ == "__main__":
+    if not BLENDER:
+        sys.exit("Blender not found: run scripts/setup.sh")
+    unittest.main(verbosity=2)
