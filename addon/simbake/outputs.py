@@ -53,7 +53,10 @@ class MeshCacheOutput:
 
     def apply(self, obj, cut, record):
         self.writer.finish()
+        active = next((m.name for m in obj.modifiers if m.is_active), None)
         modifier = obj.modifiers.new(BAKE_MODIFIER_NAME, "MESH_CACHE")
+        if active is not None:  # a new modifier becomes the active one: the user's stays so
+            obj.modifiers[active].is_active = True
         move_modifier(obj, modifier, cut)  # before it has a file, so it never sees other vertex counts
         modifier.cache_format = "PC2"
         modifier.filepath = bpy.path.relpath(self.path) if bpy.data.filepath else self.path

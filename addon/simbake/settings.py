@@ -132,16 +132,14 @@ def collider_material(obj):
 
 
 def body_collider_material(obj, friction):
-    """Thickness and friction a moving rigid body shows cloth: its Collision modifier's
-    thickness if it has one (else the library's default), its rigid body friction."""
-    material = {"friction": float(friction)}
-    modifier = find_modifier(obj, "COLLISION")[1]
-    if modifier is not None:
-        thickness = modifier.settings.thickness_outer
-        if not math.isfinite(thickness) or thickness < 0:
-            raise SettingsError(f"{obj.name}: collision thickness is {thickness:g}; it must be zero or positive")
-        material["thickness"] = float(thickness)
-    return material
+    """Thickness and friction a moving rigid body shows cloth. With role NONE and a Collision
+    modifier, that modifier's (what Blender's cloth would meet); otherwise the body's own
+    friction and the library's default thickness."""
+    if obj.simbake.role == "NONE" and find_modifier(obj, "COLLISION")[1] is not None:
+        return collider_material(obj)
+    if not math.isfinite(friction) or friction < 0:
+        raise SettingsError(f"{obj.name}: friction is {friction:g}; it must be zero or positive")
+    return {"friction": float(friction)}
 
 
 def pin_group_name(obj):
