@@ -71,9 +71,7 @@ class SIMBAKE_PT_object(PhysicsPanel, bpy.types.Panel):
         return context.object is not None and context.object.type in scene_io.COLLIDER_TYPES
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
+        layout = _split_layout(self.layout)
         if _library_missing(layout):
             return
         obj = context.object
@@ -87,30 +85,35 @@ class SIMBAKE_PT_object(PhysicsPanel, bpy.types.Panel):
                                  "(see docs/blender-physics-mapping.md)", icon="INFO")
 
 
-class SIMBAKE_PT_cloth(RolePanel, bpy.types.Panel):
+def _split_layout(layout):
+    """Labels on the left, values on the right, as Blender's own property panels."""
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+    return layout
+
+
+class PropertyList:
+    """Draws the object's SimBake `properties`: names, or (name, label) pairs."""
+    properties = ()
+
+    def draw(self, context):
+        col = _split_layout(self.layout).column()
+        for item in self.properties:
+            name, text = item if isinstance(item, tuple) else (item, None)
+            if text is None:
+                col.prop(context.object.simbake, name)
+            else:
+                col.prop(context.object.simbake, name, text=text)
+
+
+class SIMBAKE_PT_cloth(RolePanel, PropertyList, bpy.types.Panel):
     bl_label = "Cloth"
     role, types = "CLOTH", {"MESH"}
-
-    def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
-        props = context.object.simbake
-        col = layout.column()
-        col.prop(props, "density")
-        col.prop(props, "air_drag")
+    properties = ("density", "air_drag")
 
 
-class ClothSubPanel(PhysicsPanel):
+class ClothSubPanel(PhysicsPanel, PropertyList):
     bl_parent_id = "SIMBAKE_PT_cloth"
-
-    def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
-        col = layout.column()
-        for name in self.properties:
-            col.prop(context.object.simbake, name)
 
 
 class SIMBAKE_PT_cloth_stiffness(ClothSubPanel, bpy.types.Panel):
@@ -127,11 +130,8 @@ class SIMBAKE_PT_cloth_shape(ClothSubPanel, bpy.types.Panel):
     bl_label = "Shape"
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
-        layout.prop_search(context.object.simbake, "pin_group", context.object, "vertex_groups",
-                           text="Pin Group")
+        _split_layout(self.layout).prop_search(context.object.simbake, "pin_group", context.object,
+                                               "vertex_groups", text="Pin Group")
 
 
 class SIMBAKE_PT_cloth_collisions(ClothSubPanel, bpy.types.Panel):
@@ -139,58 +139,29 @@ class SIMBAKE_PT_cloth_collisions(ClothSubPanel, bpy.types.Panel):
     properties = ("thickness", "friction", "self_collision")
 
 
-class SIMBAKE_PT_rigid(RolePanel, bpy.types.Panel):
+class SIMBAKE_PT_rigid(RolePanel, PropertyList, bpy.types.Panel):
     bl_label = "Rigid Body"
     role = "RIGID"
-
-    def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
-        col = layout.column()
-        col.prop(context.object.simbake, "shape")
-        col.prop(context.object.simbake, "mass")
+    properties = ("shape", "mass")
 
 
-class SIMBAKE_PT_rigid_surface(PhysicsPanel, bpy.types.Panel):
+class SIMBAKE_PT_rigid_surface(PhysicsPanel, PropertyList, bpy.types.Panel):
     bl_label = "Surface Response"
     bl_parent_id = "SIMBAKE_PT_rigid"
-
-    def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
-        col = layout.column()
-        col.prop(context.object.simbake, "friction")
-        col.prop(context.object.simbake, "restitution", text="Bounciness")
+    properties = ("friction", ("restitution", "Bounciness"))
 
 
-class SIMBAKE_PT_rigid_motion(PhysicsPanel, bpy.types.Panel):
+class SIMBAKE_PT_rigid_motion(PhysicsPanel, PropertyList, bpy.types.Panel):
     bl_label = "Initial Motion"
     bl_parent_id = "SIMBAKE_PT_rigid"
     bl_options = {"DEFAULT_CLOSED"}
-
-    def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
-        col = layout.column()
-        col.prop(context.object.simbake, "initial_velocity", text="Velocity")
-        col.prop(context.object.simbake, "initial_angular_velocity", text="Angular Velocity")
+    properties = (("initial_velocity", "Velocity"), ("initial_angular_velocity", "Angular Velocity"))
 
 
-class SIMBAKE_PT_collider(RolePanel, bpy.types.Panel):
+class SIMBAKE_PT_collider(RolePanel, PropertyList, bpy.types.Panel):
     bl_label = "Collider"
     role = "COLLIDER"
-
-    def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
-        col = layout.column()
-        col.prop(context.object.simbake, "thickness")
-        col.prop(context.object.simbake, "friction")
-        col.prop(context.object.simbake, "restitution", text="Bounciness")
+    properties = ("thickness", "friction", ("restitution", "Bounciness"))
 
 
 class SIMBAKE_PT_object_bake(PhysicsPanel, bpy.types.Panel):
@@ -223,9 +194,7 @@ class SIMBAKE_PT_scene(ScenePanel, bpy.types.Panel):
     bl_label = "SimBake"
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
+        layout = _split_layout(self.layout)
         if _library_missing(layout):
             return
         props = context.scene.simbake
@@ -243,9 +212,7 @@ class SIMBAKE_PT_scene_output(ScenePanel, bpy.types.Panel):
     bl_parent_id = "SIMBAKE_PT_scene"
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
+        layout = _split_layout(self.layout)
         props = context.scene.simbake
         layout.prop(props, "cloth_output")
         layout.prop(props, "cache_dir")

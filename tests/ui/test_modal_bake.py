@@ -112,25 +112,36 @@ def check(condition, message):
         raise AssertionError(message)
 
 
-def drawn_bake_panel(area):
-    """Draws the Physics tab with the Bake sub-panel and returns the lines it showed."""
-    drawn = []
-    original = ui.SIMBAKE_PT_object_bake.draw
+def draw_panels(area, obj, tab):
+    """Draws the Properties editor's `tab` with `obj` active; returns the SimBake panels
+    that drew, the lines the Bake panel showed, and any error a draw raised."""
+    drawn, lines, errors = [], [], []
+    originals = {cls: cls.draw for cls in ui.CLASSES}
 
-    def recording_draw(panel, context):
-        original(panel, context)
-        record = outputs.load_record(context.object) if outputs.is_baked(context.object) else None
-        drawn.extend(bake_state.describe(record) if record else ["Not baked"])
+    def recording(cls, draw):
+        def wrapper(panel, context):
+            try:
+                draw(panel, context)
+            except Exception:
+                errors.append(traceback.format_exc())
+                raise
+            drawn.append(cls.__name__)
+            if cls is ui.SIMBAKE_PT_object_bake and outputs.is_baked(context.object):
+                lines.extend(bake_state.describe(outputs.load_record(context.object)))
+        return wrapper
 
-    ui.SIMBAKE_PT_object_bake.draw = recording_draw
+    for cls, draw in originals.items():
+        cls.draw = recording(cls, draw)
     try:
-        area.spaces.active.context = "PHYSICS"
+        bpy.context.view_layer.objects.active = obj
+        area.spaces.active.context = tab
         window = bpy.context.window_manager.windows[0]
         with bpy.context.temp_override(window=window, area=area):
-            bpy.ops.wm.redraw_timer(type="DRAW_WIN_SWAP", iterations=2)
+            bpy.ops.wm.redraw_timer(type="DRAW_WIN_SWAP", iterations=1)
     finally:
-        ui.SIMBAKE_PT_object_bake.draw = original
-    return drawn
+        for cls, draw in originals.items():
+            cls.draw = draw
+    return set(drawn), lines, errors
 
 
 def properties_area():
@@ -171,11 +182,25 @@ def steps(folder):
     bpy.context.scene.frame_set(FRAMES)
     cube_z = bpy.data.objects["Cube"].matrix_world.translation.z
     check(cube_z < 1.0, f"the cube did not fall (z = {cube_z:.3f} at the last frame)")
-    lines = drawn_bake_panel(properties_area())
+    area = properties_area()
+    drawn, lines, errors = draw_panels(area, bpy.data.objects["Cloth"], "PHYSICS")
     print(f"SimBake test: Bake panel shows {lines}", flush=True)
+    check(not errors, "a panel failed to draw:\n" + "\n".join(errors))
     check(any(line.startswith(f"Baked frames 1-{FRAMES}") for line in lines), f"panel lines {lines}")
     check(any(line.startswith("Cache ") and ("KB" in line or "MB" in line) for line in lines), f"panel lines {lines}")
     check(any(line.startswith("Last bake") for line in lines), f"panel lines {lines}")
+    expected = {
+        ("Cloth", "PHYSICS"): {"SIMBAKE_PT_object", "SIMBAKE_PT_cloth", "SIMBAKE_PT_cloth_stiffness",
+                               "SIMBAKE_PT_cloth_collisions", "SIMBAKE_PT_object_bake"},
+        ("Cube", "PHYSICS"): {"SIMBAKE_PT_object", "SIMBAKE_PT_rigid", "SIMBAKE_PT_rigid_surface"},
+        ("Floor", "PHYSICS"): {"SIMBAKE_PT_object", "SIMBAKE_PT_collider"},
+        ("Floor", "SCENE"): {"SIMBAKE_PT_scene", "SIMBAKE_PT_scene_output", "SIMBAKE_PT_scene_bake"},
+    }
+    for (name, tab), panels in expected.items():
+        drawn, _, errors = draw_panels(area, bpy.data.objects[name], tab)
+        check(not errors, f"{name}, {tab}: a panel failed to draw:\n" + "\n".join(errors))
+        check(panels <= drawn, f"{name}, {tab}: missing panels {sorted(panels - drawn)}")
+        check(not (name != "Cloth" and "SIMBAKE_PT_cloth" in drawn), f"{name}: the cloth panel shows")
 
 
 def run():
