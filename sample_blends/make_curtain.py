@@ -11,17 +11,13 @@ import sys
 
 import bpy
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does not add it
+import scene_kit  # noqa: E402
+
 WIDTH, HEIGHT = 1.6, 2.0          # m
 COLUMNS, ROWS = 32, 40            # vertices across and down
 TOP = 2.4                         # height of the rail, m
 FRAME_END = 96
-
-
-def clear_scene():
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
-    for mesh in list(bpy.data.meshes):
-        bpy.data.meshes.remove(mesh)
 
 
 def make_curtain():
@@ -63,13 +59,7 @@ def make_curtain():
     settings.air_drag = 0.3
     settings.self_collision = True
     settings.thickness = 0.004
-    material = bpy.data.materials.new("Fabric")
-    material.diffuse_color = (0.55, 0.08, 0.12, 1.0)
-    material.use_nodes = True
-    bsdf = material.node_tree.nodes.get("Principled BSDF")
-    bsdf.inputs["Base Color"].default_value = (0.55, 0.08, 0.12, 1.0)
-    bsdf.inputs["Roughness"].default_value = 0.8
-    mesh.materials.append(material)
+    mesh.materials.append(scene_kit.make_material("Fabric", (0.55, 0.08, 0.12, 1.0), 0.8))
     for polygon in mesh.polygons:
         polygon.use_smooth = True
     solidify = curtain.modifiers.new("Thickness", "SOLIDIFY")
@@ -90,34 +80,10 @@ def make_stage():
     bpy.context.scene.camera = bpy.context.object
 
 
-def configure_scene():
-    scene = bpy.context.scene
-    scene.frame_start, scene.frame_end = 1, FRAME_END
-    scene.render.fps = 24
-    scene.simbake.frame_start, scene.simbake.frame_end = 1, FRAME_END
-    scene.simbake.substeps = 2
-    scene.render.engine = "CYCLES"
-    scene.cycles.device = "CPU"
-    scene.cycles.samples = 24
-    scene.cycles.use_denoising = False  # Debian's Blender is built without OpenImageDenoise
-    scene.render.resolution_x, scene.render.resolution_y = 480, 360
-    scene.world.color = (0.6, 0.65, 0.7)
-
-
-def main():
-    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-    output = os.path.abspath(argv[0] if argv else os.path.join(os.path.dirname(__file__), "curtain.blend"))
-    os.makedirs(os.path.dirname(output), exist_ok=True)
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    sys.path.insert(0, os.path.join(repo, "addon"))
-    import simbake
-    simbake.register()
-    clear_scene()
+def build():
     make_curtain()
     make_stage()
-    configure_scene()
-    bpy.ops.wm.save_as_mainfile(filepath=output, compress=True)
-    print(f"wrote {output}")
+    scene_kit.configure_scene(FRAME_END, substeps=2)
 
 
-main()
+scene_kit.main("curtain.blend", build)

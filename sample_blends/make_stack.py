@@ -13,6 +13,9 @@ import sys
 import bpy
 from mathutils import Vector
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does not add it
+import scene_kit  # noqa: E402
+
 GRAVITY = 9.81                    # m/s², the scene's default; the throw is aimed with it
 TOWER_X = -0.5                    # m, the tower's axis
 TOWER_BOXES, TOWER_BOX = 8, 0.4   # count, edge length (m)
@@ -32,23 +35,6 @@ HIT_TIME = 0.9                    # s after the start
 FRAME_END = 72
 
 
-def clear_scene():
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
-    for mesh in list(bpy.data.meshes):
-        bpy.data.meshes.remove(mesh)
-
-
-def make_material(name, color, roughness=0.5):
-    material = bpy.data.materials.new(name)
-    material.diffuse_color = color
-    material.use_nodes = True
-    bsdf = material.node_tree.nodes.get("Principled BSDF")
-    bsdf.inputs["Base Color"].default_value = color
-    bsdf.inputs["Roughness"].default_value = roughness
-    return material
-
-
 def make_box(name, size, location, rotation, mass, material):
     bpy.ops.mesh.primitive_cube_add(size=size, location=location, rotation=rotation)
     box = bpy.context.object
@@ -65,7 +51,8 @@ def make_box(name, size, location, rotation, mass, material):
 
 def make_tower():
     # two alternating colours, so the separate boxes read clearly when it falls
-    colors = (make_material("Tower A", (0.8, 0.45, 0.1, 1.0)), make_material("Tower B", (0.9, 0.75, 0.35, 1.0)))
+    colors = (scene_kit.make_material("Tower A", (0.8, 0.45, 0.1, 1.0)),
+              scene_kit.make_material("Tower B", (0.9, 0.75, 0.35, 1.0)))
     for level in range(TOWER_BOXES):
         make_box(f"Tower {level}", TOWER_BOX, (TOWER_X, 0.0, (level + 0.5) * TOWER_BOX), (0.0, 0.0, 0.0),
                  TOWER_BOX_MASS, colors[level % 2])
@@ -73,7 +60,7 @@ def make_tower():
 
 def make_pile():
     rng = random.Random(7)  # seeded: the same pile every time the scene is built
-    colors = [make_material(f"Pile {k}", color) for k, color in enumerate(
+    colors = [scene_kit.make_material(f"Pile {k}", color) for k, color in enumerate(
         ((0.15, 0.35, 0.75, 1.0), (0.2, 0.6, 0.35, 1.0), (0.85, 0.85, 0.85, 1.0), (0.55, 0.25, 0.6, 1.0)))]
     offset = 0.5 * (PILE_GRID - 1) * PILE_SPACING
     for i in range(PILE_GRID):
@@ -97,7 +84,7 @@ def make_projectile():
     velocity = (target - start) / HIT_TIME
     velocity.z += 0.5 * GRAVITY * HIT_TIME
     box = make_box("Projectile", PROJECTILE_BOX, start, (0.0, 0.0, 0.0), PROJECTILE_MASS,
-                   make_material("Projectile", (0.7, 0.05, 0.05, 1.0), 0.3))
+                   scene_kit.make_material("Projectile", (0.7, 0.05, 0.05, 1.0), 0.3))
     box.simbake.initial_velocity = velocity
     return box
 
@@ -106,56 +93,23 @@ def make_stage():
     bpy.ops.mesh.primitive_plane_add(size=10.0, location=(0.0, 0.0, 0.0))
     floor = bpy.context.object
     floor.name = "Floor"
-    floor.data.materials.append(make_material("Floor", (0.8, 0.8, 0.78, 1.0), 0.9))
+    floor.data.materials.append(scene_kit.make_material("Floor", (0.8, 0.8, 0.78, 1.0), 0.9))
     floor.simbake.role = "COLLIDER"
     floor.simbake.friction = 0.5
     # light from the front left, so the boxes' sides shade differently
-    add_aimed("SUN", location=(-3.0, -2.5, 4.0), target=(0.0, 0.0, 0.0)).data.energy = 4.0
-    bpy.context.scene.camera = add_aimed("CAMERA", location=(0.8, -7.8, 3.2), target=(0.3, 0.0, 1.3))
+    scene_kit.add_aimed("SUN", location=(-3.0, -2.5, 4.0), target=(0.0, 0.0, 0.0)).data.energy = 4.0
+    bpy.context.scene.camera = scene_kit.add_aimed("CAMERA", location=(0.8, -7.8, 3.2),
+                                                   target=(0.3, 0.0, 1.3))
 
 
-def add_aimed(kind, location, target):
-    """A light or camera at location, looking at target."""
-    if kind == "CAMERA":
-        bpy.ops.object.camera_add(location=location)
-    else:
-        bpy.ops.object.light_add(type=kind, location=location)
-    obj = bpy.context.object
-    obj.rotation_euler = (Vector(target) - Vector(location)).to_track_quat("-Z", "Y").to_euler()
-    return obj
 
-
-def configure_scene():
-    scene = bpy.context.scene
-    scene.frame_start, scene.frame_end = 1, FRAME_END
-    scene.render.fps = 24
-    scene.gravity = (0.0, 0.0, -GRAVITY)
-    scene.simbake.frame_start, scene.simbake.frame_end = 1, FRAME_END
-    scene.simbake.substeps = 1
-    scene.render.engine = "CYCLES"
-    scene.cycles.device = "CPU"
-    scene.cycles.samples = 24
-    scene.cycles.use_denoising = False  # Debian's Blender is built without OpenImageDenoise
-    scene.render.resolution_x, scene.render.resolution_y = 480, 360
-    scene.world.color = (0.6, 0.65, 0.7)
-
-
-def main():
-    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-    output = os.path.abspath(argv[0] if argv else os.path.join(os.path.dirname(__file__), "stack.blend"))
-    os.makedirs(os.path.dirname(output), exist_ok=True)
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    sys.path.insert(0, os.path.join(repo, "addon"))
-    import simbake
-    simbake.register()
-    clear_scene()
+def build():
     make_tower()
     make_pile()
     make_projectile()
     make_stage()
-    configure_scene()
-    bpy.ops.wm.save_as_mainfile(filepath=output, compress=True)
-    print(f"wrote {output}")
+    scene = scene_kit.configure_scene(FRAME_END)
+    scene.gravity = (0.0, 0.0, -GRAVITY)
 
 
-main()
+scene_kit.main("stack.blend", build)

@@ -11,7 +11,9 @@ import os
 import sys
 
 import bpy
-from mathutils import Vector
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does not add it
+import scene_kit  # noqa: E402
 
 TABLE_WIDTH, TABLE_DEPTH = 1.2, 0.8        # m, the top
 TABLE_HEIGHT = 0.75                        # m, to the top surface
@@ -32,27 +34,10 @@ DROPS = (
 )
 
 
-def clear_scene():
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
-    for mesh in list(bpy.data.meshes):
-        bpy.data.meshes.remove(mesh)
-
-
-def make_material(name, color, roughness=0.5):
-    material = bpy.data.materials.new(name)
-    material.diffuse_color = color
-    material.use_nodes = True
-    bsdf = material.node_tree.nodes.get("Principled BSDF")
-    bsdf.inputs["Base Color"].default_value = color
-    bsdf.inputs["Roughness"].default_value = roughness
-    return material
-
-
 def make_checked_material(name, color_a, color_b, checks, aspect):
     """A gingham-like check over the UV map, which also shows how the cloth's UVs stretch;
     aspect (width / depth of the UV square's sheet) keeps the checks square."""
-    material = make_material(name, color_a, 0.8)
+    material = scene_kit.make_material(name, color_a, 0.8)
     nodes, links = material.node_tree.nodes, material.node_tree.links
     checker = nodes.new("ShaderNodeTexChecker")
     checker.inputs["Color1"].default_value = color_a
@@ -103,7 +88,7 @@ def make_table():
     table = bpy.context.object
     table.name = "Table"
     table.data.name = "Table"
-    table.data.materials.append(make_material("Wood", (0.35, 0.18, 0.08, 1.0), 0.6))
+    table.data.materials.append(scene_kit.make_material("Wood", (0.35, 0.18, 0.08, 1.0), 0.6))
     return make_obstacle(table, "MESH")
 
 
@@ -156,7 +141,7 @@ def make_drops():
         obj = bpy.context.object
         obj.name = kind.title()
         obj.data.name = kind.title()
-        obj.data.materials.append(make_material(kind.title(), color, 0.35))
+        obj.data.materials.append(scene_kit.make_material(kind.title(), color, 0.35))
         if kind in ("SPHERE", "CYLINDER"):
             for polygon in obj.data.polygons:
                 polygon.use_smooth = True
@@ -171,61 +156,29 @@ def make_drops():
         obj.collision.thickness_outer = COLLISION_DISTANCE
 
 
-def add_aimed(kind, location, target):
-    """A light or camera at location, looking at target."""
-    if kind == "CAMERA":
-        bpy.ops.object.camera_add(location=location)
-    else:
-        bpy.ops.object.light_add(type=kind, location=location)
-    obj = bpy.context.object
-    obj.rotation_euler = (Vector(target) - Vector(location)).to_track_quat("-Z", "Y").to_euler()
-    return obj
-
-
 def make_stage():
     bpy.ops.mesh.primitive_plane_add(size=6.0, location=(0.0, 0.0, 0.0))
     floor = bpy.context.object
     floor.name = "Floor"
     floor.data.name = "Floor"
-    floor.data.materials.append(make_material("Floor", (0.8, 0.8, 0.78, 1.0), 0.9))
+    floor.data.materials.append(scene_kit.make_material("Floor", (0.8, 0.8, 0.78, 1.0), 0.9))
     make_obstacle(floor, "BOX")
     # light from the front left, so the folds over the table's edges shade
-    add_aimed("SUN", location=(-3.0, -2.0, 4.0), target=(0.0, 0.0, 0.0)).data.energy = 4.0
-    bpy.context.scene.camera = add_aimed("CAMERA", location=(1.4, -3.0, 2.0), target=(0.0, 0.0, 0.7))
+    scene_kit.add_aimed("SUN", location=(-3.0, -2.0, 4.0), target=(0.0, 0.0, 0.0)).data.energy = 4.0
+    bpy.context.scene.camera = scene_kit.add_aimed("CAMERA", location=(1.4, -3.0, 2.0),
+                                                   target=(0.0, 0.0, 0.7))
 
 
-def configure_scene():
-    scene = bpy.context.scene
-    scene.frame_start, scene.frame_end = 1, FRAME_END
-    scene.render.fps = 24
-    scene.rigidbody_world.point_cache.frame_start = 1
-    scene.rigidbody_world.point_cache.frame_end = FRAME_END
-    scene.simbake.frame_start, scene.simbake.frame_end = 1, FRAME_END
-    scene.simbake.substeps = 1
-    scene.render.engine = "CYCLES"
-    scene.cycles.device = "CPU"
-    scene.cycles.samples = 24
-    scene.cycles.use_denoising = False  # Debian's Blender is built without OpenImageDenoise
-    scene.render.resolution_x, scene.render.resolution_y = 480, 360
-    scene.world.color = (0.6, 0.65, 0.7)
-
-
-def main():
-    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-    output = os.path.abspath(argv[0] if argv else os.path.join(os.path.dirname(__file__), "tablecloth.blend"))
-    os.makedirs(os.path.dirname(output), exist_ok=True)
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    sys.path.insert(0, os.path.join(repo, "addon"))
-    import simbake
-    simbake.register()  # only so the saved objects carry SimBake settings, all at role None
-    clear_scene()
+def build():
     make_table()
     make_tablecloth()
     make_drops()
     make_stage()
-    configure_scene()
-    bpy.ops.wm.save_as_mainfile(filepath=output, compress=True)
-    print(f"wrote {output}")
+    scene = scene_kit.configure_scene(FRAME_END)
+    # the rigid body world exists once make_table() adds the first rigid body
+    scene.rigidbody_world.point_cache.frame_start = 1
+    scene.rigidbody_world.point_cache.frame_end = FRAME_END
 
 
-main()
+# scene_kit.main registers SimBake only so the saved objects carry its settings, all at role None
+scene_kit.main("tablecloth.blend", build)
