@@ -100,10 +100,7 @@ class SIMBAKE_OT_bake(bpy.types.Operator):
             self._job.prepare_frame()
             self._worker.start(self._job.solve_frame)
         except Exception as error:
-            self._job.abort()
-            self._end(context)
-            self._report_failure(error)
-            return {"CANCELLED"}
+            return self._stop(context, error)
         self._timer = wm.event_timer_add(0.05, window=context.window)
         wm.modal_handler_add(self)
         return {"RUNNING_MODAL"}
@@ -137,11 +134,15 @@ class SIMBAKE_OT_bake(bpy.types.Operator):
             self._job.prepare_frame()
             self._worker.start(self._job.solve_frame)
         except Exception as error:
-            self._job.abort()
-            self._end(context)
-            self._report_failure(error)
-            return {"CANCELLED"}
+            return self._stop(context, error)
         return {"RUNNING_MODAL"}
+
+    def _stop(self, context, error):
+        """Ends a bake that failed or was cancelled: the scene goes back as it was."""
+        self._job.abort()
+        self._end(context)
+        self._report_failure(error)
+        return {"CANCELLED"}
 
     def _progress(self, frame, done, total):
         _print_progress(frame, done, total)
