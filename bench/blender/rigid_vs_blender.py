@@ -1,0 +1,221 @@
+"""Rigid bodies side by side, in one Blender run: the same scene baked by Blender's rigid body
+world at its defaults and by SimBake (through the add-on, as a user would).
+
+    blender -b --factory-startup --python-exit-code 1 -P bench/blender/rigid_vs_blender.py -- \
+        OUT.json [CASE ...]          CASE: tower, pile100, pile1000, pile3000 (default: all)
+
+Cases (as bench/rigid_stacks.c):
+- tower: 10 boxes of 0.5 m stacked on a floor, 240 frames (10 s); quality: how far the top
+  box drifts;
+- pileN: N boxes of 0.2 m dropped in ten layers into a walled square, 72 frames (3 s);
+  quality: the deepest overlap of two boxes at the end.
+Time per frame: Blender, each scene.frame_set() of its rigid body world; SimBake, each
+frame of the bake (solver and reading back), and the whole bake including writing keys."""
+
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+import bpy
+from mathutils import Vector
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "addon"))
+import simbake  # noqa: E402
+
+if not hasattr(bpy.types.Object, "simbake"):
+    simbake.register()
+from simbake import bake  # noqa: E402
+
+TOWER_FRAMES, PILE_FRAMES = 240, 72
+
+
+def clear():
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.context.scene.render.fps = 24
+
+
+def unit_cube():
+    mesh = bpy.data.meshes.get("Unit Cube")
+    if mesh is None:
+        mesh = bpy.data.meshes.new("Unit Cube")
+        corners = [(x, y, z) for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)]
+        faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+        mesh.from_pydata(corners, [], faces)
+    return mesh
+
+
+def add_box(name, size, location, body_type, rotation=(0.0, 0.0, 0.0)):
+    """A box object sharing one unit-cube mesh (operators per object are too slow for
+    thousands); rigid bodies are added to all of them at once by make_rigid()."""
+    obj = bpy.data.objects.new(name, unit_cube())
+    obj.location, obj.rotation_euler, obj.scale = location, rotation, size
+    bpy.context.scene.collection.objects.link(obj)
+    obj["body_type"] = body_type
+    return obj
+
+
+def make_rigid(objects):
+    """Blender rigid bodies for every object (its body_type), with box shapes."""
+    for body_type in ("ACTIVE", "PASSIVE"):
+        chosen = [obj for obj in objects if obj["body_type"] == body_type]
+        if not chosen:
+            continue
+        bpy.ops.object.select_all(action="DESELECT")
+        for obj in chosen:
+            obj.select_set(True)
+        bpy.context.view_layer.objects.active = chosen[0]
+        bpy.ops.rigidbody.objects_add(type=body_type)
+        for obj in chosen:
+            obj.rigid_body.collision_shape = "BOX"
+
+
+def build_tower():
+    clear()
+    add_box("Floor", (100.0, 100.0, 1.0), (0.0, 0.0, -0.5), "PASSIVE")
+    boxes = [add_box(f"Box {i}", (0.5, 0.5, 0.5), (0.0, 0.0, 0.25 + 0.5 * i), "ACTIVE") for i in range(10)]
+    make_rigid(list(bpy.context.scene.objects))
+    return boxes
+
+
+def build_pile(count):
+    """The layout of bench/rigid_stacks.c: ten layers on a grid, jittered, in four walls."""
+    clear()
+    add_box("Floor", (100.0, 100.0, 1.0), (0.0, 0.0, -0.5), "PASSIVE")
+    side = math.ceil(math.sqrt(count / 10.0))
+    half, spacing = 0.1, 0.26
+    wall = side * spacing * 0.5 + 0.4
+    for k in range(4):
+        x = (-wall if k == 0 else wall) if k < 2 else 0.0
+        y = 0.0 if k < 2 else (-wall if k == 2 else wall)
+        size = (0.4, 2 * wall + 0.4, 3.0) if k < 2 else (2 * wall + 0.4, 0.4, 3.0)
+        add_box(f"Wall {k}", size, (x, y, 1.5), "PASSIVE")
+    seed = 12345
+    boxes = []
+    for i in range(count):
+        seed = (seed * 6364136223846793005 + 1442695040888963407) % 2 ** 64
+        jitter = ((seed >> 11) * (1.0 / 9007199254740992.0) - 0.5) * 0.04
+        location = ((i % side - (side - 1) * 0.5) * spacing + jitter,
+                    (i // side % side - (side - 1) * 0.5) * spacing - jitter,
+                    0.3 + (i // (side * side)) * spacing)
+        boxes.append(add_box(f"Box {i}", (2 * half,) * 3, location, "ACTIVE",
+                             rotation=(0.2 * jitter, -0.3 * jitter, 0.0)))
+    make_rigid(list(bpy.context.scene.objects))
+    return boxes
+
+
+def box_corners(obj):
+    return [obj.matrix_world @ Vector(c) for c in obj.bound_box]  # bound_box: local corners
+
+
+def box_overlap(a, b):
+    """Penetration depth of two boxes by their 15 separating axes (0 when apart)."""
+    def axes(corners):
+        o = corners[0]
+        return [(corners[4] - o).normalized(), (corners[3] - o).normalized(), (corners[1] - o).normalized()]
+    candidates = axes(a) + axes(b)
+    candidates += [u.cross(v) for u in axes(a) for v in axes(b)]
+    depth = math.inf
+    for axis in candidates:
+        if axis.length < 1e-9:
+            continue
+        axis = axis.normalized()
+        pa = [axis.dot(p) for p in a]
+        pb = [axis.dot(p) for p in b]
+        overlap = min(max(pa), max(pb)) - max(min(pa), min(pb))
+        if overlap <= 0:
+            return 0.0
+        depth = min(depth, overlap)
+    return depth
+
+
+def deepest_overlap(boxes, reach):
+    """Deepest overlap of any two boxes (pairs found by hashing centres into cells)."""
+    cells = {}
+    centres = [obj.matrix_world.translation.copy() for obj in boxes]
+    corners = [box_corners(obj) for obj in boxes]
+    for i, c in enumerate(centres):
+        cells.setdefault(tuple(int(math.floor(v / reach)) for v in c), []).append(i)
+    deepest = 0.0
+    for i, c in enumerate(centres):
+        key = tuple(int(math.floor(v / reach)) for v in c)
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                for dz in (-1, 0, 1):
+                    for j in cells.get((key[0] + dx, key[1] + dy, key[2] + dz), ()):
+                        if j > i and (centres[j] - c).length < reach:
+                            deepest = max(deepest, box_overlap(corners[i], corners[j]))
+    return deepest
+
+
+def quality(case, boxes, start):
+    if case == "tower":
+        return {"top_drift_m": (boxes[-1].matrix_world.translation - start[-1]).length}
+    return {"deepest_overlap_m": deepest_overlap(boxes, 0.2 * math.sqrt(3.0))}
+
+
+def run_blender(case, boxes, frames):
+    scene = bpy.context.scene
+    world = scene.rigidbody_world
+    world.point_cache.frame_start, world.point_cache.frame_end = 1, frames
+    scene.frame_set(1)
+    start = [obj.matrix_world.translation.copy() for obj in boxes]
+    times = []
+    for frame in range(2, frames + 1):
+        began = time.perf_counter()
+        scene.frame_set(frame)
+        times.append(time.perf_counter() - began)
+    result = {"ms_per_frame": 1e3 * statistics.median(times), "seconds": sum(times)}
+    result.update(quality(case, boxes, start))
+    return result
+
+
+def run_simbake(case, boxes, frames):
+    scene = bpy.context.scene
+    scene.frame_set(1)
+    scene.rigidbody_world.point_cache.frame_end = 1  # Blender's cache is not what we time
+    scene.simbake.frame_start, scene.simbake.frame_end = 1, frames
+    start = [obj.matrix_world.translation.copy() for obj in boxes]
+    stamps = []
+    job = bake.Bake(bpy.context, list(scene.objects), progress=lambda *_: stamps.append(time.perf_counter()))
+    began = time.perf_counter()
+    job.run()
+    total = time.perf_counter() - began
+    times = [b - a for a, b in zip(stamps, stamps[1:])]
+    scene.frame_set(frames)
+    result = {"ms_per_frame": 1e3 * statistics.median(times), "seconds": total}
+    result.update(quality(case, boxes, start))
+    return result
+
+
+CASES = {
+    "tower": (build_tower, TOWER_FRAMES),
+    "pile100": (lambda: build_pile(100), PILE_FRAMES),
+    "pile1000": (lambda: build_pile(1000), PILE_FRAMES),
+    "pile3000": (lambda: build_pile(3000), PILE_FRAMES),
+}
+
+
+def main():
+    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
+    output = os.path.abspath(argv[0]) if argv else None
+    chosen = argv[1:] or list(CASES)
+    results = {}
+    for case in chosen:
+        build, frames = CASES[case]
+        boxes = build()
+        blender = run_blender(case, boxes, frames)
+        boxes = build()  # the same scene afresh for SimBake
+        simbake_result = run_simbake(case, boxes, frames)
+        results[case] = {"frames": frames, "bodies": len(boxes), "blender": blender, "simbake": simbake_result,
+                         "ratio": simbake_result["ms_per_frame"] / blender["ms_per_frame"]}
+        print(f"SimBake bench: {case}: {json.dumps(results[case])}", flush=True)
+    if output:
+        with open(output, "w") as f:
+            json.dump(results, f, indent=2)
+
+
+main()
