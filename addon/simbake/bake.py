@@ -118,10 +118,6 @@ class Bake:
         self._depsgraph = None
 
     @property
-    def objects(self):
-        return [job.obj for job in self.jobs + self.rigid_jobs]
-
-    @property
     def total_frames(self):
         return self.frame_end - self.frame_start
 

@@ -137,9 +137,7 @@ def body_collider_material(obj, friction):
     friction and the library's default thickness."""
     if obj.simbake.role == "NONE" and find_modifier(obj, "COLLISION")[1] is not None:
         return collider_material(obj)
-    if not math.isfinite(friction) or friction < 0:
-        raise SettingsError(f"{obj.name}: friction is {friction:g}; it must be zero or positive")
-    return {"friction": float(friction)}
+    return {"friction": float(friction)}  # checked with the body's settings
 
 
 def pin_group_name(obj):

@@ -477,12 +477,12 @@ sb_result rigid_advance(sb_world *w, double t, double h)
 void rigid_undo_advance(sb_world *w)
 {
     /* the warm-start cache keeps the undone step's impulses: only a starting guess */
-    if (w->body_count > 0) rollback(w, w->rigid);
+    rollback(w, w->rigid);
 }
 
 void rigid_carry_colliders(sb_world *w, double t, double h)
 {
-    const rigid_scratch *s = w->rigid;
+    const rigid_scratch *s = w->rigid; /* only read for carried colliders: bodies exist, so it does */
     for (int32_t i = 0; i < w->collider_count; i++) {
         collider *c = w->colliders[i];
         if (c->body < 0) continue;

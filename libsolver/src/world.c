@@ -159,14 +159,31 @@ SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *d
     return SB_OK;
 }
 
-SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t id, double time, const double *positions,
-                                           int32_t vertex_count)
+static sb_result find_collider(const sb_world *world, int32_t id, collider **out)
 {
     if (!world) return error_set(SB_ERROR_INVALID_ARGUMENT, "world is NULL");
     if (id < 0 || id >= world->collider_count)
         return error_set(SB_ERROR_NOT_FOUND, "no collider with id %d (the world has %d)", (int)id,
                          (int)world->collider_count);
-    collider *c = world->colliders[id];
+    *out = world->colliders[id];
+    return SB_OK;
+}
+
+static sb_result find_body(const sb_world *world, int32_t id, rigid_body **out)
+{
+    if (!world) return error_set(SB_ERROR_INVALID_ARGUMENT, "world is NULL");
+    if (id < 0 || id >= world->body_count)
+        return error_set(SB_ERROR_NOT_FOUND, "no body with id %d (the world has %d)", (int)id, (int)world->body_count);
+    *out = world->bodies[id];
+    return SB_OK;
+}
+
+SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t id, double time, const double *positions,
+                                           int32_t vertex_count)
+{
+    collider *c = NULL;
+    sb_result r = find_collider(world, id, &c);
+    if (r != SB_OK) return r;
     if (c->body >= 0)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "collider %d follows body %d; it cannot be moved by hand",
                          (int)id, (int)c->body);
@@ -189,20 +206,15 @@ SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t id, double t
 
 SB_API sb_result sb_collider_follow_body(sb_world *world, int32_t id, int32_t body)
 {
-    if (!world) return error_set(SB_ERROR_INVALID_ARGUMENT, "world is NULL");
-    if (id < 0 || id >= world->collider_count)
-        return error_set(SB_ERROR_NOT_FOUND, "no collider with id %d (the world has %d)", (int)id,
-                         (int)world->collider_count);
-    if (body < 0 || body >= world->body_count)
-        return error_set(SB_ERROR_NOT_FOUND, "no body with id %d (the world has %d)", (int)body,
-                         (int)world->body_count);
-    collider *c = world->colliders[id];
+    collider *c = NULL;
+    rigid_body *b = NULL;
+    sb_result r = find_collider(world, id, &c);
+    if (r == SB_OK) r = find_body(world, body, &b);
+    if (r != SB_OK) return r;
     if (c->body >= 0)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "collider %d already follows body %d", (int)id, (int)c->body);
-    const rigid_body *b = world->bodies[body];
     if (!collider_attach(c, body, b->x, b->q, world->time))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory attaching collider %d", (int)id);
-    world->carried_colliders++;
     return SB_OK;
 }
 
@@ -218,15 +230,6 @@ SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, int3
     if (r != SB_OK) return r;
     world->bodies[world->body_count] = b;
     *out_body = world->body_count++;
-    return SB_OK;
-}
-
-static sb_result find_body(const sb_world *world, int32_t id, rigid_body **out)
-{
-    if (!world) return error_set(SB_ERROR_INVALID_ARGUMENT, "world is NULL");
-    if (id < 0 || id >= world->body_count)
-        return error_set(SB_ERROR_NOT_FOUND, "no body with id %d (the world has %d)", (int)id, (int)world->body_count);
-    *out = world->bodies[id];
     return SB_OK;
 }
 

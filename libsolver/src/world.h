@@ -19,7 +19,6 @@ struct sb_world {
     int32_t cloth_count, cloth_capacity;
     collider **colliders;
     int32_t collider_count, collider_capacity;
-    int32_t carried_colliders;   /* colliders that follow a rigid body */
     collision_scratch *collision;
     rigid_body **bodies;
     int32_t body_count, body_capacity;

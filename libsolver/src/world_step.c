@@ -44,7 +44,7 @@ static sb_result step_implicit(sb_world *w, double end)
          * feel the cloth; a rejected cloth step undoes theirs */
         sb_result rigid = rigid_advance(w, w->time, h);
         if (rigid != SB_OK) return rigid;
-        if (w->carried_colliders > 0) rigid_carry_colliders(w, w->time, h);
+        rigid_carry_colliders(w, w->time, h);
         for (int32_t i = 0; i < w->collider_count; i++)
             if (!collider_prepare_step(w->colliders[i], w->time, h)) {
                 rigid_undo_advance(w);

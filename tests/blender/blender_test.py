@@ -103,6 +103,19 @@ def snapshot(obj):
     }
 
 
+def objects_state():
+    """Per scene object, what a bake must leave as it found and free_bake must restore:
+    the snapshot of a mesh, its bake record, action, rigid body settings and transform."""
+    state = {}
+    for obj in bpy.context.scene.objects:
+        anim = obj.animation_data
+        state[obj.name] = (snapshot(obj) if obj.type == "MESH" else None, obj.simbake.bake_record,
+                           anim.action.name if anim and anim.action else None,
+                           rna_values(obj.rigid_body) if obj.rigid_body else None,
+                           tuple(obj.location), tuple(obj.rotation_euler), tuple(obj.scale))
+    return state
+
+
 def main():
     suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules["__main__"])
     result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)

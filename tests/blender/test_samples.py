@@ -18,17 +18,6 @@ SAMPLES = ("curtain", "drape", "stack", "tablecloth")
 FRAMES = 16  # of each sample's range: enough to move, quick to bake
 
 
-def objects_state():
-    state = {}
-    for obj in bpy.context.scene.objects:
-        anim = obj.animation_data
-        state[obj.name] = (blender_test.snapshot(obj) if obj.type == "MESH" else None,
-                           anim.action.name if anim and anim.action else None,
-                           blender_test.rna_values(obj.rigid_body) if obj.rigid_body else None,
-                           tuple(obj.location), tuple(obj.rotation_euler), tuple(obj.scale))
-    return state
-
-
 def bake_op(**kwargs):
     result = bpy.ops.simbake.bake(**kwargs)
     if result != {"FINISHED"}:
@@ -52,7 +41,7 @@ class SampleScenes(unittest.TestCase):
                 scene = self.open(name)
                 targets = [obj.name for obj in bake.bakeable_objects(scene)]
                 self.assertTrue(targets, f"{name}: nothing to bake")
-                before = objects_state()
+                before = blender_test.objects_state()
 
                 bake_op()
                 baked = self.baked_at()
@@ -80,7 +69,7 @@ class SampleScenes(unittest.TestCase):
                 self.assertFalse(outputs.is_baked(chosen))
                 self.assertEqual(sum(outputs.is_baked(bpy.data.objects[n]) for n in targets), len(targets) - 1)
                 self.assertEqual(bpy.ops.simbake.free_bake(), {"FINISHED"})
-                after = objects_state()
+                after = blender_test.objects_state()
                 for key in before:
                     self.assertEqual(after[key], before[key], f"{name}: free bake left {key} changed")
                 leftovers = os.listdir(os.path.join(self.folder, "simbake_cache")) \

@@ -32,11 +32,7 @@ static int32_t add_cloth(sb_world *w, const grid_mesh *g, sb_cloth_def def)
 
 static int32_t add_collider(sb_world *w, const solid_mesh *m)
 {
-    sb_collider_def def = sb_default_collider_def();
-    def.vertex_count = m->vertex_count;
-    def.positions = m->positions;
-    def.triangle_count = m->triangle_count;
-    def.triangles = m->triangles;
+    sb_collider_def def = solid_collider_def(m);
     int32_t id;
     cr_assert_eq(sb_world_add_collider(w, &def, &id), SB_OK, "%s", sb_last_error());
     return id;

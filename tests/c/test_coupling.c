@@ -34,11 +34,7 @@ static int32_t add_box_body(sb_world *w, int type, const double half[3], const d
 
 static int32_t add_carried_collider(sb_world *w, const solid_mesh *m, int32_t body)
 {
-    sb_collider_def def = sb_default_collider_def();
-    def.vertex_count = m->vertex_count;
-    def.positions = m->positions;
-    def.triangle_count = m->triangle_count;
-    def.triangles = m->triangles;
+    sb_collider_def def = solid_collider_def(m);
     int32_t id;
     cr_assert_eq(sb_world_add_collider(w, &def, &id), SB_OK, "%s", sb_last_error());
     cr_assert_eq(sb_collider_follow_body(w, id, body), SB_OK, "%s", sb_last_error());
@@ -87,9 +83,7 @@ Test(coupling, carried_colliders_are_checked_and_cannot_be_moved_by_hand)
     double half[3] = {0.5, 0.5, 0.5}, center[3] = {0, 0, 0};
     int32_t body = add_box_body(w, SB_BODY_DYNAMIC, half, center, 0.5);
     solid_mesh box = box_mesh(half, center);
-    sb_collider_def def = sb_default_collider_def();
-    def.vertex_count = box.vertex_count, def.positions = box.positions;
-    def.triangle_count = box.triangle_count, def.triangles = box.triangles;
+    sb_collider_def def = solid_collider_def(&box);
     int32_t id;
     cr_assert_eq(sb_world_add_collider(w, &def, &id), SB_OK);
     cr_assert_eq(sb_collider_follow_body(NULL, id, body), SB_ERROR_INVALID_ARGUMENT);

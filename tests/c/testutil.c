@@ -132,6 +132,14 @@ solid_mesh plane_mesh(double size, double tilt)
     return m;
 }
 
+sb_collider_def solid_collider_def(const solid_mesh *mesh)
+{
+    sb_collider_def def = sb_default_collider_def();
+    def.vertex_count = mesh->vertex_count, def.positions = mesh->positions;
+    def.triangle_count = mesh->triangle_count, def.triangles = mesh->triangles;
+    return def;
+}
+
 void solid_mesh_free(solid_mesh *mesh)
 {
     free(mesh->positions);

@@ -73,16 +73,12 @@ def build_scene():
 
 def scene_state(folder):
     """Everything a cancelled bake must leave as it was."""
-    state = {"frame": bpy.context.scene.frame_current,
-             "scene": blender_test.rna_values(bpy.context.scene.simbake),
-             "actions": sorted((a.name, a.users, a.use_fake_user, len(a.fcurves)) for a in bpy.data.actions),
-             "files": sorted(os.listdir(folder)) + sorted(os.listdir(os.path.join(folder, "simbake_cache")))
-             if os.path.isdir(os.path.join(folder, "simbake_cache")) else sorted(os.listdir(folder))}
-    for obj in bpy.context.scene.objects:
-        anim = obj.animation_data
-        state[obj.name] = (blender_test.snapshot(obj), obj.simbake.bake_record,
-                           anim.action.name if anim and anim.action else None,
-                           tuple(obj.location), tuple(obj.rotation_euler), tuple(obj.scale))
+    state = blender_test.objects_state()
+    state.update(frame=bpy.context.scene.frame_current,
+                 scene=blender_test.rna_values(bpy.context.scene.simbake),
+                 actions=sorted((a.name, a.users, a.use_fake_user, len(a.fcurves)) for a in bpy.data.actions),
+                 files=sorted(os.path.relpath(os.path.join(root, name), folder)
+                              for root, dirs, files in os.walk(folder) for name in dirs + files))
     return state
 
 
