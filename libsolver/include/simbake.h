@@ -78,7 +78,7 @@ typedef struct sb_world_def {
     int32_t cg_max_iterations;  /* implicit: iteration cap per step (1000) */
     double error_tolerance;     /* explicit: step-doubling error per step, m (1e-4) */
     double rigid_max_step;      /* largest step of rigid bodies, s (default 1/240) */
-    int32_t rigid_iterations;   /* Gauss-Seidel sweeps for contact groups too large to pivot (30) */
+    int32_t rigid_iterations;   /* Gauss-Seidel sweeps for contact groups not pivoted (10) */
     double contact_margin;      /* rigid contacts are tracked this far apart, m (0.005) */
 } sb_world_def;
 

@@ -11,9 +11,15 @@
  *      RK4 from L; a bounce starts at the moment of contact within the step;
  *   6. drift: overlaps left by round-off are removed by pseudo-velocities that move bodies
  *      without giving them velocity (no energy is added).
- * Islands small enough are solved exactly by pivoting, larger ones by Gauss-Seidel. */
+ * Islands small enough are solved exactly by pivoting, larger ones by Gauss-Seidel. Pivoting
+ * is tried on an island only where it is likely to end within its budget: few rows, or none of
+ * its contacts left to Gauss-Seidel the step before (a resting stack, new contacts); elsewhere
+ * (a pile settling, where it almost never ends) only every PIVOT_RETRY-th substep. */
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "broadphase.h"
 #include "contact_rows.h"
@@ -22,7 +28,7 @@
 #include "narrowphase.h"
 #include "world.h"
 
-enum { DIRECT_MAX = 120, CORRECTION_SWEEPS = 10 };
+enum { DIRECT_MAX = 120, DIRECT_ALWAYS = 24, PIVOT_RETRY = 16, CORRECTION_SWEEPS = 10 };
 #define CORRECTION_RATE 0.2 /* fraction of an overlap removed per step */
 #define CORRECTION_SLOP 0.05 /* overlap left alone, as a fraction of the contact margin */
 
@@ -32,6 +38,7 @@ typedef struct cached_contact {
     vec3 local;    /* the point in a's body frame */
     double normal; /* normal force, N */
     vec3 friction; /* friction force, world, N */
+    bool exact;    /* its island was solved by pivoting */
 } cached_contact;
 
 typedef struct order_key { int32_t island, manifold, point; } order_key;
@@ -41,6 +48,8 @@ typedef struct contact_entry {
     int32_t a, b, island;
     vec3 point, normal;
     double separation, approach, restitution;
+    bool was_inexact; /* it was there the step before, its island not solved by pivoting */
+    bool exact;       /* its island was solved by pivoting */
 } contact_entry;
 
 struct rigid_scratch {
@@ -53,7 +62,10 @@ struct rigid_scratch {
     aabb *bounds;
     int32_t *parent;
     broadphase bp;
-    narrow_scratch narrow;
+    narrow_scratch *narrow; /* one per thread */
+    int32_t narrow_count;
+    int32_t (*pairs)[2];    /* of the broad phase, in its order */
+    int32_t pair_count, pair_capacity;
     rigid_manifold *manifolds;
     int32_t manifold_count, manifold_capacity;
     order_key *keys; /* sorting the contact points into islands */
@@ -76,7 +88,8 @@ void rigid_scratch_free(rigid_scratch *s)
     free(s->v), free(s->w), free(s->v_start), free(s->v_forced), free(s->pv), free(s->pw);
     free(s->inv_mass), free(s->bounce_at), free(s->inv_inertia), free(s->bounds), free(s->parent);
     broadphase_free(&s->bp);
-    narrow_scratch_free(&s->narrow);
+    for (int32_t i = 0; i < s->narrow_count; i++) narrow_scratch_free(&s->narrow[i]);
+    free(s->narrow), free(s->pairs);
     free(s->manifolds), free(s->keys), free(s->contacts), free(s->rows), free(s->extra), free(s->extra_contact);
     free(s->cache), free(s->next_cache);
     row_solver_free(&s->solver);
@@ -144,7 +157,6 @@ static void load_velocities(sb_world *w, rigid_scratch *s, double t, double h)
 typedef struct pair_context {
     sb_world *w;
     rigid_scratch *s;
-    double h;
 } pair_context;
 
 static bool want_pair(void *ctx, int32_t a, int32_t b)
@@ -155,25 +167,64 @@ static bool want_pair(void *ctx, int32_t a, int32_t b)
 
 static void report_pair(void *ctx, int32_t a, int32_t b)
 {
-    pair_context *pc = ctx;
-    rigid_scratch *s = pc->s;
-    if (!grow((void **)&s->manifolds, &s->manifold_capacity, s->manifold_count + 1, sizeof *s->manifolds)) {
+    rigid_scratch *s = ((pair_context *)ctx)->s;
+    if (!grow((void **)&s->pairs, &s->pair_capacity, s->pair_count + 1, sizeof *s->pairs)) {
         s->out_of_memory = true;
         return;
     }
-    const rigid_body *ba = pc->w->bodies[a], *bb = pc->w->bodies[b];
-    /* as far as the pair can close within the step, plus the contact margin */
-    double reach = pc->w->def.contact_margin +
-                   pc->h * (v3_len(v3_sub(s->v[a], s->v[b])) + v3_len(s->w[a]) * ba->radius + v3_len(s->w[b]) * bb->radius);
-    rigid_manifold *m = &s->manifolds[s->manifold_count];
-    if (!collide_bodies(ba, bb, reach, &s->narrow, m)) {
-        s->out_of_memory = true;
-        return;
+    s->pairs[s->pair_count][0] = a, s->pairs[s->pair_count++][1] = b;
+}
+
+static int32_t thread_count(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+static int32_t thread_index(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* Manifolds of the broad phase's pairs, in parallel (each pair into its own slot), then
+ * those that touch packed in pair order: the same whatever the thread count. */
+static bool collide_pairs(sb_world *w, rigid_scratch *s, double h)
+{
+    int32_t threads = thread_count();
+    if (threads > s->narrow_count) {
+        narrow_scratch *more = realloc(s->narrow, (size_t)threads * sizeof *more);
+        if (!more) return false;
+        memset(more + s->narrow_count, 0, (size_t)(threads - s->narrow_count) * sizeof *more);
+        s->narrow = more, s->narrow_count = threads;
     }
-    if (m->count == 0) return;
-    m->a = m->swapped ? b : a;
-    m->b = m->swapped ? a : b;
-    s->manifold_count++;
+    if (!grow((void **)&s->manifolds, &s->manifold_capacity, s->pair_count, sizeof *s->manifolds)) return false;
+    bool failed = false;
+#pragma omp parallel for schedule(dynamic, 32) reduction(|| : failed) if (s->pair_count > 256)
+    for (int32_t i = 0; i < s->pair_count; i++) {
+        int32_t a = s->pairs[i][0], b = s->pairs[i][1];
+        const rigid_body *ba = w->bodies[a], *bb = w->bodies[b];
+        /* as far as the pair can close within the step, plus the contact margin */
+        double reach = w->def.contact_margin +
+                       h * (v3_len(v3_sub(s->v[a], s->v[b])) + v3_len(s->w[a]) * ba->radius + v3_len(s->w[b]) * bb->radius);
+        rigid_manifold *m = &s->manifolds[i];
+        if (!collide_bodies(ba, bb, reach, &s->narrow[thread_index()], m)) {
+            failed = true, m->count = 0;
+            continue;
+        }
+        m->a = m->swapped ? b : a;
+        m->b = m->swapped ? a : b;
+    }
+    s->manifold_count = 0;
+    for (int32_t i = 0; i < s->pair_count; i++)
+        if (s->manifolds[i].count > 0) s->manifolds[s->manifold_count++] = s->manifolds[i];
+    return !failed;
 }
 
 static int32_t find_root(int32_t *parent, int32_t i)
@@ -197,10 +248,11 @@ static int compare_keys(const void *pa, const void *pb)
 /* Contact points of the step, grouped by island (connected dynamic bodies), in a fixed order. */
 static bool find_contacts(sb_world *w, rigid_scratch *s, double h)
 {
-    s->manifold_count = 0;
+    s->pair_count = 0;
     s->out_of_memory = false;
-    pair_context pc = {w, s, h};
-    if (!broadphase_pairs(&s->bp, s->bounds, w->body_count, want_pair, report_pair, &pc) || s->out_of_memory)
+    pair_context pc = {w, s};
+    if (!broadphase_pairs(&s->bp, s->bounds, w->body_count, want_pair, report_pair, &pc) || s->out_of_memory ||
+        !collide_pairs(w, s, h))
         return false;
     int32_t count = 0;
     for (int32_t m = 0; m < s->manifold_count; m++) {
@@ -229,7 +281,7 @@ static bool find_contacts(sb_world *w, rigid_scratch *s, double h)
         const rigid_manifold *mf = &s->manifolds[keys[i].manifold];
         const rigid_contact *c = &mf->points[keys[i].point];
         s->contacts[i] = (contact_entry){mf->a, mf->b, keys[i].island, c->point, c->normal, c->separation, 0.0,
-                                         w->bodies[mf->a]->restitution * w->bodies[mf->b]->restitution};
+                                         w->bodies[mf->a]->restitution * w->bodies[mf->b]->restitution, false, false};
     }
     s->contact_count = count;
     return true;
@@ -291,10 +343,12 @@ static void build_rows(sb_world *w, rigid_scratch *s, int32_t i, double h)
         if (cached) r->lambda = h * (k == 0 ? cached->normal : v3_dot(cached->friction, dirs[k]));
         r->warm = cached != NULL;
     }
+    c->was_inexact = cached && !cached->exact;
 }
 
 /* Bounces of an island's contacts [begin, end) that closed fast this step, all at once. */
-static bool bounce(sb_world *w, rigid_scratch *s, velocity_view *view, int32_t begin, int32_t end, double h)
+static bool bounce(sb_world *w, rigid_scratch *s, velocity_view *view, int32_t begin, int32_t end, double h,
+                   int32_t direct_max)
 {
     double threshold = 2.0 * h * v3_len(v3_load(w->def.gravity)) + 1e-3;
     int32_t n = 0;
@@ -311,7 +365,7 @@ static bool bounce(sb_world *w, rigid_scratch *s, velocity_view *view, int32_t b
         s->extra_contact[n++] = i;
     }
     if (!any) return true; /* the rows are copies, prepared already */
-    if (rows_solve(&s->solver, s->extra, n, view, DIRECT_MAX, w->def.rigid_iterations) == -2) return false;
+    if (rows_solve(&s->solver, s->extra, n, view, direct_max, w->def.rigid_iterations) == -2) return false;
     for (int32_t k = 0; k < n; k++) {
         const contact_entry *c = &s->contacts[s->extra_contact[k]];
         if (!(s->extra[k].lambda > 0.0) || !(c->restitution > 0.0 && c->approach < -threshold)) continue;
@@ -344,7 +398,8 @@ static bool remember(sb_world *w, rigid_scratch *s, double h)
         b->contact_force = v3_sub(b->contact_force, force);
         if (r[0].lambda > 0.0) a->contacts++, b->contacts++;
         s->next_cache[i] = (cached_contact){c->a, c->b, m3_tmul_v(a->R, v3_sub(c->point, a->x)), r[0].lambda / h,
-                                            v3_scale(v3_add(v3_scale(r[1].lin, r[1].lambda), v3_scale(r[2].lin, r[2].lambda)), 1.0 / h)};
+                                            v3_scale(v3_add(v3_scale(r[1].lin, r[1].lambda), v3_scale(r[2].lin, r[2].lambda)), 1.0 / h),
+                                            c->exact};
     }
     if (s->contact_count > 0) qsort(s->next_cache, (size_t)s->contact_count, sizeof *s->next_cache, compare_cache);
     cached_contact *swap = s->cache;
@@ -420,13 +475,18 @@ static bool substep(sb_world *w, rigid_scratch *s, double t, double h)
     velocity_view view = {s->v, s->w, s->inv_mass, s->inv_inertia};
     for (int32_t i = 0; i < s->contact_count; i++) build_rows(w, s, i, h);
     rows_prepare(s->rows, 3 * s->contact_count, &view);
+    bool retry = llround(t / h) % PIVOT_RETRY == 0;
     for (int32_t begin = 0; begin < s->contact_count;) {
         int32_t end = begin + 1;
+        bool resting = true;
         while (end < s->contact_count && s->contacts[end].island == s->contacts[begin].island) end++;
-        if (rows_solve(&s->solver, &s->rows[3 * begin], 3 * (end - begin), &view, DIRECT_MAX,
-                       w->def.rigid_iterations) == -2)
-            return false;
-        if (!bounce(w, s, &view, begin, end, h)) return false;
+        for (int32_t i = begin; i < end; i++) resting = resting && !s->contacts[i].was_inexact;
+        int32_t direct_max = resting || retry || 3 * (end - begin) <= DIRECT_ALWAYS ? DIRECT_MAX : 0;
+        int32_t pivots = rows_solve(&s->solver, &s->rows[3 * begin], 3 * (end - begin), &view, direct_max,
+                                    w->def.rigid_iterations);
+        if (pivots == -2) return false;
+        for (int32_t i = begin; i < end; i++) s->contacts[i].exact = pivots >= 0;
+        if (!bounce(w, s, &view, begin, end, h, direct_max)) return false;
         begin = end;
     }
     if (!remember(w, s, h)) return false;

@@ -21,7 +21,7 @@ SB_API sb_world_def sb_default_world_def(void)
         .cg_max_iterations = 1000,
         .error_tolerance = 1e-4,
         .rigid_max_step = 1.0 / 240.0,
-        .rigid_iterations = 30,
+        .rigid_iterations = 10,
         .contact_margin = 0.005,
     };
 }

@@ -382,3 +382,42 @@ Test(rigid, pile_of_1000_boxes_settles_without_overlap_or_energy_gain, .timeout 
     free(ids), free(center), free(energy0), free(corners);
     sb_world_destroy(w);
 }
+
+#ifdef _OPENMP
+#include <omp.h>
+#include <string.h>
+
+/* The final transforms of 500 boxes dropped in a heap for 1 s on `threads` threads. */
+static void drop_heap(int threads, double (*transforms)[16])
+{
+    enum { SIDE = 10, COUNT = 500 };
+    omp_set_num_threads(threads);
+    sb_world *w = make_world(G);
+    add_floor(w, 0.5, 0.0);
+    test_rng rng = rng_seed(7);
+    int32_t ids[COUNT];
+    for (int i = 0; i < COUNT; i++) {
+        sb_body_def d = box_def(SB_BODY_DYNAMIC, (i % SIDE - 4.5) * 0.22 + rng_uniform(&rng, -0.05, 0.05),
+                                (i / SIDE % SIDE - 4.5) * 0.22, 0.15 + (i / (SIDE * SIDE)) * 0.22, 0.1, 1.0);
+        d.angular_velocity[0] = rng_uniform(&rng, -2, 2);
+        ids[i] = add_body(w, &d);
+    }
+    for (int frame = 1; frame <= 24; frame++) step_to(w, frame / 24.0);
+    for (int i = 0; i < COUNT; i++) {
+        cr_assert_eq(sb_body_get_transform(w, ids[i], transforms[i]), SB_OK);
+        cr_assert_gt(state_of(w, ids[i]).position[2], 0.09, "box %d fell through the floor", i); /* it simulated */
+    }
+    sb_world_destroy(w);
+}
+
+Test(rigid, heap_moves_bit_identically_on_one_and_two_threads, .timeout = 120)
+{
+    double (*one)[16] = malloc(sizeof(double[16]) * 500), (*two)[16] = malloc(sizeof(double[16]) * 500);
+    int saved = omp_get_max_threads();
+    drop_heap(1, one);
+    drop_heap(2, two);
+    omp_set_num_threads(saved);
+    cr_assert_eq(memcmp(one, two, sizeof(double[16]) * 500), 0, "the narrow phase's thread count changed the motion");
+    free(one), free(two);
+}
+#endif

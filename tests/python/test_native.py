@@ -57,7 +57,7 @@ class Bindings(unittest.TestCase):
         # field before them has the C layout
         world = native.default_world_def()
         self.assertAlmostEqual(world.rigid_max_step, 1 / 240)
-        self.assertEqual(world.rigid_iterations, 30)
+        self.assertEqual(world.rigid_iterations, 10)
         self.assertAlmostEqual(world.contact_margin, 0.005)
         body = native.load().sb_default_body_def()
         self.assertEqual(list(body.rotation), [1.0, 0.0, 0.0, 0.0])
