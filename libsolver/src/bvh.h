@@ -17,10 +17,14 @@ static inline aabb aabb_empty(void)
 {
     return (aabb){v3(INFINITY, INFINITY, INFINITY), v3(-INFINITY, -INFINITY, -INFINITY)};
 }
+/* lower and higher of a box bound and a coordinate, a NaN coordinate ignored as fmin/fmax
+ * do, but inlined (fmin/fmax are library calls here, and boxes are built by the million) */
+static inline double bound_lo(double bound, double c) { return c < bound ? c : bound; }
+static inline double bound_hi(double bound, double c) { return c > bound ? c : bound; }
 static inline aabb aabb_add_point(aabb b, vec3 p)
 {
-    return (aabb){v3(fmin(b.lo.x, p.x), fmin(b.lo.y, p.y), fmin(b.lo.z, p.z)),
-                  v3(fmax(b.hi.x, p.x), fmax(b.hi.y, p.y), fmax(b.hi.z, p.z))};
+    return (aabb){v3(bound_lo(b.lo.x, p.x), bound_lo(b.lo.y, p.y), bound_lo(b.lo.z, p.z)),
+                  v3(bound_hi(b.hi.x, p.x), bound_hi(b.hi.y, p.y), bound_hi(b.hi.z, p.z))};
 }
 static inline aabb aabb_union(aabb a, aabb b) { return aabb_add_point(aabb_add_point(a, b.lo), b.hi); }
 static inline aabb aabb_inflate(aabb b, double margin)
