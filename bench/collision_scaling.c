@@ -14,52 +14,10 @@
 #include <time.h>
 
 #include "collision.h"
+#include "bench_scene.h"
 #include "bench_util.h"
 #include "simbake.h"
 #include "world.h"
-
-#define PI 3.14159265358979323846
-
-static void sphere(double radius, int rings, int segments, double **pos, int32_t **tris, int32_t *nv, int32_t *nt)
-{
-    *nv = 2 + (rings - 1) * segments;
-    *nt = 2 * segments * (rings - 1);
-    *pos = malloc(sizeof(double) * 3 * (size_t)*nv);
-    *tris = malloc(sizeof(int32_t) * 3 * (size_t)*nt);
-    double *p = *pos;
-    p[0] = 0, p[1] = 0, p[2] = radius;
-    for (int r = 1; r < rings; r++)
-        for (int s = 0; s < segments; s++) {
-            double th = PI * r / rings, ph = 2 * PI * s / segments;
-            double *q = &p[3 * (1 + (r - 1) * segments + s)];
-            q[0] = radius * sin(th) * cos(ph), q[1] = radius * sin(th) * sin(ph), q[2] = radius * cos(th);
-        }
-    int32_t south = *nv - 1, t = 0;
-    p[3 * south] = 0, p[3 * south + 1] = 0, p[3 * south + 2] = -radius;
-    for (int s = 0; s < segments; s++) {
-        int32_t a = 1 + s, b = 1 + (s + 1) % segments;
-        int32_t c = 1 + (rings - 2) * segments + s, d = 1 + (rings - 2) * segments + (s + 1) % segments;
-        int32_t v[6] = {0, a, b, south, d, c};
-        memcpy(&(*tris)[3 * t], v, sizeof v);
-        t += 2;
-    }
-    for (int r = 1; r + 1 < rings; r++)
-        for (int s = 0; s < segments; s++) {
-            int32_t a = 1 + (r - 1) * segments + s, b = 1 + (r - 1) * segments + (s + 1) % segments;
-            int32_t v[6] = {a, a + segments, b + segments, a, b + segments, b};
-            memcpy(&(*tris)[3 * t], v, sizeof v);
-            t += 2;
-        }
-}
-
-/* least-squares slope of y against x */
-static double slope(const double *x, const double *y, int count)
-{
-    double mx = 0, my = 0, sxx = 0, sxy = 0;
-    for (int i = 0; i < count; i++) mx += x[i] / count, my += y[i] / count;
-    for (int i = 0; i < count; i++) sxx += (x[i] - mx) * (x[i] - mx), sxy += (x[i] - mx) * (y[i] - my);
-    return sxy / sxx;
-}
 
 int main(int argc, char **argv)
 {
@@ -71,20 +29,9 @@ int main(int argc, char **argv)
     double logn[16], logt[16], lognlogn[16];
     int rows = 0;
     for (int n = 16; n <= max_grid; n *= 2) {
-        int32_t nv = n * n, nt = 2 * (n - 1) * (n - 1);
-        double *pos = malloc(sizeof(double) * 3 * (size_t)nv);
-        int32_t *tris = malloc(sizeof(int32_t) * 3 * (size_t)nt), k = 0;
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i < n; i++) {
-                double *p = &pos[3 * (j * n + i)];
-                p[0] = -0.6 + 1.2 * i / (n - 1), p[1] = -0.6 + 1.2 * j / (n - 1), p[2] = 0.55;
-            }
-        for (int j = 0; j + 1 < n; j++)
-            for (int i = 0; i + 1 < n; i++) {
-                int32_t a = j * n + i, v[6] = {a, a + 1, a + n + 1, a, a + n + 1, a + n};
-                memcpy(&tris[k], v, sizeof v);
-                k += 6;
-            }
+        double *pos;
+        int32_t *tris, nv, nt;
+        grid(n, 1.2, 0.55, &pos, &tris, &nv, &nt);
         sb_world_def wd = sb_default_world_def();
         sb_world *w;
         sb_world_create(&wd, &w);

@@ -1,0 +1,163 @@
+"""One run of the cloth drape: a square cloth falls onto a sphere and drapes over it, baked
+either by Blender's cloth at a given quality or by SimBake (through the add-on, as a user
+would, from the very same Blender cloth settings). One Blender process per run, so that the
+peak memory is the run's own.
+
+    blender -b --factory-startup --python-exit-code 1 -P bench/blender/cloth_vs_blender.py -- \
+        --solver blender|simbake --grid N [--quality Q] [--frames F] --out RUN.json --dump MESH.bin
+
+The scene is Blender's: a Cloth modifier at its defaults (cotton, quality 5 unless --quality)
+with self collision on, on an N x N grid of 2 m, dropped from 0.3 m above a UV sphere of
+0.5 m radius (64 x 32) that has a Collision modifier at its defaults. SimBake bakes it
+through its mapping of Blender's settings (docs/blender-physics-mapping.md) at its own
+default steps.
+
+RUN.json: ms per frame (median over the frames, each frame_set for Blender, each solver
+frame for SimBake), the whole bake's seconds, peak memory growth (ru_maxrss after the bake
+minus before it), and for SimBake the CG iterations per frame. MESH.bin: the rest and final
+cloth and the sphere, for bench_cloth_quality (penetration, intersecting pairs, strain)."""
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import struct
+import sys
+import time
+
+import bpy
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SIZE, RADIUS, DROP = 2.0, 0.5, 0.3
+
+
+def arguments():
+    parser = argparse.ArgumentParser(prog="cloth_vs_blender.py")
+    parser.add_argument("--solver", choices=("blender", "simbake"), required=True)
+    parser.add_argument("--grid", type=int, required=True)
+    parser.add_argument("--quality", type=int, default=5)
+    parser.add_argument("--frames", type=int, default=40)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--dump", required=True)
+    return parser.parse_args(sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else [])
+
+
+def build(grid, quality, frames):
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    scene.render.fps = 24
+    scene.frame_start, scene.frame_end = 1, frames
+    bpy.ops.mesh.primitive_uv_sphere_add(segments=64, ring_count=32, radius=RADIUS, location=(0.0, 0.0, 0.0))
+    sphere = bpy.context.object
+    sphere.name = "Sphere"
+    sphere.modifiers.new("Collision", "COLLISION")
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=grid - 1, y_subdivisions=grid - 1, size=SIZE,
+                                    location=(0.0, 0.0, RADIUS + DROP))
+    cloth = bpy.context.object
+    cloth.name = "Cloth"
+    modifier = cloth.modifiers.new("Cloth", "CLOTH")
+    modifier.settings.quality = quality
+    modifier.collision_settings.use_self_collision = True
+    modifier.point_cache.frame_start, modifier.point_cache.frame_end = 1, frames
+    scene.frame_set(1)
+    return cloth, sphere
+
+
+def world_mesh(obj, depsgraph):
+    """World-space vertices and triangles of the object as evaluated now."""
+    evaluated = obj.evaluated_get(depsgraph)
+    mesh = evaluated.to_mesh()
+    matrix = evaluated.matrix_world
+    vertices = [tuple(matrix @ v.co) for v in mesh.vertices]
+    mesh.calc_loop_triangles()
+    triangles = [tuple(t.vertices) for t in mesh.loop_triangles]
+    evaluated.to_mesh_clear()
+    return vertices, triangles
+
+
+def peak_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
+
+
+def bake_blender(scene, frames):
+    times = []
+    for frame in range(2, frames + 1):
+        began = time.perf_counter()
+        scene.frame_set(frame)
+        times.append(time.perf_counter() - began)
+    return times, {}
+
+
+def bake_simbake(scene, frames):
+    sys.path.insert(0, os.path.join(REPO, "addon"))
+    import simbake
+    if not hasattr(bpy.types.Object, "simbake"):
+        simbake.register()
+    from simbake import bake
+    scene.simbake.frame_start, scene.simbake.frame_end = 1, frames
+    stamps, iterations, job_stats = [], [], []
+    job = bake.Bake(bpy.context, list(scene.objects))
+
+    def progress(*_):
+        stamps.append(time.perf_counter())
+        job_stats.append(job._world.stats())
+        iterations.append(job_stats[-1]["cg_iterations"])
+
+    job.progress = progress
+    job.begin()
+    stamps.append(time.perf_counter())
+    iterations.append(0)
+    while not job.done:
+        job.prepare_frame()
+        job.solve_frame()
+        job.collect_frame()
+    job.finish()
+    times = [b - a for a, b in zip(stamps, stamps[1:])]
+    frames_done = max(1, len(iterations) - 1)
+    totals = job_stats[-1]
+    return times, {"cg_iterations_per_frame": (iterations[-1] - iterations[0]) / frames_done,
+                   "steps_per_frame": totals["steps"] / frames_done, "rejected_steps": totals["rejected_steps"],
+                   "collisions": totals["collisions"], "impact_zones": totals["impact_zones"]}
+
+
+def dump(path, rest, final, triangles, sphere):
+    sphere_vertices, sphere_triangles = sphere
+    with open(path, "wb") as f:
+        f.write(b"SBQ1")
+        f.write(struct.pack("<4i", len(rest), len(triangles), len(sphere_vertices), len(sphere_triangles)))
+        for points in (rest, final):
+            f.write(struct.pack(f"<{3 * len(points)}d", *(c for p in points for c in p)))
+        f.write(struct.pack(f"<{3 * len(triangles)}i", *(i for t in triangles for i in t)))
+        f.write(struct.pack(f"<{3 * len(sphere_vertices)}d", *(c for p in sphere_vertices for c in p)))
+        f.write(struct.pack(f"<{3 * len(sphere_triangles)}i", *(i for t in sphere_triangles for i in t)))
+
+
+def main():
+    args = arguments()
+    cloth, sphere = build(args.grid, args.quality, args.frames)
+    scene = bpy.context.scene
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    rest, triangles = world_mesh(cloth, depsgraph)
+    sphere_mesh = world_mesh(sphere, depsgraph)
+    before = peak_mb()
+    began = time.perf_counter()
+    times, extra = (bake_blender if args.solver == "blender" else bake_simbake)(scene, args.frames)
+    seconds = time.perf_counter() - began
+    peak = peak_mb() - before
+    scene.frame_set(args.frames)
+    final, _ = world_mesh(cloth, bpy.context.evaluated_depsgraph_get())
+    if len(final) != len(rest):
+        raise SystemExit(f"the baked cloth has {len(final)} vertices, not {len(rest)}")
+    dump(args.dump, rest, final, triangles, sphere_mesh)
+    result = {"solver": args.solver, "grid": args.grid, "vertices": len(rest), "frames": args.frames,
+              "ms_per_frame": 1e3 * statistics.median(times), "seconds": seconds, "peak_mb": peak}
+    if args.solver == "blender":
+        result["quality"] = args.quality
+    result.update(extra)
+    with open(args.out, "w") as f:
+        json.dump(result, f, indent=2)
+    print("SimBake bench:", json.dumps(result), flush=True)
+
+
+main()

@@ -1,0 +1,214 @@
+/* Cloth cost against size, SimBake alone, and how close one CG iteration comes to the
+ * memory-bandwidth bound of this machine.
+ *
+ *     build/bench/bench_cloth scaling [MAX_VERTICES] [FRAMES]   (default 100000, 12)
+ *     build/bench/bench_cloth drape GRID [FRAMES] [blender]
+ *
+ * The scene is bench/blender/cloth_vs_blender.py's: a 2 m square cloth (self collision on)
+ * dropped from 0.3 m above a UV sphere of 0.5 m (64 x 32). `scaling` drapes SimBake's default
+ * cloth at grids from 32 to about sqrt(MAX_VERTICES) and fits time per frame and CG
+ * iterations per frame against the vertex count (least squares in log-log). On the largest
+ * grid it then times CG iterations on the assembled system of the last frame, counts the bytes
+ * one iteration must move (matrix blocks and column indices once, every vector the iteration
+ * reads or writes), and measures a STREAM-style triad bandwidth with all threads: bytes over
+ * bandwidth is the bound. `drape` runs one grid, with Blender's default cloth carried over by
+ * the add-on's mapping when `blender` is given (docs/blender-physics-mapping.md).
+ * Output: JSON on stdout. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "bench_scene.h"
+#include "bench_util.h"
+#include "cg.h"
+#include "cloth_step.h"
+#include "simbake.h"
+#include "world.h"
+
+#define SIZE 2.0
+#define RADIUS 0.5
+#define DROP 0.3
+
+typedef struct drape_result {
+    int grid, vertices, frames;
+    double ms_per_frame, cg_per_frame, steps_per_frame;
+    sb_world *world; /* kept for the CG timing */
+} drape_result;
+
+/* Blender's default cloth (cotton: vertex mass 0.3 kg, tension and shear 15 and 5, bending
+ * 0.5, tension damping 5, air 1, collision distance 0.015) as the add-on carries it over. */
+static void blender_material(sb_cloth_def *cd, int grid)
+{
+    double n = (double)grid * grid, area = SIZE * SIZE, edge = SIZE / (grid - 1), time_unit = sqrt(0.001);
+    cd->density = 0.3 * n / area;
+    cd->stretch_stiffness = 1000.0 * 15.0 / edge;
+    cd->shear_stiffness = 1000.0 * 5.0 / edge;
+    cd->bend_stiffness = 1000.0 * 0.05 * 0.5 * edge * edge / 3.0;
+    cd->damping = (5.0 / time_unit) * edge / (1000.0 * 15.0);
+    cd->air_drag = 0.01 * 1.0 / time_unit * n / area;
+    cd->thickness = 0.015;
+    cd->friction = 1.0;
+}
+
+static drape_result drape(int n, int frames, int blender, const double *sp, const int32_t *st, int32_t snv,
+                          int32_t snt)
+{
+    double *pos;
+    int32_t *tris, nv, nt;
+    grid(n, SIZE, RADIUS + DROP, &pos, &tris, &nv, &nt);
+    sb_world_def wd = sb_default_world_def();
+    sb_world *w = NULL;
+    sb_cloth_def cd = sb_default_cloth_def();
+    cd.vertex_count = nv, cd.positions = pos, cd.triangle_count = nt, cd.triangles = tris;
+    cd.self_collision = 1;
+    if (blender) blender_material(&cd, n);
+    sb_collider_def kd = sb_default_collider_def();
+    kd.vertex_count = snv, kd.positions = sp, kd.triangle_count = snt, kd.triangles = st;
+    if (blender) kd.thickness = 0.02, kd.friction = 0.05; /* Collision modifier defaults, mapped */
+    int32_t cloth_id, collider_id;
+    if (sb_world_create(&wd, &w) || sb_world_add_cloth(w, &cd, &cloth_id) ||
+        sb_world_add_collider(w, &kd, &collider_id)) {
+        fprintf(stderr, "%s\n", sb_last_error());
+        exit(1);
+    }
+    double *times = malloc(sizeof(double) * (size_t)frames);
+    for (int f = 1; f <= frames; f++) {
+        double t0 = now();
+        if (sb_world_step_to(w, f / 24.0) != SB_OK) {
+            fprintf(stderr, "grid %d, frame %d: %s\n", n, f, sb_last_error());
+            exit(1);
+        }
+        times[f - 1] = now() - t0;
+    }
+    qsort(times, (size_t)frames, sizeof *times, compare_doubles);
+    sb_world_stats stats;
+    sb_world_get_stats(w, &stats);
+    drape_result r = {n, nv, frames, 1e3 * times[frames / 2], (double)stats.cg_iterations / frames,
+                      (double)stats.steps / frames, w};
+    free(times), free(pos), free(tris);
+    return r;
+}
+
+/* Best of five triads a = b + s c over arrays far larger than the caches, GB/s (24 bytes
+ * per element: two reads and a write; stores that allocate a line cost another read, so
+ * this is what a streaming kernel really gets). */
+static double triad_bandwidth(void)
+{
+    size_t count = (size_t)32 << 20; /* 256 MB per array */
+    double *a = malloc(count * sizeof *a), *b = malloc(count * sizeof *b), *c = malloc(count * sizeof *c);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < count; i++) a[i] = 0.0, b[i] = 1.0, c[i] = 2.0;
+    double best = INFINITY;
+    for (int r = 0; r < 5; r++) {
+        double t0 = now();
+#pragma omp parallel for schedule(static)
+        for (size_t i = 0; i < count; i++) a[i] = b[i] + 3.0 * c[i];
+        best = fmin(best, now() - t0);
+    }
+    volatile double sink = a[count / 2];
+    (void)sink;
+    free(a), free(b), free(c);
+    return 24.0 * (double)count / best / 1e9;
+}
+
+/* Bytes one iteration of cg_solve moves: the matrix once (9 doubles and a column index per
+ * block, a row start per row), x read and y written by the product, and per vertex of 3
+ * doubles: filter(q) 2, c·q 2, x and r updates 6, preconditioner 3 + its 9-double block,
+ * r·s 2, c update 3, filter(c) 2 (reads and writes of 3-vectors), plus the filter kinds. */
+static double cg_iteration_bytes(const bsr *a)
+{
+    double n = a->n, blocks = a->block_count;
+    double matrix = blocks * (9 * 8 + 4) + (n + 1) * 4;
+    double vectors = n * 24.0 * (2 + 2 + 2 + 6 + 3 + 2 + 3 + 2) + n * 72.0;
+    return matrix + vectors + 2 * n; /* kinds read twice, 1 byte each */
+}
+
+static void time_cg(sb_world *w, double *ms_per_iteration, double *bytes)
+{
+    cloth *c = w->cloths[0];
+    implicit_params params = {{w->def.gravity[0], w->def.gravity[1], w->def.gravity[2]}, 0, 0, 0};
+    cloth_build_system(c, w->time, 1.0 / 24.0, &params);
+    size_t len = 3 * (size_t)c->vertex_count;
+    double *x = calloc(len, sizeof *x), best = INFINITY;
+    cg_filter filter = {c->filter_kind, c->filter_proj};
+    enum { ITERATIONS = 50 };
+    for (int r = 0; r < 5; r++) {
+        memset(x, 0, len * sizeof *x);
+        double t0 = now();
+        cg_result res = cg_solve(&c->system, c->rhs, &filter, c->z, x, 0.0, ITERATIONS, &c->cg);
+        double t = (now() - t0) / (res.iterations > 0 ? res.iterations : 1);
+        best = fmin(best, t);
+    }
+    free(x);
+    *ms_per_iteration = 1e3 * best;
+    *bytes = cg_iteration_bytes(&c->system);
+}
+
+static int threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+static void print_drape(const drape_result *r)
+{
+    printf("{\"grid\": %d, \"vertices\": %d, \"frames\": %d, \"ms_per_frame\": %.6g, \"cg_iterations_per_frame\": "
+           "%.6g, \"steps_per_frame\": %.6g",
+           r->grid, r->vertices, r->frames, r->ms_per_frame, r->cg_per_frame, r->steps_per_frame);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "scaling";
+    double *sp;
+    int32_t *st, snv, snt;
+    sphere(RADIUS, 32, 64, &sp, &st, &snv, &snt);
+    if (strcmp(mode, "drape") == 0 && argc > 2) {
+        int frames = argc > 3 ? atoi(argv[3]) : 40;
+        drape_result r = drape(atoi(argv[2]), frames, argc > 4 && strcmp(argv[4], "blender") == 0, sp, st, snv, snt);
+        print_drape(&r);
+        printf("}\n");
+        sb_world_destroy(r.world);
+    } else if (strcmp(mode, "scaling") == 0) {
+        double max_vertices = argc > 2 ? atof(argv[2]) : 100000.0;
+        int frames = argc > 3 ? atoi(argv[3]) : 12;
+        int grids[8], count = 0;
+        for (int g = 32; g * g <= max_vertices * 1.0001 && count < 7; g *= 2) grids[count++] = g;
+        int largest = (int)floor(sqrt(max_vertices));
+        if (count == 0 || largest > grids[count - 1] * 1.2) grids[count++] = largest;
+        double logn[8], logt[8], logc[8];
+        printf("{\"threads\": %d, \"points\": [", threads());
+        for (int i = 0; i < count; i++) {
+            drape_result r = drape(grids[i], frames, 0, sp, st, snv, snt);
+            double ms_iter = 0, bytes = 0;
+            time_cg(r.world, &ms_iter, &bytes);
+            print_drape(&r);
+            printf(", \"ms_per_cg_iteration\": %.6g, \"bytes_per_cg_iteration\": %.6g}%s\n", ms_iter, bytes,
+                   i + 1 < count ? "," : "");
+            fflush(stdout);
+            logn[i] = log((double)r.vertices), logt[i] = log(r.ms_per_frame), logc[i] = log(r.cg_per_frame);
+            if (i + 1 == count) {
+                double bandwidth = triad_bandwidth(), bound = 1e3 * bytes / (bandwidth * 1e9);
+                printf("], \"exponent_time\": %.4f, \"exponent_cg\": %.4f, \"bandwidth\": {\"stream_gb_per_s\": %.4g, "
+                       "\"bytes_per_cg_iteration\": %.6g, \"vertices\": %d, \"bound_ms\": %.6g, \"measured_ms\": %.6g, "
+                       "\"ratio\": %.4g}}\n",
+                       count > 1 ? slope(logn, logt, count) : 0.0, count > 1 ? slope(logn, logc, count) : 0.0,
+                       bandwidth, bytes, r.vertices, bound, ms_iter, ms_iter / bound);
+            }
+            sb_world_destroy(r.world);
+        }
+    } else {
+        fprintf(stderr, "usage: bench_cloth scaling [MAX_VERTICES] [FRAMES] | drape GRID [FRAMES] [blender]\n");
+        return 2;
+    }
+    free(sp), free(st);
+    return 0;
+}

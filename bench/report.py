@@ -1,0 +1,325 @@
+#!/usr/bin/python3
+"""Turn a benchmark results JSON (written by bench/run) into docs/benchmarks.md and PNG plots.
+
+    /usr/bin/python3 bench/report.py RESULTS.json --markdown docs/benchmarks.md --images docs/images
+
+Runs on Debian's system python. The plots need python3-matplotlib; without it the page is
+still written (without image links) so a partial setup never loses the numbers.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+CLOTH_SOLVERS = ("blender_default", "blender_lowest", "simbake")
+RIGID_ORDER = ("tower", "pile100", "pile1000", "pile3000")
+DASH = "–"
+
+
+def fmt_sig(value, digits=3):
+    """Three significant figures without exponents (0.287, 12.3, 1860): what a reader compares."""
+    if value is None:
+        return DASH
+    value = float(value)
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    decimals = digits - 1 - math.floor(math.log10(abs(value)))
+    rounded = round(value, decimals)
+    # Rounding can add a digit (9.996 -> 10.0); recount so we still show three.
+    decimals = digits - 1 - math.floor(math.log10(abs(rounded))) if rounded else decimals
+    return f"{rounded:.{max(decimals, 0)}f}"
+
+
+def fmt_fixed(value, decimals):
+    return DASH if value is None else f"{float(value):.{decimals}f}"
+
+
+def fmt_mm(metres):
+    """Millimetres; drift of a resting tower can be ~1e-9 mm, which fixed notation hides as 0."""
+    if metres is None:
+        return DASH
+    mm = 1e3 * float(metres)
+    if mm != 0 and abs(mm) < 0.01:
+        return f"{mm:.1e} mm"
+    return f"{fmt_sig(mm)} mm"
+
+
+def cell(text):
+    """Pipes in free text (labels, notes) would split a markdown table cell."""
+    return str(text).replace("|", "\\|")
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def rigid_cases(rigid):
+    """Known cases in their natural (growing) order, anything unexpected after them."""
+    known = [c for c in RIGID_ORDER if c in rigid]
+    return known + sorted(c for c in rigid if c not in RIGID_ORDER)
+
+
+def image(image_dir, name, alt):
+    return [] if image_dir is None else ["", f"![{alt}]({image_dir}/{name})"]
+
+
+def intro(results):
+    m = results.get("machine", {})
+    parts = [m.get("cpu", "unknown CPU")]
+    if "cores" in m:
+        parts.append(f"{m['cores']} cores")
+    if "memory_gib" in m:
+        parts.append(f"{m['memory_gib']:g} GiB memory")
+    if "threads" in m:
+        parts.append(f"{m['threads']} solver threads")
+    versions = ", ".join(f"{name} {m[key]}" for name, key in (("Blender", "blender"), ("SimBake", "simbake"))
+                         if key in m)
+    machine = ", ".join(parts) + (f"; {versions}" if versions else "")
+    machine += f"; run on {m['date']}" if "date" in m else ""
+    repeats = results.get("repeats", 1)
+    return ["# Benchmarks", "",
+            "These figures are produced by `bench/run`, which runs the benchmarks, writes the results "
+            "JSON and calls `bench/report.py` to write this page and its plots. "
+            f"Machine: {machine}. Times are medians of {repeats} runs "
+            "(each run's own figure is the median over its frames)."]
+
+
+def goals_section(goals):
+    rows = [(g.get("goal", ""), g.get("measured", DASH), "✅" if g.get("met") else "❌") for g in goals]
+    return ["", "## Goals", "", table(("Goal", "Measured", "Met"), rows)]
+
+
+def cloth_section(cloth, image_dir):
+    header = ("Grid", "Vertices", "Solver", "ms/frame", "× Blender q5", "Peak MB", "Deepest penetration (mm)",
+              "Intersecting pairs", "Max edge strain (%)", "CG it./frame")
+    rows = []
+    for entry in sorted(cloth, key=lambda e: e["grid"]):
+        grid, verts, runs = f"{entry['grid']}²", str(entry["vertices"]), entry["runs"]
+        base = runs.get("blender_default", {}).get("ms_per_frame")
+        for key in CLOTH_SOLVERS:
+            run = runs.get(key)
+            if run is None:
+                if key == "blender_lowest" and entry.get("blender_lowest_note"):
+                    rows.append((grid, verts, f"*Blender, lowest quality: {entry['blender_lowest_note']}*")
+                                + (DASH,) * 7)
+                continue
+            ms = run.get("ms_per_frame")
+            ratio = fmt_fixed(ms / base, 2) if ms is not None and base else DASH
+            pen = run.get("penetration_m")
+            strain = run.get("max_strain")
+            rows.append((grid, verts, run.get("label", key), fmt_sig(ms), ratio, fmt_fixed(run.get("peak_mb"), 1),
+                         fmt_fixed(None if pen is None else 1e3 * pen, 2), str(run.get("intersecting_pairs", DASH)),
+                         fmt_fixed(None if strain is None else 100 * strain, 1),
+                         fmt_fixed(run.get("cg_iterations_per_frame"), 1) if key == "simbake" else DASH))
+    return (["", "## Cloth draped over a sphere", "", table(header, rows)]
+            + image(image_dir, "bench_cloth.png", "Cloth: ms per frame against vertices"))
+
+
+def scaling_section(scaling, image_dir):
+    rows = [(f"{p['grid']}²", str(p["vertices"]), fmt_sig(p.get("ms_per_frame")),
+             fmt_fixed(p.get("cg_iterations_per_frame"), 1), fmt_sig(p.get("ms_per_cg_iteration")))
+            for p in sorted(scaling.get("points", []), key=lambda p: p["vertices"])]
+    out = ["", "## Cloth scaling (SimBake alone)", "",
+           table(("Grid", "Vertices", "ms/frame", "CG it./frame", "ms per CG iteration"), rows)]
+    fits = []
+    if "exponent_time" in scaling:
+        fits.append(f"time per frame grows as n^{scaling['exponent_time']:.2f}")
+    if "exponent_cg" in scaling:
+        fits.append(f"CG iterations as n^{scaling['exponent_cg']:.2f}")
+    if fits:
+        out += ["", "Fitted over the vertex count n: " + ", ".join(fits) + "."]
+    bw = scaling.get("bandwidth")
+    if bw:
+        megabytes = fmt_sig(bw["bytes_per_cg_iteration"] / 1e6)
+        out += ["", f"One CG iteration at {bw['vertices']} vertices moves about {megabytes} MB; "
+                f"at the measured STREAM-triad bandwidth of {fmt_sig(bw['stream_gb_per_s'])} GB/s "
+                f"that takes at least {fmt_sig(bw['bound_ms'])} ms; "
+                f"it takes {fmt_sig(bw['measured_ms'])} ms, {bw['ratio']:.2f}× the bound."]
+    return out + image(image_dir, "bench_scaling.png", "Scaling: ms and CG iterations per frame against vertices")
+
+
+def rigid_quality(side):
+    if "top_drift_m" in side:
+        return "top drift " + fmt_mm(side["top_drift_m"])
+    if "deepest_overlap_m" in side:
+        return "deepest overlap " + fmt_mm(side["deepest_overlap_m"])
+    return DASH
+
+
+def rigid_section(rigid, image_dir):
+    rows = []
+    for case in rigid_cases(rigid):
+        r = rigid[case]
+        b, s = r.get("blender", {}), r.get("simbake", {})
+        ratio = r.get("ratio")
+        if ratio is None and b.get("ms_per_frame") and s.get("ms_per_frame") is not None:
+            ratio = s["ms_per_frame"] / b["ms_per_frame"]
+        rows.append((case, str(r.get("bodies", DASH)), str(r.get("frames", DASH)), fmt_sig(b.get("ms_per_frame")),
+                     fmt_sig(s.get("ms_per_frame")), fmt_sig(ratio), rigid_quality(b), rigid_quality(s)))
+    header = ("Case", "Bodies", "Frames", "Blender ms/frame", "SimBake ms/frame", "SimBake / Blender",
+              "Blender quality", "SimBake quality")
+    return (["", "## Rigid bodies", "", table(header, rows)]
+            + image(image_dir, "bench_rigid.png", "Rigid bodies: ms per frame"))
+
+
+def render_markdown(results, image_dir="images"):
+    """The whole page; image_dir is relative to the page, None leaves the plots out."""
+    out = intro(results)
+    if results.get("goals"):
+        out += goals_section(results["goals"])
+    if results.get("cloth"):
+        out += cloth_section(results["cloth"], image_dir)
+    if results.get("scaling", {}).get("points"):
+        out += scaling_section(results["scaling"], image_dir)
+    if results.get("rigid"):
+        out += rigid_section(results["rigid"], image_dir)
+    return "\n".join(out) + "\n"
+
+
+def spread(run):
+    """Error bar from min/max of the repeats, when the runs were kept; None otherwise."""
+    values = run.get("ms_per_frame_runs")
+    if not values:
+        return None
+    return [[max(run["ms_per_frame"] - min(values), 0)], [max(max(values) - run["ms_per_frame"], 0)]]
+
+
+def power_fit(xs, ys, exponent):
+    """Prefactor of y = c·x^e through the log-mean of the points: the line the exponent describes."""
+    logc = sum(math.log(y) - exponent * math.log(x) for x, y in zip(xs, ys)) / len(xs)
+    return [math.exp(logc) * x ** exponent for x in xs]
+
+
+def plain_log_ticks(ax):
+    """Log axes label ticks as 4x10^1; plain numbers (40, 0.5, 1860) read faster on a benchmark page."""
+    from matplotlib.ticker import LogFormatter
+
+    class Plain(LogFormatter):
+        def __call__(self, x, pos=None):
+            # Keep matplotlib's choice of which ticks get a label, only change how it reads.
+            return f"{x:g}" if super().__call__(x, pos) else ""
+
+    for axis in (ax.xaxis, ax.yaxis):
+        if axis.get_scale() == "log":
+            axis.set_major_formatter(Plain())
+            axis.set_minor_formatter(Plain(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
+
+
+def write_plots(results, folder):
+    """Write the PNGs for the sections present; ImportError when matplotlib is missing."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    os.makedirs(folder, exist_ok=True)
+    written = []
+
+    def save(fig, name):
+        path = os.path.join(folder, name)
+        for ax in fig.axes:
+            plain_log_ticks(ax)
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        written.append(path)
+
+    cloth = sorted(results.get("cloth") or [], key=lambda e: e["vertices"])
+    if cloth:
+        fig, ax = plt.subplots(figsize=(9, 5.6))
+        for key, marker in zip(CLOTH_SOLVERS, ("o", "s", "^")):
+            entries = [e for e in cloth if key in e["runs"]]
+            if not entries:
+                continue
+            label = entries[0]["runs"][key].get("label", key)
+            if key == "blender_lowest":  # its quality differs per grid; the points say which
+                label = "Blender, lowest quality that holds"
+            # NaN at grids without this solver breaks the line instead of bridging the gap.
+            ax.plot([e["vertices"] for e in cloth],
+                    [e["runs"][key]["ms_per_frame"] if key in e["runs"] else float("nan") for e in cloth],
+                    marker=marker, label=label)
+            xs = [e["vertices"] for e in entries]
+            ys = [e["runs"][key]["ms_per_frame"] for e in entries]
+            for e, x, y in zip(entries, xs, ys):
+                err = spread(e["runs"][key])
+                if err:
+                    ax.errorbar([x], [y], yerr=err, fmt="none", ecolor="grey", capsize=3)
+                if key == "blender_lowest" and "quality" in e["runs"][key]:
+                    ax.annotate(f"q{e['runs'][key]['quality']}", (x, y),
+                                textcoords="offset points", xytext=(6, -12))
+        ax.set(xscale="log", yscale="log", xlabel="vertices", ylabel="ms per frame", title="Cloth draped over a sphere")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+        save(fig, "bench_cloth.png")
+
+    scaling = results.get("scaling") or {}
+    points = sorted(scaling.get("points") or [], key=lambda p: p["vertices"])
+    if points:
+        fig, axes = plt.subplots(1, 2, figsize=(9, 5.6))
+        xs = [p["vertices"] for p in points]
+        for ax, key, exp_key, ylabel in ((axes[0], "ms_per_frame", "exponent_time", "ms per frame"),
+                                         (axes[1], "cg_iterations_per_frame", "exponent_cg", "CG iterations per frame")):
+            ys = [p[key] for p in points]
+            ax.plot(xs, ys, "o-", label="SimBake")
+            if exp_key in scaling and len(xs) > 1:
+                ax.plot(xs, power_fit(xs, ys, scaling[exp_key]), "--", color="grey",
+                        label=f"n^{scaling[exp_key]:.2f}")
+            ax.set(xscale="log", yscale="log", xlabel="vertices n", ylabel=ylabel)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend()
+        fig.suptitle("Cloth scaling (SimBake alone)")
+        save(fig, "bench_scaling.png")
+
+    rigid = results.get("rigid") or {}
+    if rigid:
+        cases = rigid_cases(rigid)
+        fig, ax = plt.subplots(figsize=(9, 5.6))
+        width = 0.38
+        for offset, side, label in ((-width / 2, "blender", "Blender"), (width / 2, "simbake", "SimBake")):
+            runs = [rigid[c].get(side, {}) for c in cases]
+            ys = [r.get("ms_per_frame", float("nan")) for r in runs]
+            bars = ax.bar([i + offset for i in range(len(cases))], ys, width, label=label)
+            ax.bar_label(bars, labels=[fmt_sig(y) if math.isfinite(y) else "" for y in ys], padding=2, fontsize=9)
+            for i, r in enumerate(runs):
+                err = spread(r)
+                if err:
+                    ax.errorbar([i + offset], [r["ms_per_frame"]], yerr=err, fmt="none", ecolor="black", capsize=3)
+        ax.set_xticks(range(len(cases)),
+                      [f"{c}\n({rigid[c].get('bodies', '?')} bodies)" for c in cases])
+        ax.set(yscale="log", ylabel="ms per frame", title="Rigid bodies")
+        ax.grid(True, axis="y", which="both", alpha=0.3)
+        ax.legend()
+        save(fig, "bench_rigid.png")
+    return written
+
+
+def main(argv=None):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", help="results JSON written by bench/run")
+    parser.add_argument("--markdown", default=os.path.join(root, "docs", "benchmarks.md"))
+    parser.add_argument("--images", default=os.path.join(root, "docs", "images"))
+    args = parser.parse_args(argv)
+    with open(args.results, encoding="utf-8") as f:
+        results = json.load(f)
+
+    page_dir = os.path.dirname(os.path.abspath(args.markdown))
+    image_dir = os.path.relpath(os.path.abspath(args.images), page_dir).replace(os.sep, "/")
+    try:
+        for path in write_plots(results, args.images):
+            print("wrote", path)
+    except ImportError:
+        image_dir = None
+        print("Plots skipped: matplotlib is not installed (apt-get install python3-matplotlib).")
+    os.makedirs(page_dir, exist_ok=True)
+    with open(args.markdown, "w", encoding="utf-8") as f:
+        f.write(render_markdown(results, image_dir))
+    print("wrote", args.markdown)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

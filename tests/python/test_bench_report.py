@@ -1,0 +1,202 @@
+"""bench/report.py: the benchmark page shows the numbers it was given and leaves out what a partial run lacks."""
+
+import contextlib
+import copy
+import importlib.util
+import io
+import json
+import os
+import shutil
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_spec = importlib.util.spec_from_file_location("bench_report", os.path.join(ROOT, "bench", "report.py"))
+report = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(report)
+
+try:
+    import matplotlib  # noqa: F401
+    HAVE_MATPLOTLIB = True
+except ImportError:
+    HAVE_MATPLOTLIB = False
+
+
+def cloth_run(label, ms, **extra):
+    run = {"label": label, "ms_per_frame": ms, "ms_per_frame_runs": [ms * 0.98, ms, ms * 1.05], "peak_mb": 14.2,
+           "penetration_m": 0.0021, "intersecting_pairs": 3, "max_strain": 0.123}
+    run.update(extra)
+    return run
+
+
+def sample():
+    return {
+        "machine": {"cpu": "Test CPU 9000", "cores": 2, "memory_gib": 24.0, "blender": "3.4.1",
+                    "simbake": "0.5.0", "date": "2026-11-21", "threads": 2},
+        "repeats": 3,
+        "cloth": [
+            {"grid": 32, "vertices": 1024, "frames": 40,
+             "runs": {"blender_default": cloth_run("Blender cloth, quality 5", 12.3, quality=5),
+                      "blender_lowest": cloth_run("Blender cloth, quality 2", 6.15, quality=2),
+                      "simbake": cloth_run("SimBake", 3.69, cg_iterations_per_frame=35.0)},
+             "ratio_default": 0.3, "ratio_lowest": 0.6},
+            {"grid": 64, "vertices": 4096, "frames": 40,
+             "runs": {"blender_default": cloth_run("Blender cloth, quality 5", 50.0, quality=5),
+                      "simbake": cloth_run("SimBake", 10.5, cg_iterations_per_frame=41.0)},
+             "blender_lowest_note": "no quality from 1 to 10 kept the cloth out of the sphere",
+             "ratio_default": 0.21},
+        ],
+        "scaling": {
+            "points": [{"grid": 32, "vertices": 1024, "ms_per_frame": 3.1, "cg_iterations_per_frame": 30.0,
+                        "ms_per_cg_iteration": 0.02},
+                       {"grid": 64, "vertices": 4096, "ms_per_frame": 13.0, "cg_iterations_per_frame": 40.0,
+                        "ms_per_cg_iteration": 0.0834},
+                       {"grid": 128, "vertices": 16384, "ms_per_frame": 57.0, "cg_iterations_per_frame": 52.0,
+                        "ms_per_cg_iteration": 0.312}],
+            "exponent_time": 1.08, "exponent_cg": 0.2,
+            "bandwidth": {"stream_gb_per_s": 9.8, "bytes_per_cg_iteration": 123456789, "vertices": 99856,
+                          "bound_ms": 1.26, "measured_ms": 1.9, "ratio": 1.58},
+        },
+        "rigid": {
+            "pile1000": {"frames": 72, "bodies": 1000,
+                         "blender": {"ms_per_frame": 53.2, "seconds": 4.0, "deepest_overlap_m": 0.00027},
+                         "simbake": {"ms_per_frame": 1862.0, "seconds": 16.0, "deepest_overlap_m": 0.0003,
+                                     "ms_per_frame_runs": [1850.0, 1862.0, 1900.0]},
+                         "ratio": 35.0},
+            "tower": {"frames": 240, "bodies": 10,
+                      "blender": {"ms_per_frame": 0.2874, "seconds": 0.07, "top_drift_m": 0.0125},
+                      "simbake": {"ms_per_frame": 1.9, "seconds": 0.7, "top_drift_m": 4.5e-12},
+                      "ratio": 6.6},
+        },
+        "goals": [{"goal": "Cloth 64²: SimBake ≤ 1/3 of Blender (quality 5)", "measured": "0.21", "met": True},
+                  {"goal": "Pile of 1000: SimBake ≤ 2× Blender", "measured": "35", "met": False}],
+    }
+
+
+def row(page, first_cells):
+    """The table line starting with these cells (the page's own row, not a substring somewhere)."""
+    prefix = "| " + " | ".join(first_cells) + " |"
+    lines = [line for line in page.splitlines() if line.startswith(prefix)]
+    if len(lines) != 1:
+        raise AssertionError(f"expected one row starting {prefix!r}, found {lines}")
+    return [c.strip() for c in lines[0].strip("|").split(" | ")]
+
+
+class Formatting(unittest.TestCase):
+    def test_three_significant_figures(self):
+        self.assertEqual(report.fmt_sig(0.2874), "0.287")
+        self.assertEqual(report.fmt_sig(12.34), "12.3")
+        self.assertEqual(report.fmt_sig(1862.0), "1860")
+        self.assertEqual(report.fmt_sig(9.996), "10.0")
+        self.assertEqual(report.fmt_sig(None), "–")
+
+    def test_tiny_lengths_in_scientific_notation(self):
+        self.assertEqual(report.fmt_mm(4.5e-12), "4.5e-09 mm")
+        self.assertEqual(report.fmt_mm(0.0125), "12.5 mm")
+
+
+class Markdown(unittest.TestCase):
+    def setUp(self):
+        self.page = report.render_markdown(sample())
+
+    def test_intro(self):
+        self.assertTrue(self.page.startswith("# Benchmarks\n"))
+        for text in ("`bench/run`", "Test CPU 9000", "2 cores", "24 GiB", "Blender 3.4.1", "SimBake 0.5.0",
+                     "2026-11-21", "medians of 3 runs"):
+            self.assertIn(text, self.page)
+
+    def test_section_order(self):
+        heads = [line for line in self.page.splitlines() if line.startswith("## ")]
+        self.assertEqual(heads, ["## Goals", "## Cloth draped over a sphere", "## Cloth scaling (SimBake alone)",
+                                 "## Rigid bodies"])
+
+    def test_goals(self):
+        self.assertEqual(row(self.page, ["Cloth 64²: SimBake ≤ 1/3 of Blender (quality 5)"]),
+                         ["Cloth 64²: SimBake ≤ 1/3 of Blender (quality 5)", "0.21", "✅"])
+        self.assertEqual(row(self.page, ["Pile of 1000: SimBake ≤ 2× Blender"])[2], "❌")
+
+    def test_cloth_rows(self):
+        self.assertEqual(row(self.page, ["32²", "1024", "Blender cloth, quality 5"]),
+                         ["32²", "1024", "Blender cloth, quality 5", "12.3", "1.00", "14.2", "2.10", "3", "12.3", "–"])
+        self.assertEqual(row(self.page, ["32²", "1024", "Blender cloth, quality 2"])[3:5], ["6.15", "0.50"])
+        self.assertEqual(row(self.page, ["32²", "1024", "SimBake"])[3:5], ["3.69", "0.30"])
+        self.assertEqual(row(self.page, ["32²", "1024", "SimBake"])[-1], "35.0")
+        self.assertEqual(row(self.page, ["64²", "4096", "SimBake"])[3:5], ["10.5", "0.21"])
+        note = [line for line in self.page.splitlines() if line.startswith("| 64² |") and "no quality from 1" in line]
+        self.assertEqual(len(note), 1)
+        self.assertIn("](images/bench_cloth.png)", self.page)
+
+    def test_cloth_rows_in_order(self):
+        cloth = self.page.split("## Cloth draped over a sphere")[1].split("## Cloth scaling")[0]
+        lines = [line for line in cloth.splitlines() if line.startswith("| 32² | 1024 |")]
+        self.assertEqual([line.split(" | ")[2] for line in lines],
+                         ["Blender cloth, quality 5", "Blender cloth, quality 2", "SimBake"])
+
+    def test_scaling(self):
+        self.assertEqual(row(self.page, ["128²", "16384"]), ["128²", "16384", "57.0", "52.0", "0.312"])
+        self.assertIn("n^1.08", self.page)
+        self.assertIn("n^0.20", self.page)
+        self.assertIn("One CG iteration at 99856 vertices moves about 123 MB; at the measured STREAM-triad "
+                      "bandwidth of 9.80 GB/s that takes at least 1.26 ms; it takes 1.90 ms, 1.58× the bound.",
+                      self.page)
+        self.assertIn("](images/bench_scaling.png)", self.page)
+
+    def test_rigid(self):
+        self.assertEqual(row(self.page, ["tower"]),
+                         ["tower", "10", "240", "0.287", "1.90", "6.60", "top drift 12.5 mm", "top drift 4.5e-09 mm"])
+        self.assertEqual(row(self.page, ["pile1000"]),
+                         ["pile1000", "1000", "72", "53.2", "1860", "35.0", "deepest overlap 0.270 mm",
+                          "deepest overlap 0.300 mm"])
+        self.assertLess(self.page.index("| tower |"), self.page.index("| pile1000 |"))
+        self.assertIn("](images/bench_rigid.png)", self.page)
+
+    def test_missing_sections_left_out(self):
+        partial = sample()
+        for key in ("goals", "scaling", "rigid"):
+            del partial[key]
+        page = report.render_markdown(partial)
+        self.assertIn("## Cloth draped over a sphere", page)
+        for gone in ("## Goals", "## Cloth scaling", "## Rigid bodies", "bench_scaling.png", "bench_rigid.png"):
+            self.assertNotIn(gone, page)
+        bare = report.render_markdown({"machine": {"cpu": "x"}, "repeats": 1})
+        self.assertEqual([line for line in bare.splitlines() if line.startswith("##")], [])
+
+    def test_no_images_when_plots_skipped(self):
+        self.assertNotIn("![", report.render_markdown(sample(), image_dir=None))
+
+
+@unittest.skipUnless(HAVE_MATPLOTLIB, "matplotlib not installed (apt-get install python3-matplotlib)")
+class Plots(unittest.TestCase):
+    def setUp(self):
+        self.folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.folder)
+
+    def test_three_pngs(self):
+        written = report.write_plots(sample(), os.path.join(self.folder, "images"))
+        names = sorted(os.path.basename(p) for p in written)
+        self.assertEqual(names, ["bench_cloth.png", "bench_rigid.png", "bench_scaling.png"])
+        for path in written:
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_only_present_sections_plotted(self):
+        partial = copy.deepcopy(sample())
+        del partial["cloth"], partial["scaling"]
+        written = report.write_plots(partial, self.folder)
+        self.assertEqual([os.path.basename(p) for p in written], ["bench_rigid.png"])
+
+    def test_main_writes_page_and_plots(self):
+        results = os.path.join(self.folder, "results.json")
+        with open(results, "w", encoding="utf-8") as f:
+            json.dump(sample(), f)
+        page = os.path.join(self.folder, "docs", "benchmarks.md")
+        images = os.path.join(self.folder, "docs", "images")
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(report.main([results, "--markdown", page, "--images", images]), 0)
+        with open(page, encoding="utf-8") as f:
+            self.assertIn("](images/bench_rigid.png)", f.read())
+        self.assertTrue(os.path.exists(os.path.join(images, "bench_cloth.png")))
+
+
+if __name__ == "__main__":
+    unittest.main()
