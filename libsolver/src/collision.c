@@ -9,6 +9,10 @@
 #include "grow.h"
 
 enum { IMPULSE_ROUNDS = 8, ZONE_ROUNDS = 64 };
+/* Candidate pairs are gathered with boxes this fraction of the thickness larger, and kept
+ * while no vertex has moved further than that since (the passes move vertices by small
+ * amounts): a pair that could meet now was a candidate then. */
+#define GATHER_SLACK 0.25
 
 /* One cloth or collider, its vertices a range of the scene's global numbering. */
 typedef struct object_ref {
@@ -31,8 +35,10 @@ typedef struct feature_pair {
 } feature_pair;
 
 struct collision_scratch {
-    int32_t vertex_capacity;
+    int32_t vertex_capacity, vertex_count;
     vec3 *x0, *x1, *v1; /* start and end positions, end velocities of every vertex */
+    vec3 *x1_gathered;  /* x1 when the candidate pairs were gathered */
+    double slack;       /* how far a vertex may move before they must be gathered again */
     double *inv_mass;
     int32_t *zone;      /* union-find parent of each vertex */
     uint8_t *moved;     /* vertices an impulse moved in the current round */
@@ -42,6 +48,8 @@ struct collision_scratch {
     int32_t object_capacity, object_count;
     feature_pair *pairs;
     int32_t pair_count, pair_capacity;
+    uint8_t *flagged; /* per pair: found by the parallel pre-pass at the start of a pass */
+    int32_t flagged_capacity;
     bool out_of_memory;
 };
 
@@ -49,7 +57,8 @@ void collision_scratch_free(collision_scratch *s)
 {
     if (!s) return;
     free(s->x0), free(s->x1), free(s->v1), free(s->inv_mass), free(s->zone), free(s->members), free(s->moved), free(s->recheck);
-    free(s->objects), free(s->pairs);
+    free(s->x1_gathered);
+    free(s->objects), free(s->pairs), free(s->flagged);
     free(s);
 }
 
@@ -57,7 +66,9 @@ static bool reserve(collision_scratch *s, int32_t vertices, int32_t objects)
 {
     if (vertices > s->vertex_capacity) {
         free(s->x0), free(s->x1), free(s->v1), free(s->inv_mass), free(s->zone), free(s->members), free(s->moved), free(s->recheck);
+        free(s->x1_gathered);
         size_t n = (size_t)vertices;
+        s->x1_gathered = malloc(n * sizeof *s->x1_gathered);
         s->moved = malloc(n * sizeof *s->moved);
         s->recheck = malloc(n * sizeof *s->recheck);
         s->x0 = malloc(n * sizeof *s->x0);
@@ -67,7 +78,8 @@ static bool reserve(collision_scratch *s, int32_t vertices, int32_t objects)
         s->zone = malloc(n * sizeof *s->zone);
         s->members = malloc(n * sizeof *s->members);
         s->vertex_capacity = vertices;
-        if (!s->x0 || !s->x1 || !s->v1 || !s->inv_mass || !s->zone || !s->members || !s->moved || !s->recheck) {
+        if (!s->x0 || !s->x1 || !s->v1 || !s->inv_mass || !s->zone || !s->members || !s->moved || !s->recheck ||
+            !s->x1_gathered) {
             s->vertex_capacity = 0;
             return false;
         }
@@ -137,9 +149,23 @@ static bool collect_pairs(collision_scratch *s)
     return !s->out_of_memory;
 }
 
+/* Whether the candidate pairs still hold every pair that could meet (see GATHER_SLACK). */
+static bool pairs_current(const collision_scratch *s, int32_t vertex_count)
+{
+    double limit = s->slack * s->slack;
+    for (int32_t v = 0; v < vertex_count; v++)
+        if (v3_len2(v3_sub(s->x1[v], s->x1_gathered[v])) > limit) return false;
+    return true;
+}
+
 static bool gather_pairs(collision_scratch *s)
 {
     s->pair_count = 0;
+    s->slack = INFINITY;
+    for (int32_t o = 0; o < s->object_count; o++) {
+        const object_ref *obj = &s->objects[o];
+        if (obj->is_cloth) s->slack = fmin(s->slack, GATHER_SLACK * obj->thickness);
+    }
     for (int32_t o = 0; o < s->object_count; o++) {
         object_ref *obj = &s->objects[o];
         if (!obj->is_cloth) continue;
@@ -149,10 +175,11 @@ static bool gather_pairs(collision_scratch *s)
                 int32_t v = obj->first + obj->triangles[3 * t + k];
                 box = aabb_add_point(aabb_add_point(box, s->x0[v]), s->x1[v]);
             }
-            obj->boxes[t] = aabb_inflate(box, obj->thickness);
+            obj->boxes[t] = aabb_inflate(box, obj->thickness + s->slack);
         }
         if (!bvh_update(obj->tree, obj->boxes, obj->triangle_count)) return false;
     }
+    memcpy(s->x1_gathered, s->x1, (size_t)s->vertex_count * sizeof *s->x1);
     for (int32_t oa = 0; oa < s->object_count; oa++) {
         object_ref *A = &s->objects[oa];
         if (!A->is_cloth) continue;
@@ -270,21 +297,59 @@ static void positions_of(const vec3 *x, const feature_pair *p, vec3 out[4])
     for (int i = 0; i < 4; i++) out[i] = x[p->v[i]];
 }
 
-static int32_t proximity_pass(collision_scratch *s)
+/* Whether the pair's features end closer than their contact distance (and were not so at
+ * rest); dist, w, n of their closest points. */
+static bool too_close(const collision_scratch *s, const feature_pair *p, double *dist, double w[4], vec3 *n)
+{
+    /* cloth vertices on collider faces are held by the contact filters */
+    if (!p->edge_edge && s->objects[p->objects[0]].is_cloth && !s->objects[p->objects[1]].is_cloth) return false;
+    double d = pair_distance(s, p);
+    vec3 x[4];
+    positions_of(s->x1, p, x);
+    *dist = p->edge_edge ? edge_edge_distance(x, w, n) : vertex_face_distance(x, w, n);
+    return *dist < d && !near_at_rest(s, p, d);
+}
+
+/* Whether any vertex of the pair was moved earlier in this pass (then what a pre-pass found
+ * for it is out of date). */
+static bool touched(const collision_scratch *s, const feature_pair *p)
+{
+    return s->moved[p->v[0]] | s->moved[p->v[1]] | s->moved[p->v[2]] | s->moved[p->v[3]];
+}
+
+static bool reserve_flags(collision_scratch *s)
+{
+    if (!grow((void **)&s->flagged, &s->flagged_capacity, s->pair_count, sizeof *s->flagged)) {
+        s->out_of_memory = true;
+        return false;
+    }
+    return true;
+}
+
+/* The passes below move vertices pair by pair, each pair seeing what the ones before it did.
+ * Most pairs are far from anything, so each pass first tests every pair in parallel on the
+ * positions at its start, then walks the pairs in order, testing again only the pairs it
+ * flagged or whose vertices an earlier pair moved: the same result as the plain walk, for any
+ * number of threads. */
+static int32_t proximity_pass(collision_scratch *s, int32_t vertex_count)
 {
     int32_t count = 0;
     contact_row *rows = NULL;
     int32_t capacity = 0;
+    if (!reserve_flags(s)) return 0;
+    memset(s->moved, 0, (size_t)vertex_count);
+#pragma omp parallel for schedule(dynamic, 1024) if (s->pair_count > 4096)
+    for (int32_t k = 0; k < s->pair_count; k++) {
+        double dist, w[4];
+        vec3 n;
+        s->flagged[k] = too_close(s, &s->pairs[k], &dist, w, &n);
+    }
     for (int32_t k = 0; k < s->pair_count; k++) {
         const feature_pair *p = &s->pairs[k];
-        /* cloth vertices on collider faces are held by the contact filters */
-        if (!p->edge_edge && s->objects[p->objects[0]].is_cloth && !s->objects[p->objects[1]].is_cloth) continue;
-        double d = pair_distance(s, p);
-        vec3 x[4], n;
-        double w[4];
-        positions_of(s->x1, p, x);
-        double dist = p->edge_edge ? edge_edge_distance(x, w, &n) : vertex_face_distance(x, w, &n);
-        if (dist >= d || near_at_rest(s, p, d)) continue;
+        if (!s->flagged[k] && !touched(s, p)) continue;
+        double d = pair_distance(s, p), dist, w[4];
+        vec3 n;
+        if (!too_close(s, p, &dist, w, &n)) continue;
         /* the side that counts is the one they started on (the start is free of crossings):
          * a pair that ends on the other side has crossed, and is left to continuous detection */
         vec3 y[4];
@@ -298,6 +363,7 @@ static int32_t proximity_pass(collision_scratch *s)
         for (int i = 0; i < 4; i++) start_side += w[i] * v3_dot(y[i], n);
         if (start_side < 0.0) continue;
         separate_positions(s, p->v, w, n, d - dist);
+        for (int i = 0; i < 4; i++) s->moved[p->v[i]] = 1;
         if (!grow((void **)&rows, &capacity, count + 1, sizeof *rows)) {
             s->out_of_memory = true;
             break;
@@ -336,9 +402,18 @@ static int32_t impulse_round(collision_scratch *s, int32_t vertex_count, bool fi
     /* after the first round, only pairs near what the last round moved can have changed */
     uint8_t *moved_before = s->recheck;
     for (int32_t v = 0; v < vertex_count; v++) moved_before[v] = first_round || s->moved[v], s->moved[v] = 0;
+    if (!reserve_flags(s)) return 0;
+#pragma omp parallel for schedule(dynamic, 1024) if (s->pair_count > 4096)
+    for (int32_t k = 0; k < s->pair_count; k++) {
+        const feature_pair *p = &s->pairs[k];
+        ccd_hit hit;
+        s->flagged[k] = (moved_before[p->v[0]] | moved_before[p->v[1]] | moved_before[p->v[2]] | moved_before[p->v[3]]) &&
+                        detect(s, p, &hit);
+    }
     for (int32_t k = 0; k < s->pair_count; k++) {
         const feature_pair *p = &s->pairs[k];
         if (!(moved_before[p->v[0]] | moved_before[p->v[1]] | moved_before[p->v[2]] | moved_before[p->v[3]])) continue;
+        if (!s->flagged[k] && !touched(s, p)) continue;
         ccd_hit hit;
         if (!detect(s, p, &hit)) continue;
         hits++;
@@ -546,6 +621,7 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
     for (int32_t i = 0; i < cloth_count; i++) vertices += cloths[i]->vertex_count;
     for (int32_t i = 0; i < collider_count; i++) vertices += colliders[i]->vertex_count;
     if (!reserve(s, vertices, cloth_count + collider_count)) return false;
+    s->vertex_count = vertices;
 
     int32_t next = 0;
     s->object_count = 0;
@@ -573,10 +649,10 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
         }
     }
     if (!collect_pairs(s)) return false;
-    report->proximity = proximity_pass(s);
+    report->proximity = proximity_pass(s, vertices);
     int32_t hits = 1;
     for (int32_t round = 0; round < IMPULSE_ROUNDS && hits > 0; round++) {
-        if (!collect_pairs(s)) return false;
+        if (!pairs_current(s, vertices) && !collect_pairs(s)) return false;
         hits = impulse_round(s, vertices, round == 0);
         report->impulses += hits;
     }
