@@ -150,10 +150,10 @@ static bool collect_pairs(collision_scratch *s)
 }
 
 /* Whether the candidate pairs still hold every pair that could meet (see GATHER_SLACK). */
-static bool pairs_current(const collision_scratch *s, int32_t vertex_count)
+static bool pairs_current(const collision_scratch *s)
 {
     double limit = s->slack * s->slack;
-    for (int32_t v = 0; v < vertex_count; v++)
+    for (int32_t v = 0; v < s->vertex_count; v++)
         if (v3_len2(v3_sub(s->x1[v], s->x1_gathered[v])) > limit) return false;
     return true;
 }
@@ -310,11 +310,10 @@ static bool too_close(const collision_scratch *s, const feature_pair *p, double 
     return *dist < d && !near_at_rest(s, p, d);
 }
 
-/* Whether any vertex of the pair was moved earlier in this pass (then what a pre-pass found
- * for it is out of date). */
-static bool touched(const collision_scratch *s, const feature_pair *p)
+/* Whether any vertex of the pair is marked in the per-vertex flags. */
+static bool any_marked(const uint8_t *flags, const feature_pair *p)
 {
-    return s->moved[p->v[0]] | s->moved[p->v[1]] | s->moved[p->v[2]] | s->moved[p->v[3]];
+    return flags[p->v[0]] | flags[p->v[1]] | flags[p->v[2]] | flags[p->v[3]];
 }
 
 static bool reserve_flags(collision_scratch *s)
@@ -331,13 +330,13 @@ static bool reserve_flags(collision_scratch *s)
  * positions at its start, then walks the pairs in order, testing again only the pairs it
  * flagged or whose vertices an earlier pair moved: the same result as the plain walk, for any
  * number of threads. */
-static int32_t proximity_pass(collision_scratch *s, int32_t vertex_count)
+static int32_t proximity_pass(collision_scratch *s)
 {
     int32_t count = 0;
     contact_row *rows = NULL;
     int32_t capacity = 0;
     if (!reserve_flags(s)) return 0;
-    memset(s->moved, 0, (size_t)vertex_count);
+    memset(s->moved, 0, (size_t)s->vertex_count);
 #pragma omp parallel for schedule(dynamic, 1024) if (s->pair_count > 4096)
     for (int32_t k = 0; k < s->pair_count; k++) {
         double dist, w[4];
@@ -346,7 +345,7 @@ static int32_t proximity_pass(collision_scratch *s, int32_t vertex_count)
     }
     for (int32_t k = 0; k < s->pair_count; k++) {
         const feature_pair *p = &s->pairs[k];
-        if (!s->flagged[k] && !touched(s, p)) continue;
+        if (!s->flagged[k] && !any_marked(s->moved, p)) continue; /* moved: test again */
         double d = pair_distance(s, p), dist, w[4];
         vec3 n;
         if (!too_close(s, p, &dist, w, &n)) continue;
@@ -407,13 +406,12 @@ static int32_t impulse_round(collision_scratch *s, int32_t vertex_count, bool fi
     for (int32_t k = 0; k < s->pair_count; k++) {
         const feature_pair *p = &s->pairs[k];
         ccd_hit hit;
-        s->flagged[k] = (moved_before[p->v[0]] | moved_before[p->v[1]] | moved_before[p->v[2]] | moved_before[p->v[3]]) &&
-                        detect(s, p, &hit);
+        s->flagged[k] = any_marked(moved_before, p) && detect(s, p, &hit);
     }
     for (int32_t k = 0; k < s->pair_count; k++) {
         const feature_pair *p = &s->pairs[k];
-        if (!(moved_before[p->v[0]] | moved_before[p->v[1]] | moved_before[p->v[2]] | moved_before[p->v[3]])) continue;
-        if (!s->flagged[k] && !touched(s, p)) continue;
+        if (!any_marked(moved_before, p)) continue;
+        if (!s->flagged[k] && !any_marked(s->moved, p)) continue; /* moved: test again */
         ccd_hit hit;
         if (!detect(s, p, &hit)) continue;
         hits++;
@@ -649,10 +647,10 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
         }
     }
     if (!collect_pairs(s)) return false;
-    report->proximity = proximity_pass(s, vertices);
+    report->proximity = proximity_pass(s);
     int32_t hits = 1;
     for (int32_t round = 0; round < IMPULSE_ROUNDS && hits > 0; round++) {
-        if (!pairs_current(s, vertices) && !collect_pairs(s)) return false;
+        if (!pairs_current(s) && !collect_pairs(s)) return false;
         hits = impulse_round(s, vertices, round == 0);
         report->impulses += hits;
     }
