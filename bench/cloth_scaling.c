@@ -131,7 +131,7 @@ static double cg_iteration_bytes(const bsr *a)
 static void time_cg(sb_world *w, double *ms_per_iteration, double *bytes)
 {
     cloth *c = w->cloths[0];
-    implicit_params params = {{w->def.gravity[0], w->def.gravity[1], w->def.gravity[2]}, 0, 0, 0};
+    implicit_params params = {{w->def.gravity[0], w->def.gravity[1], w->def.gravity[2]}, 0, 0, 0, 0};
     cloth_build_system(c, w->time, 1.0 / 24.0, &params);
     size_t len = 3 * (size_t)c->vertex_count;
     double *x = calloc(len, sizeof *x), best = INFINITY;

@@ -4,14 +4,14 @@ Nothing in the scene changes until every frame has been simulated; a bake that f
 is cancelled leaves the scene as it was (cache files half-written are removed)."""
 
 import os
-import re
 import tempfile
+from array import array
 import time
 from contextlib import ExitStack, contextmanager
 
 import bpy
 
-from . import keyframes, native, outputs, rigid_bake, scene_io, settings, transforms
+from . import budget, failures, keyframes, native, outputs, rigid_bake, scene_io, settings, transforms
 from .settings import SettingsError
 
 
@@ -21,6 +21,10 @@ class BakeError(RuntimeError):
 
 class BakeCancelled(RuntimeError):
     pass
+
+
+class SolverStopped(BakeError):
+    """The solver gave up at a frame (see failures.describe)."""
 
 
 class ClothJob:
@@ -77,13 +81,6 @@ def cache_directory(scene_props):
     return folder
 
 
-def _object_for_error(message, cloth_names):
-    match = re.match(r"cloth (\d+): (.*)", message)
-    if match and int(match.group(1)) < len(cloth_names):
-        return cloth_names[int(match.group(1))], match.group(2)
-    return None, message
-
-
 class Bake:
     """A bake of `objects` in `context.scene`, in phases so that the UI can run the solver in
     a worker thread: begin(), then per frame prepare_frame() (main thread: reads the scene),
@@ -102,7 +99,8 @@ class Bake:
         moving = [job.obj for job in self.rigid_jobs]
         self.obstacles = ([rigid_bake.ObstacleJob(obj) for obj in rigid_bake.obstacle_objects(context.scene, moving)]
                           if self.rigid_jobs else [])
-        self.cloth_names = [job.obj.name for job in self.jobs]  # for messages from the worker thread
+        self.cloth_names = {}  # library id -> object name, for messages from the worker thread
+        self.body_names = {}
         self.progress = progress or (lambda frame, done, total: None)
         self.should_cancel = should_cancel or (lambda: False)
         self.frame_start, self.frame_end = self.props.frame_start, self.props.frame_end
@@ -110,6 +108,7 @@ class Bake:
         self.seconds = 0.0
         self.warnings = []
         self._stack = None
+        self.estimate = None  # budget.Estimate, once begin() has checked it
         self._world = None
         self._started = None
         self._original_frame = None
@@ -134,10 +133,34 @@ class Bake:
                 self.prepare_frame()
                 self.solve_frame()
                 self.collect_frame()
-        except BaseException:
-            self.abort()
-            raise
+        except BaseException as error:
+            reported = self.end_failed(error)
+            if reported is error:
+                raise
+            raise reported from error
         self.finish()
+
+    def end_failed(self, error):
+        """Ends a bake that raised `error` and returns the error to report. The scene is left as
+        it was, except after a solver failure with Keep Frames on Failure set: then the frames
+        simulated so far are baked (if there are any beyond the first)."""
+        if not (isinstance(error, SolverStopped) and self.props.keep_frames_on_failure
+                and self.frame > self.frame_start):
+            self.abort()
+            if isinstance(error, SolverStopped):
+                return SolverStopped(f"{error}. Nothing was baked: the scene is as it was (Keep Frames on "
+                                     "Failure in the scene's SimBake settings keeps the frames before)")
+            return error
+        self.frame_end = self.frame
+        for job in self.jobs:
+            job.output.end_early()
+        try:
+            self.finish()
+        except BaseException as finish_error:
+            self.abort()
+            return finish_error
+        self.props.last_bake_message = f"Baked frames {self.frame_start}-{self.frame_end} only: {error}"
+        return SolverStopped(f"{error}. Frames {self.frame_start}-{self.frame_end} were baked and kept")
 
     # --- the phases --------------------------------------------------------------------
 
@@ -152,6 +175,7 @@ class Bake:
             native.load()
         except (SettingsError, native.LibraryUnavailable) as error:
             raise BakeError(str(error)) from error
+        self.estimate = self._check_budget()
         for job in self.jobs:
             if job.obj.data.users > 1 and self.props.cloth_output == "SHAPE_KEYS":
                 raise BakeError(f"{job.obj.name}: its mesh is shared by {job.obj.data.users} users; "
@@ -184,10 +208,9 @@ class Bake:
         """Any thread: the solver's work for the frame prepare_frame set up (no bpy here)."""
         try:
             self._world.step_to(self._now)
-        except native.NativeError as error:
-            name, message = _object_for_error(str(error), self.cloth_names)
-            where = f" (object '{name}')" if name else ""
-            raise BakeError(f"SimBake stopped at frame {self.frame + 1}{where}: {message}") from error
+        except native.SolverFailure as error:
+            raise SolverStopped(failures.describe(error.failure, self.frame + 1, self.cloth_names,
+                                                  self.body_names, str(error))) from error
 
     def collect_frame(self):
         """Main thread: keeps the frame's result."""
@@ -228,6 +251,34 @@ class Bake:
             finally:
                 self.scene.frame_set(self._original_frame)
 
+    def _check_budget(self):
+        """Tells what the bake will need before anything is read or allocated, and refuses a
+        bake that cannot fit in memory or on the cache's disk."""
+        cloths = []
+        for job in self.jobs:
+            mesh, obj = job.obj.data, job.obj
+            corners = array("i", bytes(4 * len(mesh.polygons)))
+            mesh.polygons.foreach_get("loop_total", corners)
+            areas = array("f", bytes(4 * len(mesh.polygons)))
+            mesh.polygons.foreach_get("area", areas)
+            scale = obj.matrix_world.to_scale()
+            area = sum(areas) * abs(scale[0] * scale[1] * scale[2]) ** (2.0 / 3.0)
+            triangles = sum(corners) - 2 * len(corners)
+            edge = budget.typical_edge_length(area, triangles)
+            with _named_errors(obj):
+                material = settings.cloth_material(obj, len(mesh.vertices), lambda: (area, edge))
+            cloths.append(budget.ClothSize(len(mesh.vertices), bool(material["self_collision"]),
+                                           material["thickness"], edge))
+        collider_vertices = sum(len(getattr(c.obj.data, "vertices", ())) for c in self.colliders)
+        needed = budget.estimate(cloths, collider_vertices, self.total_frames + 1, self.props.cloth_output)
+        print(f"SimBake: this bake needs {needed.describe()}", flush=True)
+        folder = cache_directory(self.props) if needed.cache else None
+        try:
+            budget.check(needed, budget.available_memory(), budget.free_disk(folder) if folder else None, folder)
+        except ValueError as error:
+            raise BakeError(f"SimBake cannot start: {error}") from error
+        return needed
+
     def _time(self, frame):
         return settings.frame_time(frame, self.frame_start, self._fps, self._fps_base)
 
@@ -250,6 +301,8 @@ class Bake:
                     rigid_bake.add_cloth_collider(world, job, self.warnings)
         for obstacle in self.obstacles:
             self._add_rigid(rigid_bake.add_obstacle, world, obstacle, depsgraph)
+        self.cloth_names = {job.cloth_id: job.obj.name for job in self.jobs}
+        self.body_names = {job.body_id: job.obj.name for job in self.rigid_jobs + self.obstacles}
         self._follow = any(job.animated for job in self.jobs + self.colliders + self.rigid_jobs + self.obstacles)
 
     def _follow_animation(self, world, now, depsgraph):

@@ -3,6 +3,8 @@
 import os
 import time
 
+from . import pc2
+
 OUTPUT_NAMES = {"MESH_CACHE": "mesh cache", "SHAPE_KEYS": "shape keys", "KEYFRAMES": "keyframes"}
 
 
@@ -24,6 +26,18 @@ def cache_size(record):
         return None
 
 
+def cache_damage(record):
+    """What is wrong with a cache file that is there but not whole (cut short, overwritten),
+    or None."""
+    try:
+        pc2.read_header(record["cache_file"])
+    except pc2.PC2Error as error:
+        return str(error)
+    except (KeyError, OSError):
+        return None
+    return None
+
+
 def describe(record):
     """Lines for the panel: frames and output, cache size, when and how long."""
     first, last = record["frames"]
@@ -32,6 +46,8 @@ def describe(record):
     size = cache_size(record)
     if size is None:
         lines.append(f"Cache file missing: {record.get('cache_file', '?')}; bake again")
+    elif size and cache_damage(record):
+        lines.append(f"Cache file damaged: {cache_damage(record)}; bake again")
     elif size:
         lines.append(f"Cache {human_size(size)}: {os.path.basename(record['cache_file'])}")
     seconds = record.get("seconds")

@@ -10,12 +10,14 @@ import os
 from array import array
 
 # The add-on works with library versions of this major.minor.
-REQUIRED_VERSION = (0, 4)
+REQUIRED_VERSION = (0, 5)
 LIBRARY_NAME = "libsimbake.so"
 
 INTEGRATORS = {"IMPLICIT_EULER": 0, "EXPLICIT_EULER": 1, "MIDPOINT": 2, "RK4": 3}
 BODY_TYPES = {"DYNAMIC": 0, "KINEMATIC": 1, "STATIC": 2}
 SHAPES = {"SPHERE": 0, "BOX": 1, "CONVEX_HULL": 2, "MESH": 3}
+FAILURE_KINDS = {0: "NONE", 1: "CG", 2: "STRAIN", 3: "NOT_FINITE", 4: "SPEED", 5: "OUT_OF_MEMORY"}
+OBJECT_KINDS = {0: None, 1: "CLOTH", 2: "BODY"}
 
 
 class NativeError(RuntimeError):
@@ -24,6 +26,15 @@ class NativeError(RuntimeError):
     def __init__(self, code, message):
         super().__init__(message)
         self.code = code
+
+
+class SolverFailure(NativeError):
+    """sb_world_step_to failed: `failure` is the library's sb_failure as a dict (kind and
+    object_kind by name)."""
+
+    def __init__(self, code, message, failure):
+        super().__init__(code, message)
+        self.failure = failure
 
 
 class LibraryUnavailable(RuntimeError):
@@ -44,6 +55,7 @@ class WorldDef(ctypes.Structure):
         ("rigid_max_step", ctypes.c_double),
         ("rigid_iterations", ctypes.c_int32),
         ("contact_margin", ctypes.c_double),
+        ("max_speed", ctypes.c_double),
     ]
 
 
@@ -142,6 +154,20 @@ class WorldStats(ctypes.Structure):
     ]
 
 
+class Failure(ctypes.Structure):
+    _fields_ = [
+        ("kind", ctypes.c_int32),
+        ("object_kind", ctypes.c_int32),
+        ("object", ctypes.c_int32),
+        ("cg_iterations", ctypes.c_int32),
+        ("time", ctypes.c_double),
+        ("step", ctypes.c_double),
+        ("cg_residual", ctypes.c_double),
+        ("strain_change", ctypes.c_double),
+        ("speed", ctypes.c_double),
+    ]
+
+
 _P = ctypes.POINTER
 _SIGNATURES = {
     "sb_version": (ctypes.c_int32, []),
@@ -170,6 +196,7 @@ _SIGNATURES = {
     "sb_world_step_to": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_double]),
     "sb_world_get_time": (ctypes.c_double, [ctypes.c_void_p]),
     "sb_world_get_stats": (ctypes.c_int, [ctypes.c_void_p, _P(WorldStats)]),
+    "sb_world_get_failure": (ctypes.c_int, [ctypes.c_void_p, _P(Failure)]),
     "sb_cloth_get_positions": (
         ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_transform_points": (
@@ -433,7 +460,20 @@ class World:
                                                   _ptr(positions, ctypes.c_double), len(positions) // 3))
 
     def step_to(self, time):
-        _check(self._lib.sb_world_step_to(self._handle, float(time)))
+        """Raises SolverFailure (with what went wrong, and where) if the solver gives up."""
+        try:
+            _check(self._lib.sb_world_step_to(self._handle, float(time)))
+        except NativeError as error:
+            raise SolverFailure(error.code, str(error), self.failure()) from None
+
+    def failure(self):
+        """What went wrong in the last step_to: sb_failure as a dict."""
+        failure = Failure()
+        _check(self._lib.sb_world_get_failure(self._handle, ctypes.byref(failure)))
+        out = {name: getattr(failure, name) for name, _ in Failure._fields_}
+        out["kind"] = FAILURE_KINDS.get(out["kind"], "UNKNOWN")
+        out["object_kind"] = OBJECT_KINDS.get(out["object_kind"])
+        return out
 
     @property
     def time(self):

@@ -95,7 +95,8 @@ class SIMBAKE_OT_bake(bpy.types.Operator):
         wm.simbake_baking = True
         wm.simbake_progress = 0.0
         wm.progress_begin(0, max(1, self._job.total_frames))
-        self._show_status(context, f"SimBake: starting frames {self._job.frame_start}-{self._job.frame_end}")
+        self._show_status(context, f"SimBake: starting frames {self._job.frame_start}-{self._job.frame_end}, "
+                                   f"{self._job.estimate.describe()}")
         try:
             self._job.prepare_frame()
             self._worker.start(self._job.solve_frame)
@@ -138,8 +139,9 @@ class SIMBAKE_OT_bake(bpy.types.Operator):
         return {"RUNNING_MODAL"}
 
     def _stop(self, context, error):
-        """Ends a bake that failed or was cancelled: the scene goes back as it was."""
-        self._job.abort()
+        """Ends a bake that failed or was cancelled: the scene goes back as it was (or keeps the
+        frames before a solver failure, if the scene's settings say so)."""
+        error = self._job.end_failed(error)
         self._end(context)
         self._report_failure(error)
         return {"CANCELLED"}

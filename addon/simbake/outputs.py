@@ -48,6 +48,10 @@ class MeshCacheOutput:
     def add_frame(self, local_positions):
         self.writer.write(local_positions)
 
+    def end_early(self):
+        """The bake stops here: the cache holds the frames written so far."""
+        self.writer.end_early()
+
     def abort(self):
         self.writer.abort()
 
@@ -81,6 +85,9 @@ class ShapeKeyOutput:
 
     def add_frame(self, local_positions):
         self.frames.append(local_positions)
+
+    def end_early(self):
+        pass  # applying keys the frames it has
 
     def abort(self):
         self.frames = []

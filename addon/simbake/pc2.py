@@ -27,6 +27,7 @@ class PC2Writer:
         self.point_count = point_count
         self.sample_count = sample_count
         self.written = 0
+        self.start_frame, self.sample_rate = float(start_frame), float(sample_rate)
         self._temp = path + ".partial"
         folder = os.path.dirname(os.path.abspath(path))
         self._created_folder = None if os.path.isdir(folder) else folder
@@ -46,6 +47,14 @@ class PC2Writer:
                 positions.byteswap()
         positions.tofile(self._file)
         self.written += 1
+
+    def end_early(self):
+        """Fewer samples than announced: the header is rewritten to the number written."""
+        self.sample_count = self.written
+        self._file.seek(0)
+        self._file.write(HEADER.pack(MAGIC, 1, self.point_count, self.start_frame, self.sample_rate,
+                                     self.written))
+        self._file.seek(0, os.SEEK_END)
 
     def finish(self):
         if self.written != self.sample_count:

@@ -78,6 +78,10 @@ class SimBakeSceneSettings(bpy.types.PropertyGroup):
         name="Cloth Output", default="MESH_CACHE",
         items=[("MESH_CACHE", "Mesh Cache", "A PC2 file and a Mesh Cache modifier named SimBake"),
                ("SHAPE_KEYS", "Shape Keys", "One animated shape key per frame, stored in the .blend")])
+    keep_frames_on_failure: BoolProperty(
+        name="Keep Frames on Failure", default=False,
+        description="When the solver gives up at a frame, bake the frames simulated before it; "
+                    "otherwise the scene is left as it was")
     last_bake_seconds: FloatProperty(options={"HIDDEN"})
     last_bake_message: StringProperty(options={"HIDDEN"})
 

@@ -152,10 +152,17 @@ def frame_time(frame, frame_start, fps, fps_base=1.0):
     return (frame - frame_start) * fps_base / fps
 
 
+# Blender's last frame (MAXFRAME): a scene cannot be set to a frame after it.
+LAST_FRAME = 1048574
+
+
 def check_frame_range(frame_start, frame_end):
     if frame_end <= frame_start:
         raise SettingsError(f"frame range {frame_start}-{frame_end} is empty: the end frame must "
                             "come after the start frame")
+    if frame_end > LAST_FRAME:
+        raise SettingsError(f"frame range {frame_start}-{frame_end} ends after frame {LAST_FRAME}, "
+                            "Blender's last frame")
 
 
 def world_settings(scene_props, fps, fps_base, scene_gravity, use_gravity):

@@ -216,6 +216,7 @@ class SIMBAKE_PT_scene_output(ScenePanel, bpy.types.Panel):
         props = context.scene.simbake
         layout.prop(props, "cloth_output")
         layout.prop(props, "cache_dir")
+        layout.prop(props, "keep_frames_on_failure")
 
 
 class SIMBAKE_PT_scene_bake(ScenePanel, bpy.types.Panel):

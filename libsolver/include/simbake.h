@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define SB_VERSION_MAJOR 0
-#define SB_VERSION_MINOR 4
+#define SB_VERSION_MINOR 5
 #define SB_VERSION_PATCH 0
 /* The add-on refuses a library whose sb_version() differs in major or minor. */
 #define SB_VERSION (SB_VERSION_MAJOR * 10000 + SB_VERSION_MINOR * 100 + SB_VERSION_PATCH)
@@ -80,6 +80,8 @@ typedef struct sb_world_def {
     double rigid_max_step;      /* largest step of rigid bodies, s (default 1/240) */
     int32_t rigid_iterations;   /* Gauss-Seidel sweeps for contact groups not pivoted (10) */
     double contact_margin;      /* rigid contacts are tracked this far apart, m (0.005) */
+    double max_speed;           /* m/s: a cloth vertex or body faster than this means the energy
+                                   blew up; the step is retried smaller, then fails (1000) */
 } sb_world_def;
 
 /* A cloth: a triangle mesh in its rest shape, in world space. */
@@ -170,6 +172,35 @@ typedef struct sb_world_stats {
     int64_t impact_zones;       /* collisions resolved by rigid impact zones (the failsafe) */
 } sb_world_stats;
 
+/* Why the last sb_world_step_to failed, for callers that explain it in their own words
+ * (sb_last_error() has the library's). */
+typedef enum sb_failure_kind {
+    SB_FAILURE_NONE = 0,        /* the last step_to succeeded */
+    SB_FAILURE_CG = 1,          /* the conjugate gradient stayed far from its tolerance */
+    SB_FAILURE_STRAIN = 2,      /* even the smallest step stretched triangles too far */
+    SB_FAILURE_NOT_FINITE = 3,  /* NaN or Inf in the state */
+    SB_FAILURE_SPEED = 4,       /* faster than max_speed: the energy blew up */
+    SB_FAILURE_OUT_OF_MEMORY = 5
+} sb_failure_kind;
+
+typedef enum sb_object_kind {
+    SB_OBJECT_NONE = 0,
+    SB_OBJECT_CLOTH = 1,
+    SB_OBJECT_BODY = 2
+} sb_object_kind;
+
+typedef struct sb_failure {
+    int32_t kind;               /* sb_failure_kind */
+    int32_t object_kind;        /* sb_object_kind of the object in trouble */
+    int32_t object;             /* its cloth or body id */
+    int32_t cg_iterations;      /* of the last try */
+    double time;                /* s: the step that failed started here (the world is there) */
+    double step;                /* s: size of the last step tried */
+    double cg_residual;         /* relative, of the last try */
+    double strain_change;       /* largest change of a triangle's stretch in the last try */
+    double speed;               /* m/s: fastest vertex or body in the last try */
+} sb_failure;
+
 SB_API sb_world_def sb_default_world_def(void);
 SB_API sb_cloth_def sb_default_cloth_def(void);
 SB_API sb_collider_def sb_default_collider_def(void);
@@ -222,6 +253,8 @@ SB_API sb_result sb_mass_properties(const double *vertices, int32_t vertex_count
 /* Advances the world to `time` (>= now) with as many internal steps as needed. */
 SB_API sb_result sb_world_step_to(sb_world *world, double time);
 SB_API double sb_world_get_time(const sb_world *world);
+/* What went wrong in the last sb_world_step_to (kind SB_FAILURE_NONE if it succeeded). */
+SB_API sb_result sb_world_get_failure(const sb_world *world, sb_failure *out_failure);
 SB_API sb_result sb_world_get_stats(const sb_world *world, sb_world_stats *out_stats);
 
 /* Copies vertex_count x 3 values into `out` (vertex_count must match the cloth). */

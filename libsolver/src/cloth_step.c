@@ -30,6 +30,15 @@ static double max_strain_change(const cloth *c, const double *x0, const double *
     return worst;
 }
 
+/* Speed of the fastest vertex the solve moves (pinned ones go where they are told). */
+static double max_free_speed(const cloth *c, const double *v)
+{
+    double worst2 = 0.0;
+    for (int32_t i = 0; i < c->vertex_count; i++)
+        if (c->filter_kind[i] != FILTER_FIXED) worst2 = fmax(worst2, v3_len2(v3_load(&v[3 * (size_t)i])));
+    return sqrt(worst2);
+}
+
 /* Implicit Euler (notes, Implicit Methods eq. 4-5) with one change to the position update:
  *     v1 = v0 + Δv,   x1 = x0 + h v1 - c.
  * In free directions c = ½ h² ā, with ā = Δv/h of the previous accepted step (gravity before
@@ -110,6 +119,8 @@ step_outcome cloth_implicit_step(cloth *c, double t, double h, const implicit_pa
     /* Accept a CG that stopped at its iteration cap close to the tolerance; a residual
      * this large means the system was too stiff for the step. */
     if (!cg.converged && cg.relative_residual > 1e-2) return STEP_CG_FAILED;
+    report->max_speed = max_free_speed(c, c->v_new);
+    if (report->max_speed > params->max_speed) return STEP_TOO_FAST;
     report->max_strain_change = max_strain_change(c, c->x, c->x_new);
     if (report->max_strain_change > params->max_strain_change) return STEP_TOO_MUCH_STRAIN;
     return STEP_ACCEPTED;

@@ -10,19 +10,22 @@ typedef struct implicit_params {
     double cg_tolerance;
     int32_t cg_max_iterations;
     double max_strain_change;
+    double max_speed;          /* a free vertex faster than this: the energy blew up */
 } implicit_params;
 
 typedef enum step_outcome {
     STEP_ACCEPTED = 0,
     STEP_TOO_MUCH_STRAIN,  /* some triangle's stretch changed more than allowed */
     STEP_CG_FAILED,        /* the linear solve did not get anywhere near the tolerance */
-    STEP_NOT_FINITE        /* NaN or Inf in the new state */
+    STEP_NOT_FINITE,       /* NaN or Inf in the new state */
+    STEP_TOO_FAST          /* a free vertex faster than max_speed */
 } step_outcome;
 
 typedef struct step_report {
     int32_t cg_iterations;
     double cg_residual;
     double max_strain_change;
+    double max_speed;          /* of a free vertex */
 } step_report;
 
 /* Fills c->system, c->rhs, c->z (pinned Δv) and c->correction for a step t -> t + h. */

@@ -522,13 +522,26 @@ sb_result rigid_advance(sb_world *w, double t, double h)
     for (int32_t k = 0; k < substeps; k++)
         if (!substep(w, s, t + k * hs, hs)) {
             rollback(w, s);
+            w->failure = (sb_failure){.kind = SB_FAILURE_OUT_OF_MEMORY, .time = t};
             return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory in the rigid-body step at t = %g s", t + k * hs);
         }
     for (int32_t i = 0; i < w->body_count; i++) {
         const rigid_body *b = w->bodies[i];
         if (!v3_isfinite(b->x) || !v3_isfinite(b->P) || !v3_isfinite(b->L) || !isfinite(b->q.w)) {
             rollback(w, s);
-            return error_set(SB_ERROR_SOLVER, "body %d: its motion became non-finite at t = %g s", (int)i, t + h);
+            w->failure = (sb_failure){.kind = SB_FAILURE_NOT_FINITE, .object_kind = SB_OBJECT_BODY, .object = i,
+                                      .time = t, .step = h};
+            return error_set(SB_ERROR_SOLVER, "body %d: its motion became non-finite at t = %g s; check the "
+                             "body's mass, size and velocities for extreme values", (int)i, t + h);
+        }
+        double speed = v3_len(b->P) * b->inv_mass;
+        if (speed > w->def.max_speed) {
+            rollback(w, s);
+            w->failure = (sb_failure){.kind = SB_FAILURE_SPEED, .object_kind = SB_OBJECT_BODY, .object = i,
+                                      .time = t, .step = h, .speed = speed};
+            return error_set(SB_ERROR_SOLVER, "body %d: its speed reached %.3g m/s, above max_speed (%g m/s), "
+                             "at t = %g s: the energy blew up; check its initial velocity and the animated "
+                             "objects that push it", (int)i, speed, w->def.max_speed, t + h);
         }
     }
     return SB_OK;

@@ -23,6 +23,7 @@ SB_API sb_world_def sb_default_world_def(void)
         .rigid_max_step = 1.0 / 240.0,
         .rigid_iterations = 10,
         .contact_margin = 0.005,
+        .max_speed = 1000.0,
     };
 }
 
@@ -89,6 +90,8 @@ static sb_result validate_world_def(const sb_world_def *d)
     if (!(d->contact_margin >= 0.0) || !isfinite(d->contact_margin))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "contact_margin must be zero or positive, got %g",
                          d->contact_margin);
+    if (!(d->max_speed > 0.0))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "max_speed must be positive, got %g", d->max_speed);
     return SB_OK;
 }
 
@@ -410,7 +413,15 @@ SB_API sb_result sb_world_step_to(sb_world *world, double time)
         return error_set(SB_ERROR_INVALID_ARGUMENT,
                          "cannot step to time %g: it must be finite and not before now (%g)",
                          time, world->time);
+    world->failure = (sb_failure){.object_kind = SB_OBJECT_NONE};
     return world_step_to(world, time);
+}
+
+SB_API sb_result sb_world_get_failure(const sb_world *world, sb_failure *out_failure)
+{
+    if (!world || !out_failure) return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_failure is NULL");
+    *out_failure = world->failure;
+    return SB_OK;
 }
 
 SB_API double sb_world_get_time(const sb_world *world) { return world ? world->time : 0.0; }

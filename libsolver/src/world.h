@@ -24,6 +24,7 @@ struct sb_world {
     int32_t body_count, body_capacity;
     rigid_scratch *rigid;
     sb_world_stats stats;
+    sb_failure failure;      /* of the last sb_world_step_to */
 };
 
 /* Advances every cloth to `time` (implemented in world_step.c). */

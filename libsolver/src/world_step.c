@@ -17,8 +17,38 @@ static const char *outcome_reason(step_outcome o)
     case STEP_TOO_MUCH_STRAIN: return "triangles stretched by more than max_strain_change";
     case STEP_CG_FAILED: return "the conjugate gradient did not converge";
     case STEP_NOT_FINITE: return "the state became non-finite";
+    case STEP_TOO_FAST: return "a vertex moved faster than max_speed: the energy blew up";
     default: return "accepted";
     }
+}
+
+static const char *outcome_advice(step_outcome o)
+{
+    switch (o) {
+    case STEP_TOO_MUCH_STRAIN:
+        return "something pulls the cloth apart faster than it can stretch: check the motion of pins and "
+               "colliders, lower the stiffness, or raise max_strain_change";
+    case STEP_CG_FAILED: return "lower the stiffness, raise cg_max_iterations or lower max_step";
+    case STEP_TOO_FAST:
+        return "lower the stiffness or friction, lower max_step, or check pins and colliders that jump";
+    default: return "check the mesh and the settings for extreme values";
+    }
+}
+
+static sb_failure_kind failure_kind(step_outcome o)
+{
+    switch (o) {
+    case STEP_TOO_MUCH_STRAIN: return SB_FAILURE_STRAIN;
+    case STEP_CG_FAILED: return SB_FAILURE_CG;
+    case STEP_TOO_FAST: return SB_FAILURE_SPEED;
+    default: return SB_FAILURE_NOT_FINITE;
+    }
+}
+
+static sb_result out_of_memory(sb_world *w, const char *what)
+{
+    w->failure = (sb_failure){.kind = SB_FAILURE_OUT_OF_MEMORY, .time = w->time};
+    return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory %s at t = %g s", what, w->time);
 }
 
 /* Next step: the preferred one, stretched by up to 1% to land exactly on `end`. */
@@ -36,6 +66,7 @@ static sb_result step_implicit(sb_world *w, double end)
         .cg_tolerance = w->def.cg_tolerance,
         .cg_max_iterations = w->def.cg_max_iterations,
         .max_strain_change = w->def.max_strain_change,
+        .max_speed = w->def.max_speed,
     };
     while (w->time < end) {
         bool lands;
@@ -48,7 +79,7 @@ static sb_result step_implicit(sb_world *w, double end)
         for (int32_t i = 0; i < w->collider_count; i++)
             if (!collider_prepare_step(w->colliders[i], w->time, h)) {
                 rigid_undo_advance(w);
-                return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory preparing collider %d", (int)i);
+                return out_of_memory(w, "preparing a collider");
             }
         int32_t contacts = 0;
         for (int32_t i = 0; i < w->cloth_count; i++)
@@ -69,7 +100,7 @@ static sb_result step_implicit(sb_world *w, double end)
             if (!collisions_resolve(&w->collision, w->cloths, w->cloth_count, w->colliders, w->collider_count,
                                     h, &collisions)) {
                 rigid_undo_advance(w);
-                return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory resolving collisions at t = %g s", w->time);
+                return out_of_memory(w, "resolving collisions");
             }
             w->stats.collisions += collisions.impulses;
             w->stats.impact_zones += collisions.zone_rounds > 0;
@@ -92,12 +123,16 @@ static sb_result step_implicit(sb_world *w, double end)
         w->preferred_step = 0.5 * h;
         if (w->preferred_step < w->def.min_step) {
             w->preferred_step = w->def.max_step;
+            w->failure = (sb_failure){.kind = failure_kind(outcome), .object_kind = SB_OBJECT_CLOTH,
+                                      .object = failed, .cg_iterations = report.cg_iterations,
+                                      .time = w->time, .step = h, .cg_residual = report.cg_residual,
+                                      .strain_change = report.max_strain_change, .speed = report.max_speed};
             return error_set(SB_ERROR_SOLVER,
                              "cloth %d: no step of %g s or more works at t = %.6g s: %s "
-                             "(strain change %.3g, CG residual %.3g after %d iterations); "
-                             "lower the stiffness, raise the substeps or check the mesh",
+                             "(strain change %.3g, CG residual %.3g after %d iterations, speed %.3g m/s); %s",
                              (int)failed, w->def.min_step, w->time, outcome_reason(outcome),
-                             report.max_strain_change, report.cg_residual, (int)report.cg_iterations);
+                             report.max_strain_change, report.cg_residual, (int)report.cg_iterations,
+                             report.max_speed, outcome_advice(outcome));
         }
     }
     return SB_OK;
@@ -183,6 +218,7 @@ static sb_result step_explicit(sb_world *w, double end)
         w->preferred_step = h * fmax(fmin(factor, 0.5), 0.1);
         if (w->preferred_step < w->def.min_step) {
             w->preferred_step = w->def.max_step;
+            w->failure = (sb_failure){.kind = SB_FAILURE_NOT_FINITE, .time = w->time, .step = h};
             result = error_set(SB_ERROR_SOLVER,
                                "explicit integrator: error %.3g above error_tolerance %g even with a "
                                "step of %g s at t = %.6g s; the cloth is too stiff for an explicit "

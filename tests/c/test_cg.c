@@ -36,7 +36,7 @@ static cloth *hanging_cloth_with_system(void)
         c->x[3 * i + 2] += 0.02 * sin(7.0 * c->x[3 * i]) + rng_uniform(&rng, -0.005, 0.005);
         for (int a = 0; a < 3; a++) c->v[3 * i + a] = rng_uniform(&rng, -0.3, 0.3);
     }
-    implicit_params params = {{0, 0, -9.81}, 1e-12, 10000, 1.0};
+    implicit_params params = {{0, 0, -9.81}, 1e-12, 10000, 1.0, INFINITY};
     cloth_build_system(c, 0.0, 1.0 / 24.0, &params);
     return c;
 }

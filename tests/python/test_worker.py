@@ -5,8 +5,9 @@ import tempfile
 import threading
 import time
 import unittest
+from array import array
 
-from simbake import bake_state, worker
+from simbake import bake_state, pc2, worker
 
 
 class WorkerTest(unittest.TestCase):
@@ -50,8 +51,10 @@ class BakeStateTest(unittest.TestCase):
     def test_a_mesh_cache_bake_shows_frames_size_and_time(self):
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "Cloth.pc2")
-            with open(path, "wb") as f:
-                f.write(bytes(3 * 1024 * 1024 // 2))
+            with pc2.PC2Writer(path, 2730, 48) as writer:  # 1.5 MB
+                for _ in range(48):
+                    writer.write(array("f", bytes(12 * 2730)))
+                writer.finish()
             record = {"output": "MESH_CACHE", "cache_file": path, "frames": [1, 48], "seconds": 12.34,
                       "baked_at": 0.0}
             lines = bake_state.describe(record)
@@ -62,6 +65,18 @@ class BakeStateTest(unittest.TestCase):
     def test_a_missing_cache_file_is_pointed_out(self):
         record = {"output": "MESH_CACHE", "cache_file": "/nonexistent/Cloth.pc2", "frames": [1, 2]}
         self.assertIn("Cache file missing", bake_state.describe(record)[1])
+
+    def test_a_cache_cut_short_after_the_bake_is_pointed_out(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "Cloth.pc2")
+            with pc2.PC2Writer(path, 10, 4) as writer:
+                for _ in range(4):
+                    writer.write(array("f", bytes(120)))
+                writer.finish()
+            with open(path, "r+b") as f:
+                f.truncate(200)
+            lines = bake_state.describe({"output": "MESH_CACHE", "cache_file": path, "frames": [1, 4]})
+        self.assertTrue(lines[1].startswith("Cache file damaged: ") and "expected 512" in lines[1], lines[1])
 
     def test_keyframes_live_in_the_blend(self):
         lines = bake_state.describe({"output": "KEYFRAMES", "frames": [5, 9], "seconds": 1.0, "baked_at": 0.0})
