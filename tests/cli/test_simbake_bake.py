@@ -70,6 +70,36 @@ class SimbakeBake(unittest.TestCase):
         # progress: one line per simulated frame
         self.assertEqual(done.stdout.count("SimBake: frame "), frames_baked)
 
+    def test_the_same_scene_bakes_bit_identically_twice(self):
+        """Two Blender processes, the same .blend (cloth with self collision, colliders and
+        rigid bodies), the same thread count: the same bytes in the cache and the same keys."""
+        results = []
+        for run_index in (1, 2):
+            out = self.path(f"twice{run_index}")
+            done = run(BAKE, os.path.join(REPO, "sample_blends", "tablecloth.blend"), "-o", f"{out}/scene.blend",
+                       "--frames", "1-16", "--json", f"{out}/report.json", env=dict(os.environ, OMP_NUM_THREADS="2"))
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            with open(f"{out}/report.json") as f:
+                report = json.load(f)
+            caches = sorted(e["cache_file"] for e in report["objects"] if e["output"] == "MESH_CACHE")
+            self.assertTrue(caches, "the scene bakes a cloth")
+            cache_bytes = [open(path, "rb").read() for path in caches]
+            keys = run(BLENDER, "-b", f"{out}/scene.blend", "--python-exit-code", "1", "--python-expr",
+                       "import bpy, hashlib, array\n"
+                       "h = hashlib.sha256()\n"
+                       "for a in sorted(bpy.data.actions, key=lambda a: a.name):\n"
+                       "    for c in a.fcurves:\n"
+                       "        v = array.array('f', bytes(8 * len(c.keyframe_points)))\n"
+                       "        c.keyframe_points.foreach_get('co', v)\n"
+                       "        h.update(a.name.encode() + c.data_path.encode() + v.tobytes())\n"
+                       "print('KEYS', h.hexdigest())\n")
+            self.assertEqual(keys.returncode, 0, keys.stderr)
+            digest = next(line for line in keys.stdout.splitlines() if line.startswith("KEYS "))
+            results.append((cache_bytes, digest))
+        self.assertEqual(results[0][1], results[1][1], "rigid body keys differ between two bakes")
+        for first, second in zip(results[0][0], results[1][0]):
+            self.assertEqual(first, second, "cloth caches differ between two bakes")
+
     def test_a_missing_file_is_named(self):
         missing = self.path("nowhere.blend")
         report = self.path("missing.json")
