@@ -351,10 +351,17 @@ SB_API sb_result sb_mass_properties(const double *vertices, int32_t vertex_count
     mass_properties mp;
     if (!mesh_mass_properties(vertices, vertex_count, triangles, triangle_count, &mp))
         return error_set(SB_ERROR_INVALID_MESH, "the mesh encloses no volume");
-    *out_mass = density * mp.volume;
-    v3_store(out_center, mp.center);
+    double mass = density * mp.volume, inertia[9];
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) out_inertia[3 * i + j] = density * mp.inertia.m[i][j];
+        for (int j = 0; j < 3; j++) inertia[3 * i + j] = density * mp.inertia.m[i][j];
+    bool finite = isfinite(mass) && v3_isfinite(mp.center);
+    for (int k = 0; k < 9; k++) finite = finite && isfinite(inertia[k]);
+    if (!finite)
+        return error_set(SB_ERROR_INVALID_MESH, "the mass properties overflow: the mesh or the density is too "
+                         "large (mass %g kg)", mass);
+    *out_mass = mass;
+    v3_store(out_center, mp.center);
+    memcpy(out_inertia, inertia, sizeof inertia);
     return SB_OK;
 }
 
@@ -400,7 +407,7 @@ SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, int32_t id, double ti
         double vel[3];
         cloth_pin_state(c, p, world->time, &c->pin_from[3 * (size_t)p], vel);
     }
-    memcpy(c->pin_to, positions, 3 * (size_t)pin_count * sizeof *positions);
+    if (pin_count > 0) memcpy(c->pin_to, positions, 3 * (size_t)pin_count * sizeof *positions);
     c->pin_time_from = world->time;
     c->pin_time_to = time;
     return SB_OK;

@@ -1,0 +1,154 @@
+/* Fuzz target: rigid bodies of every shape and type, kinematic targets, a collider carried
+ * by a body, a few steps, then the read-back entry points with hostile ids and counts.
+ *
+ * Input: world def (fuzz_read_world_def) | body count (<= 6) | per body: type, shape, mesh
+ * (<= 32 vertices, <= 48 triangles), centre, radius, half extents, rotation, mass,
+ * friction, restitution, velocities, dampings, definition lie byte | collider flag [+ mesh,
+ * followed body] | step count (<= 3) and per step: target body, time, matrix, length |
+ * read-back counts. Everything past the end of the input takes its default. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "fuzz_common.h"
+
+enum { MAX_BODIES = 6, MAX_BODY_VERTICES = 32, MAX_BODY_TRIANGLES = 48, MAX_STEPS = 3 };
+
+static const double MAX_STEP_LENGTH = 0.05;
+
+/* Reads one body and adds it; the mesh is only borrowed by the call. */
+static void add_body(fuzz_input *in, sb_world *world)
+{
+    sb_body_def d = sb_default_body_def();
+    d.type = fuzz_choice(in, 3);
+    d.shape = fuzz_choice(in, 4);
+    fuzz_mesh mesh = fuzz_read_mesh(in, MAX_BODY_VERTICES, MAX_BODY_TRIANGLES);
+    d.vertex_count = mesh.vertex_count;
+    d.vertices = mesh.positions;
+    d.triangle_count = mesh.triangle_count;
+    d.triangles = mesh.triangles;
+    fuzz_doubles(in, d.center, 3, 0.0);
+    d.radius = fuzz_double(in, 0.5);
+    fuzz_doubles(in, d.half_extents, 3, 0.5);
+    for (int k = 0; k < 4; k++) d.rotation[k] = fuzz_double(in, d.rotation[k]);
+    d.mass = fuzz_double(in, d.mass);
+    d.friction = fuzz_double(in, d.friction);
+    d.restitution = fuzz_double(in, d.restitution);
+    fuzz_doubles(in, d.linear_velocity, 3, 0.0);
+    fuzz_doubles(in, d.angular_velocity, 3, 0.0);
+    d.linear_damping = fuzz_double(in, 0.0);
+    d.angular_damping = fuzz_double(in, 0.0);
+    /* counts that disagree with the arrays, but never claim more than they hold */
+    switch (fuzz_byte(in) % 8) {
+    case 1: d.vertex_count -= 1; break;
+    case 2: d.vertex_count = -1; break;
+    case 3: d.triangle_count = INT32_MIN; break;
+    case 4: d.vertices = NULL; break;
+    case 5: d.triangles = NULL; break;
+    default: break;
+    }
+    int32_t id = -1;
+    CHECKED(sb_world_add_body(world, &d, &id));
+    fuzz_mesh_free(&mesh);
+}
+
+static fuzz_mesh add_carried_collider(fuzz_input *in, sb_world *world, int32_t body_count)
+{
+    fuzz_mesh mesh = fuzz_read_mesh(in, MAX_BODY_VERTICES, MAX_BODY_TRIANGLES);
+    sb_collider_def d = sb_default_collider_def();
+    d.vertex_count = mesh.vertex_count;
+    d.positions = mesh.positions;
+    d.triangle_count = mesh.triangle_count;
+    d.triangles = mesh.triangles;
+    int32_t collider = -1;
+    CHECKED(sb_world_add_collider(world, &d, &collider));
+    int32_t body = fuzz_choice(in, body_count > 0 ? body_count : 1);
+    CHECKED(sb_collider_follow_body(world, collider, body));
+    CHECKED(sb_collider_follow_body(world, collider, body)); /* twice: refused */
+    if (mesh.vertex_count > 0) /* a carried collider cannot be moved by hand */
+        CHECKED(sb_collider_set_positions(world, collider, 1.0, mesh.positions, mesh.vertex_count));
+    return mesh;
+}
+
+static void step(fuzz_input *in, sb_world *world, int32_t body_count)
+{
+    double now = sb_world_get_time(world);
+    int32_t body = fuzz_choice(in, body_count > 0 ? body_count : 1);
+    double target_time = fuzz_double(in, now + 0.05);
+    double matrix[16];
+    fuzz_read_matrix(in, matrix);
+    CHECKED(sb_body_set_target(world, body, target_time, fuzz_bool(in) ? NULL : matrix));
+
+    double length = fuzz_bound_if_valid(fuzz_double(in, 1.0 / 60.0), 0.0, MAX_STEP_LENGTH);
+    fuzz_step_to(world, now + length);
+}
+
+static void read_back(fuzz_input *in, const sb_world *world, int32_t body_count)
+{
+    for (int32_t id = -1; id <= body_count; id++) {
+        sb_body_state state;
+        double transform[16];
+        if (CHECKED(sb_body_get_state(world, id, &state)) == SB_OK)
+            fuzz_require(state.mass >= 0.0 && state.contacts >= 0);
+        if (CHECKED(sb_body_get_transform(world, id, transform)) == SB_OK)
+            fuzz_require(transform[15] == 1.0);
+    }
+    double *transforms = fuzz_alloc(16 * ((size_t)body_count + 1) * sizeof *transforms);
+    CHECKED(sb_world_get_body_transforms(world, transforms, body_count));
+    CHECKED(sb_world_get_body_transforms(world, transforms, fuzz_wrong_count(in, body_count)));
+    free(transforms);
+}
+
+/* NULL pointers and unknown ids: cheap, so every input takes them. */
+static void misuse(sb_world *world, int32_t body_count)
+{
+    sb_body_def def = sb_default_body_def();
+    sb_body_state state;
+    double matrix[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    int32_t id;
+    CHECKED(sb_world_add_body(NULL, &def, &id));
+    CHECKED(sb_world_add_body(world, NULL, &id));
+    CHECKED(sb_world_add_body(world, &def, NULL));
+    CHECKED(sb_world_add_body(world, &def, &id)); /* a hull of no vertices */
+    CHECKED(sb_world_get_body_transforms(NULL, matrix, 0));
+    CHECKED(sb_world_get_body_transforms(world, NULL, body_count));
+    const int32_t bad_ids[] = {-1, INT32_MIN, INT32_MAX, body_count};
+    for (size_t i = 0; i < sizeof bad_ids / sizeof bad_ids[0]; i++) {
+        CHECKED(sb_body_get_state(world, bad_ids[i], &state));
+        CHECKED(sb_body_get_transform(world, bad_ids[i], matrix));
+        CHECKED(sb_body_set_target(world, bad_ids[i], 1e9, matrix));
+        CHECKED(sb_body_get_state(NULL, bad_ids[i], &state));
+    }
+    if (body_count > 0) {
+        CHECKED(sb_body_get_state(world, 0, NULL));
+        CHECKED(sb_body_get_transform(world, 0, NULL));
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_input in = fuzz_input_make(data, size);
+    sb_world_def raw = fuzz_read_world_def(&in);
+    fuzz_probe_world_def(&raw);
+    sb_world_def def = fuzz_bound_world_work(raw);
+    sb_world *world = NULL;
+    if (CHECKED(sb_world_create(&def, &world)) != SB_OK) return 0;
+
+    int32_t wanted = fuzz_count(&in, MAX_BODIES);
+    for (int32_t i = 0; i < wanted; i++) add_body(&in, world);
+    int32_t body_count = 0;
+    while (CHECKED(sb_body_get_state(world, body_count, &(sb_body_state){0})) == SB_OK) body_count++;
+    fuzz_require(body_count <= wanted);
+
+    fuzz_mesh collider_mesh = {0};
+    if (fuzz_bool(&in)) collider_mesh = add_carried_collider(&in, world, body_count);
+    int32_t steps = 1 + fuzz_count(&in, MAX_STEPS - 1);
+    for (int32_t i = 0; i < steps; i++) step(&in, world, body_count);
+    read_back(&in, world, body_count);
+    misuse(world, body_count);
+
+    sb_world_destroy(world);
+    fuzz_mesh_free(&collider_mesh);
+    return 0;
+}

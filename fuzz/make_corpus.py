@@ -1,0 +1,303 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus fuzz/corpus/<target>/ in the byte format of fuzz_input.h.
+
+Each seed is a small meaningful scene; the fuzzer mutates from there. Readers return
+defaults past the end of the input, so a seed stops as soon as the rest may be defaults.
+Run again after changing a decoder (it rewrites every seed)."""
+import math
+import pathlib
+import struct
+
+CORPUS = pathlib.Path(__file__).resolve().parent / "corpus"
+
+# --- the encoding of fuzz_input.h -------------------------------------------------------
+DEFAULT = b"\x00"
+NAN, INF, NEG_INF, ZERO, DBL_MAX, DBL_TRUE_MIN = b"\x02", b"\x03", b"\x04", b"\x05", b"\x07", b"\x0a"
+
+
+def num(value):
+    """A double in the shortest tag that holds it exactly."""
+    if math.isnan(value):
+        return NAN
+    if math.isinf(value):
+        return INF if value > 0 else NEG_INF
+    sixteenths = value * 16
+    if sixteenths == int(sixteenths) and -128 <= sixteenths <= 127:
+        return bytes([15, int(sixteenths) & 0xFF])
+    if abs(value) < 3e38 and struct.unpack("<f", struct.pack("<f", value))[0] == value:
+        return b"\x0e" + struct.pack("<f", value)
+    return b"\x01" + struct.pack("<d", value)
+
+
+def nums(values):
+    return b"".join(num(v) for v in values)
+
+
+def i32(value):
+    return bytes([value + 6]) if 0 <= value <= 249 else b"\x01" + struct.pack("<i", value)
+
+
+def byte(value):
+    return bytes([value])
+
+
+def mesh(points, triangles):
+    assert len(points) <= 252
+    return (byte(len(points)) + nums(c for p in points for c in p) + byte(len(triangles)) +
+            bytes(i for t in triangles for i in t))
+
+
+WORLD_FIELDS = ["gravity_x", "gravity_y", "gravity_z", "integrator", "max_step", "min_step",
+                "grow_after", "max_strain_change", "cg_tolerance", "cg_max_iterations",
+                "error_tolerance", "rigid_max_step", "rigid_iterations", "contact_margin",
+                "max_speed"]
+WORLD_INTS = {"integrator": byte, "grow_after": i32, "cg_max_iterations": i32, "rigid_iterations": i32}
+
+
+def world(**fields):
+    """World definition, defaults except the fields given (raw bytes or numbers)."""
+    out = b""
+    for name in WORLD_FIELDS:
+        value = fields.pop(name, None)
+        if value is None:
+            out += DEFAULT
+        elif isinstance(value, bytes):
+            out += value
+        else:
+            out += WORLD_INTS.get(name, num)(value)
+    assert not fields, fields
+    return out
+
+
+def identity_matrix():
+    return byte(0)
+
+
+def quaternion_matrix(q, t=(0, 0, 0)):
+    return byte(1) + nums(q) + nums(t)
+
+
+def scale_matrix(s, t=(0, 0, 0)):
+    return byte(2) + num(s) + nums(t)
+
+
+def raw_matrix(values):
+    return byte(3) + b"".join(v if isinstance(v, bytes) else num(v) for v in values)
+
+
+# --- shapes ------------------------------------------------------------------------------
+def grid(n, spacing=0.125, z=1.0):
+    points = [(i * spacing, j * spacing, z) for j in range(n) for i in range(n)]
+    triangles = []
+    for j in range(n - 1):
+        for i in range(n - 1):
+            a, b, c, d = j * n + i, j * n + i + 1, (j + 1) * n + i, (j + 1) * n + i + 1
+            triangles += [(a, b, d), (a, d, c)]
+    return points, triangles
+
+
+def quad(half, z):
+    points = [(-half, -half, z), (half, -half, z), (half, half, z), (-half, half, z)]
+    return points, [(0, 1, 2), (0, 2, 3)]
+
+
+def cube(half=0.5, center=(0, 0, 0)):
+    cx, cy, cz = center
+    points = [(cx + x * half, cy + y * half, cz + z * half) for z in (-1, 1) for y in (-1, 1) for x in (-1, 1)]
+    triangles = [(0, 2, 1), (1, 2, 3), (4, 5, 6), (5, 7, 6), (0, 1, 4), (1, 5, 4),
+                 (2, 6, 3), (3, 6, 7), (0, 4, 2), (2, 4, 6), (1, 3, 5), (3, 7, 5)]
+    return points, triangles
+
+
+TETRAHEDRON = ([(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)], [(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)])
+OCTAHEDRON = ([(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)],
+              [(0, 2, 4), (2, 1, 4), (1, 3, 4), (3, 0, 4), (2, 0, 5), (1, 2, 5), (3, 1, 5), (0, 3, 5)])
+
+
+# --- fuzz_cloth --------------------------------------------------------------------------
+def cloth(shape, world_bytes=b"", uvs=None, material=(), self_collision=0, pins=(), lie=0,
+          collider=None, second=None, step=None, rest=b""):
+    """World, cloth mesh, UVs, the 8 material doubles (defaults after those given),
+    self_collision, pins, lie byte, optional collider (mesh, thickness, friction), optional
+    second cloth (the offset of a copy), step."""
+    out = (world_bytes or world()) + mesh(*shape)
+    out += byte(1) + nums(uvs) if uvs is not None else byte(0)
+    out += b"".join(m if isinstance(m, bytes) else num(m) for m in material) + DEFAULT * (8 - len(material))
+    out += i32(self_collision) + byte(len(pins)) + bytes(pins) + byte(lie)
+    out += byte(1) + mesh(*collider) + DEFAULT * 2 if collider else byte(0)
+    out += byte(1) + nums(second) if second else byte(0)
+    if step is not None or rest:
+        out += num(step) if step is not None else DEFAULT
+    return out + rest
+
+
+def pin_targets(pin_count, time=None, values=()):
+    """sb_cloth_set_pin_targets: time, (pins + 1) x 3 targets (rest positions after those
+    given), the right count, not NULL."""
+    assert len(values) <= 3 * (pin_count + 1)
+    return ((num(time) if time is not None else DEFAULT) + nums(values) +
+            DEFAULT * (3 * (pin_count + 1) - len(values)) + byte(0) + byte(0))
+
+
+def grid_uvs(shape):
+    points, triangles = shape
+    return [c for t in triangles for v in t for c in (points[v][0], points[v][1])]
+
+
+def cloth_seeds():
+    g4, g3, g5 = grid(4), grid(3), grid(5)
+    draped = grid(5, z=0.51)
+    seeds = {
+        "grid4_drop": cloth(g4),
+        "grid4_pinned_corners": cloth(g4, pins=(0, 3)),
+        "grid3_uvs": cloth(g3, uvs=grid_uvs(g3)),
+        "grid5_on_collider": cloth(draped, collider=quad(1.0, 0.5)),
+        # read-back counts right, pin targets left at rest, the collider rising 5 cm by t = 0.07
+        # read-back counts right, no pins, then the collider rises 5 cm by t = 0.07
+        "grid5_collider_rises": cloth(draped, collider=quad(1.0, 0.5), step=0.05,
+                                      rest=byte(0) * 2 + pin_targets(0) + num(0.07) +
+                                      nums(c for p in quad(1.0, 0.55)[0] for c in p)),
+        # the four corners lifted 2 cm by t = 0.1
+        "grid4_pins_move": cloth(g4, pins=(0, 3, 12, 15), step=0.02,
+                                 rest=byte(0) * 2 + pin_targets(4, 0.1, [c + (0.02 if k == 2 else 0)
+                                                                          for i in (0, 3, 12, 15)
+                                                                          for k, c in enumerate(g4[0][i])])),
+        "grid4_self_collision": cloth(g4, self_collision=1),
+        "two_cloths_stacked": cloth(draped, collider=quad(1.0, 0.5), second=(0.0625, 0.0625, 0.0625)),
+        "grid3_rk4": cloth(g3, world_bytes=world(integrator=3)),
+        "grid3_midpoint": cloth(g3, world_bytes=world(integrator=2)),
+        "grid3_explicit_euler": cloth(g3, world_bytes=world(integrator=1, error_tolerance=1e-2)),
+        "grid4_stiff_tiny_cg": cloth(g4, world_bytes=world(cg_max_iterations=2, max_step=0.01),
+                                     material=(0.15, 1e6, 1e5, 1.0)),
+        "degenerate_and_duplicate": cloth(([(0, 0, 1), (1, 0, 1), (2, 0, 1), (0, 1, 1)],
+                                           [(0, 1, 2), (0, 1, 3), (0, 1, 3), (3, 3, 3)])),
+        "nonmanifold_edge": cloth(([(0, 0, 1), (1, 0, 1), (0, 1, 1), (0, -1, 1), (0, 0, 2)],
+                                   [(0, 1, 2), (1, 0, 3), (0, 1, 4)])),
+        "single_triangle": cloth(([(0, 0, 1), (1, 0, 1), (0, 1, 1)], [(0, 1, 2)])),
+        "index_out_of_range": cloth(([(0, 0, 1), (1, 0, 1), (0, 1, 1)], [(0, 1, 3)])),
+        "nan_density": cloth(g3, material=(NAN,)),
+        "zero_stiffness_no_gravity": cloth(g3, world_bytes=world(gravity_z=0.0), material=(0.15, 0.0, 0.0, 0.0)),
+        "invalid_world": cloth(g3, world_bytes=world(min_step=NAN, grow_after=-1)),
+        "extreme_world": cloth(g3, world_bytes=world(max_step=DBL_TRUE_MIN, min_step=DBL_TRUE_MIN, grow_after=2**31 - 1,
+                                                     cg_max_iterations=2**31 - 1, max_strain_change=DBL_MAX,
+                                                     cg_tolerance=0.9, max_speed=INF)),
+    }
+    return seeds
+
+
+# --- fuzz_rigid --------------------------------------------------------------------------
+def body(body_type, shape, points=(), triangles=(), center=(0, 0, 0), radius=0.5, half=(0.5, 0.5, 0.5),
+         rotation=(1, 0, 0, 0), mass=1.0, friction=0.5, restitution=0.0, velocity=(0, 0, 0), spin=(0, 0, 0),
+         lie=0):
+    return (byte(body_type) + byte(shape) + mesh(points, triangles) + nums(center) + num(radius) + nums(half) +
+            nums(rotation) + num(mass) + num(friction) + num(restitution) + nums(velocity) + nums(spin) +
+            DEFAULT * 2 + byte(lie))
+
+
+DYNAMIC, KINEMATIC, STATIC = 0, 1, 2
+SPHERE, BOX, HULL, MESH = 0, 1, 2, 3
+
+
+def step_spec(target_body=0, target_time=None, matrix=identity_matrix(), length=None):
+    return (byte(target_body) + (num(target_time) if target_time is not None else DEFAULT) + matrix + byte(0) +
+            (num(length) if length is not None else DEFAULT))
+
+
+def rigid(bodies, world_bytes=b"", collider=None, steps=(step_spec(),)):
+    out = (world_bytes or world()) + byte(len(bodies)) + b"".join(bodies)
+    out += byte(1) + mesh(*collider[0]) + byte(collider[1]) if collider else byte(0)
+    return out + byte(len(steps) - 1) + b"".join(steps)
+
+
+def rigid_seeds():
+    ground = body(STATIC, MESH, *quad(4.0, 0.0))
+    box_on_ground = body(DYNAMIC, BOX, center=(0, 0, 0.5))
+    half_turn_z = (math.cos(math.pi / 4), 0, 0, math.sin(math.pi / 4))
+    return {
+        "box_on_static_mesh": rigid([ground, box_on_ground], steps=(step_spec(length=0.05),) * 3),
+        "sphere_on_static_box": rigid([body(STATIC, BOX, center=(0, 0, -0.5)),
+                                       body(DYNAMIC, SPHERE, center=(0, 0, 0.55), radius=0.5)]),
+        "hull_points_on_ground": rigid([ground, body(DYNAMIC, HULL, *([(x, y, z) for x, y, z in TETRAHEDRON[0]],
+                                                                       ()))]),
+        "hull_closed_cube": rigid([ground, body(DYNAMIC, HULL, *cube(0.25, (0, 0, 0.3)))]),
+        "kinematic_box_pushes_sphere": rigid(
+            [body(KINEMATIC, BOX, center=(-1, 0, 0.5)), body(DYNAMIC, SPHERE, center=(0.1, 0, 0.5), radius=0.5)],
+            world_bytes=world(gravity_z=0.0),
+            steps=(step_spec(0, 0.1, quaternion_matrix(half_turn_z, (1, 0, 0)), 0.05), step_spec(length=0.05))),
+        "stacked_unnormalised_rotation": rigid([ground, body(DYNAMIC, BOX, center=(0, 0, 0.5), rotation=(2, 0, 0, 0)),
+                                                body(DYNAMIC, BOX, center=(0, 0, 1.5), rotation=(1, 0, 0, 0.1))]),
+        "collider_follows_body": rigid([box_on_ground], collider=(quad(0.5, 1.0), 0)),
+        "bouncing_spheres": rigid([body(STATIC, SPHERE, radius=1.0),
+                                   body(DYNAMIC, SPHERE, center=(0, 0, 1.6), velocity=(0, 0, -5), restitution=1.0)]),
+        "explicit_world_refuses": rigid([box_on_ground], world_bytes=world(integrator=1)),
+        "dynamic_mesh_refused": rigid([body(DYNAMIC, MESH, *quad(1.0, 0.0))]),
+        "kinematic_scaled_target": rigid([body(KINEMATIC, SPHERE, center=(0, 0, 1))],
+                                         steps=(step_spec(0, 0.1, scale_matrix(2.0)),)),
+        "kinematic_raw_nan_target": rigid([body(KINEMATIC, HULL, *cube())],
+                                          steps=(step_spec(0, 0.1, raw_matrix([1, 0, 0, NAN] + [0] * 12)),)),
+        "spinning_box": rigid([ground, body(DYNAMIC, BOX, center=(0, 0, 1), spin=(0, 0, 30), mass=5.0)]),
+        "zero_rotation_and_mass": rigid([body(DYNAMIC, BOX, rotation=(0, 0, 0, 0)),
+                                         body(DYNAMIC, SPHERE, mass=0.0)]),
+        "huge_box": rigid([body(DYNAMIC, BOX, half=(1e80, 1e80, 1e80))]),
+        "rigid_world_extremes": rigid([box_on_ground], world_bytes=world(rigid_iterations=1, contact_margin=1.0,
+                                                                          rigid_max_step=0.05, max_speed=INF)),
+    }
+
+
+# --- fuzz_mass_properties ----------------------------------------------------------------
+def mass(shape, density=None, lie=0):
+    return mesh(*shape) + (num(density) if density is not None else DEFAULT) + byte(lie)
+
+
+def mass_properties_seeds():
+    points, triangles = TETRAHEDRON
+    return {
+        "tetrahedron": mass(TETRAHEDRON),
+        "cube": mass(cube()),
+        "cube_off_origin": mass(cube(0.25, (3, -2, 1)), density=7800.0),
+        "octahedron": mass(OCTAHEDRON),
+        "open_tetrahedron": mass((points, triangles[:3])),
+        "inside_out_tetrahedron": mass((points, [(a, c, b) for a, b, c in triangles])),
+        "flat_closed": mass(([(0, 0, 0), (1, 0, 0), (0, 1, 0)], [(0, 1, 2), (0, 2, 1)])),
+        "zero_density": mass(TETRAHEDRON, density=0.0),
+        "index_out_of_range": mass((points, triangles[:3] + [(1, 2, 9)])),
+        "vertex_count_lie": mass(TETRAHEDRON, lie=1),
+        "null_triangles": mass(TETRAHEDRON, lie=6),
+    }
+
+
+# --- fuzz_transform ----------------------------------------------------------------------
+def transform(matrix, points, lie=0, in_place=0):
+    return matrix + byte(len(points)) + nums(c for p in points for c in p) + byte(lie) + byte(in_place)
+
+
+def transform_seeds():
+    points = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0.5, -2, 3)]
+    quarter_z = (math.cos(math.pi / 4), 0, 0, math.sin(math.pi / 4))
+    return {
+        "identity": transform(identity_matrix(), points),
+        "scale_translate": transform(scale_matrix(2.0, (1, 2, 3)), points),
+        "rotate_z": transform(quaternion_matrix(quarter_z, (0, 0, 1)), points, in_place=1),
+        "shear_raw": transform(raw_matrix([1, 0.5, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]), points),
+        "nan_matrix": transform(raw_matrix([NAN] + [0] * 15), points),
+        "huge_points": transform(scale_matrix(1e300), [(1e300, -1e300, 3)]),
+        "nan_points": transform(identity_matrix(), [(math.nan, math.inf, -math.inf)]),
+        "negative_count": transform(identity_matrix(), points, lie=2),
+        "no_points": transform(identity_matrix(), []),
+    }
+
+
+def main():
+    for target, seeds in [("fuzz_cloth", cloth_seeds()), ("fuzz_rigid", rigid_seeds()),
+                          ("fuzz_mass_properties", mass_properties_seeds()), ("fuzz_transform", transform_seeds())]:
+        directory = CORPUS / target
+        directory.mkdir(parents=True, exist_ok=True)
+        for stale in directory.iterdir():
+            stale.unlink()
+        for name, data in seeds.items():
+            (directory / name).write_bytes(data)
+        print(f"{target}: {len(seeds)} seeds")
+
+
+if __name__ == "__main__":
+    main()
