@@ -84,6 +84,9 @@ static sb_result validate_world_def(const sb_world_def *d)
                          d->error_tolerance);
     if (!(d->rigid_max_step > 0.0) || !isfinite(d->rigid_max_step))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "rigid_max_step must be positive, got %g", d->rigid_max_step);
+    if (d->max_step / d->rigid_max_step > 1e6)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "max_step (%g s) is more than a million rigid_max_step (%g s)",
+                         d->max_step, d->rigid_max_step);
     if (d->rigid_iterations < 1)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "rigid_iterations must be at least 1, got %d",
                          (int)d->rigid_iterations);
@@ -198,8 +201,9 @@ SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t id, double t
         return error_set(SB_ERROR_INVALID_ARGUMENT,
                          "collider target time %g must be finite and after the world time %g", time, world->time);
     for (size_t i = 0; i < 3 * (size_t)vertex_count; i++)
-        if (!isfinite(positions[i]))
-            return error_set(SB_ERROR_INVALID_ARGUMENT, "collider position %d is not finite", (int)(i / 3));
+        if (!isfinite(positions[i]) || fabs(positions[i]) > 1e7)
+            return error_set(SB_ERROR_INVALID_ARGUMENT, "collider position %d is not finite or beyond 1e7 m",
+                             (int)(i / 3));
     collider_positions_at(c, world->time, c->from);
     memcpy(c->to, positions, 3 * (size_t)vertex_count * sizeof *positions);
     c->time_from = world->time;
