@@ -52,6 +52,9 @@ sb_result collider_create(const sb_collider_def *d, double time, collider **out)
     memcpy(c->triangles, d->triangles, 3 * (size_t)d->triangle_count * sizeof *c->triangles);
     memcpy(c->from, d->positions, len * sizeof *c->from);
     memcpy(c->to, d->positions, len * sizeof *c->to);
+    /* a collider is where it was defined until a step prepares it elsewhere */
+    memcpy(c->x0, d->positions, len * sizeof *c->x0);
+    memcpy(c->x1, d->positions, len * sizeof *c->x1);
     if (!topology_build(&c->topo, c->triangles, c->triangle_count, c->vertex_count)) {
         collider_destroy(c);
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory building the collider");

@@ -38,12 +38,12 @@ static int32_t add_collider(sb_world *w, const solid_mesh *m)
     return id;
 }
 
-/* Drops a 20x20 cloth onto a convex collider; at every step (one per 1/48 s sample) no
- * vertex may be inside it deeper than a tenth of the cloth's thickness, no cloth triangle may
- * cut a collider triangle, and the cloth must come to rest. */
+/* Drops a 20x20 cloth (14x14 quick: test_quick) onto a convex collider; at every step (one
+ * per 1/48 s sample) no vertex may be inside it deeper than a tenth of the cloth's thickness,
+ * no cloth triangle may cut a collider triangle, and the cloth must come to rest. */
 static void drop_onto(const solid_mesh *shape, double height)
 {
-    grid_mesh g = grid_mesh_make(20, 1.2, height);
+    grid_mesh g = grid_mesh_make(test_quick() ? 14 : 20, 1.2, height);
     sb_world *w = implicit_world(1.0 / 48.0);
     sb_cloth_def def = sb_default_cloth_def();
     int32_t cloth_id = add_cloth(w, &g, def);
@@ -71,7 +71,7 @@ static void drop_onto(const solid_mesh *shape, double height)
 Test(collision, cloth_settles_on_a_sphere_without_entering_it, .timeout = 300)
 {
     double center[3] = {0, 0, 0};
-    solid_mesh sphere = sphere_mesh(0.5, 16, 32, center);
+    solid_mesh sphere = test_quick() ? sphere_mesh(0.5, 8, 16, center) : sphere_mesh(0.5, 16, 32, center);
     drop_onto(&sphere, 0.6);
     solid_mesh_free(&sphere);
 }
@@ -88,7 +88,7 @@ Test(collision, cloth_settles_on_a_sharp_box_without_entering_it, .timeout = 300
  * 20 m/s, 0.83 m within the first frame, then stops. */
 Test(collision, fast_plate_pushes_the_cloth_and_never_crosses_it, .timeout = 300)
 {
-    const int32_t n = 20;
+    const int32_t n = test_quick() ? 12 : 20;
     const double speed = 20.0, frame = 1.0 / 24.0, size = 0.6;
     cr_assert_gt(speed * frame, size, "the plate must travel farther than the cloth in one frame");
     grid_mesh g = grid_mesh_make(n, size, 0.0);
@@ -131,7 +131,7 @@ Test(collision, fast_plate_pushes_the_cloth_and_never_crosses_it, .timeout = 300
 
 Test(collision, crumpling_cloth_never_intersects_itself_or_the_floor, .timeout = 300)
 {
-    grid_mesh g = grid_mesh_make(24, 1.0, 0.0);
+    grid_mesh g = grid_mesh_make(test_quick() ? 12 : 24, 1.0, 0.0);
     /* stood up on its edge with a little waviness, so that it buckles as it lands */
     for (int32_t i = 0; i < g.vertex_count; i++) {
         double x = g.positions[3 * i], y = g.positions[3 * i + 1];
@@ -159,7 +159,7 @@ Test(collision, crumpling_cloth_never_intersects_itself_or_the_floor, .timeout =
 
 Test(collision, twisted_tube_never_intersects_itself, .timeout = 300)
 {
-    const int32_t rings = 30, segments = 16;
+    const int32_t rings = test_quick() ? 16 : 30, segments = test_quick() ? 12 : 16;
     const double radius = 0.15, length = 1.0;
     int32_t nv = rings * segments, nt = 2 * segments * (rings - 1);
     double *p = malloc(sizeof(double) * 3 * (size_t)nv);
@@ -187,7 +187,7 @@ Test(collision, twisted_tube_never_intersects_itself, .timeout = 300)
     int32_t cloth_id;
     cr_assert_eq(sb_world_add_cloth(w, &def, &cloth_id), SB_OK, "%s", sb_last_error());
     double *targets = malloc(sizeof(double) * 6 * segments);
-    for (int f = 1; f <= 72; f++) {
+    for (int f = 1, frames = test_quick() ? 48 : 72; f <= frames; f++) {
         /* the ends turn half a turn each, in opposite senses, and draw 10 cm closer */
         double t = f / 24.0, progress = fmin(1.0, t / 2.0), angle = PI * progress;
         for (int e = 0; e < 2; e++)

@@ -6,6 +6,12 @@
 
 #define PI 3.14159265358979323846
 
+bool test_quick(void)
+{
+    const char *value = getenv("SIMBAKE_TEST_QUICK");
+    return value && value[0] && strcmp(value, "0") != 0;
+}
+
 double rng_uniform(test_rng *rng, double lo, double hi)
 {
     /* xorshift64* */

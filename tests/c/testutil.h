@@ -3,9 +3,15 @@
 #ifndef SB_TESTUTIL_H
 #define SB_TESTUTIL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "simbake.h"
+
+/* True when SIMBAKE_TEST_QUICK is set (and not "0"): scripts/valgrind-tests sets it, so
+ * that the few tests that simulate large scenes for long use smaller ones and the suite
+ * fits CI's time under Valgrind. Everything else runs at full size. */
+bool test_quick(void);
 
 typedef struct test_rng { uint64_t state; } test_rng;
 
