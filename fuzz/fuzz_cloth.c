@@ -208,11 +208,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_input in = fuzz_input_make(data, size);
-    sb_world_def raw = fuzz_read_world_def(&in);
-    fuzz_probe_world_def(&raw);
-    sb_world_def def = fuzz_bound_world_work(raw);
-    sb_world *world = NULL;
-    if (CHECKED(sb_world_create(&def, &world)) != SB_OK) return 0;
+    sb_world *world = fuzz_open_world(&in);
+    if (!world) return 0;
 
     cloth_input c = read_cloth(&in);
     int32_t cloth = -1, collider = -1;

@@ -187,3 +187,12 @@ int32_t fuzz_wrong_count(fuzz_input *in, int32_t count)
     default: return INT32_MIN;
     }
 }
+
+sb_world *fuzz_open_world(fuzz_input *in)
+{
+    sb_world_def raw = fuzz_read_world_def(in);
+    fuzz_probe_world_def(&raw);
+    sb_world_def def = fuzz_bound_world_work(raw);
+    sb_world *world = NULL;
+    return CHECKED(sb_world_create(&def, &world)) == SB_OK ? world : NULL;
+}

@@ -50,6 +50,10 @@ sb_world_def fuzz_bound_world_work(sb_world_def def);
  * the request, so the library must refuse it, quickly. */
 void fuzz_probe_world_def(const sb_world_def *raw);
 
+/* The start of both world targets: reads a world definition, probes it raw, and creates a
+ * world from its work-bounded copy; NULL when the library refuses it. */
+sb_world *fuzz_open_world(fuzz_input *in);
+
 /* Clamps a time or length into [lo, hi] when it is positive and finite; other values
  * pass unchanged so the library's validation sees them. */
 double fuzz_bound_if_valid(double value, double lo, double hi);

@@ -5,8 +5,8 @@ is cancelled leaves the scene as it was (cache files half-written are removed)."
 
 import os
 import tempfile
-from array import array
 import time
+from array import array
 from contextlib import ExitStack, contextmanager
 
 import bpy

@@ -34,7 +34,7 @@ def cache_damage(record):
     except pc2.PC2Error as error:
         return str(error)
     except (KeyError, OSError):
-        return None
+        pass
     return None
 
 
@@ -44,10 +44,11 @@ def describe(record):
     lines = [f"Baked frames {first}-{last} ({last - first + 1} frames) as "
              f"{OUTPUT_NAMES.get(record.get('output'), record.get('output', '?'))}"]
     size = cache_size(record)
+    damage = cache_damage(record) if size else None
     if size is None:
         lines.append(f"Cache file missing: {record.get('cache_file', '?')}; bake again")
-    elif size and cache_damage(record):
-        lines.append(f"Cache file damaged: {cache_damage(record)}; bake again")
+    elif damage:
+        lines.append(f"Cache file damaged: {damage}; bake again")
     elif size:
         lines.append(f"Cache {human_size(size)}: {os.path.basename(record['cache_file'])}")
     seconds = record.get("seconds")

@@ -5,10 +5,6 @@
 
 #include "error.h"
 
-/* Largest accepted coordinate magnitude, m: beyond this double precision in the solver
- * can no longer resolve millimetres. */
-#define MAX_COORDINATE 1e7
-
 static sb_result validate_def(const sb_cloth_def *d)
 {
     if (!d) return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth definition is NULL");

@@ -19,8 +19,9 @@ sb_result collider_create(const sb_collider_def *d, double time, collider **out)
     if (!d->positions || !d->triangles)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "collider positions or triangles are NULL");
     for (size_t i = 0; i < 3 * (size_t)d->vertex_count; i++)
-        if (!isfinite(d->positions[i]) || fabs(d->positions[i]) > 1e7)
-            return error_set(SB_ERROR_INVALID_MESH, "collider vertex %d is not finite or beyond 1e7 m", (int)(i / 3));
+        if (!isfinite(d->positions[i]) || fabs(d->positions[i]) > MAX_COORDINATE)
+            return error_set(SB_ERROR_INVALID_MESH, "collider vertex %d is not finite or beyond %.0g m", (int)(i / 3),
+                             MAX_COORDINATE);
     for (size_t i = 0; i < 3 * (size_t)d->triangle_count; i++)
         if (d->triangles[i] < 0 || d->triangles[i] >= d->vertex_count)
             return error_set(SB_ERROR_INVALID_MESH, "collider triangle %d uses vertex %d, outside 0..%d",

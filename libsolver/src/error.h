@@ -9,4 +9,8 @@ sb_result error_set(sb_result code, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 void error_clear(void);
 
+/* Largest coordinate or size every entry point accepts, m: beyond it double precision can
+ * no longer resolve millimetres (and qhull breaks down). */
+#define MAX_COORDINATE 1e7
+
 #endif

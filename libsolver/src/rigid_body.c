@@ -33,14 +33,13 @@ static sb_result validate(const sb_body_def *d)
     if (!all_finite(d->center, 3) || !all_finite(d->half_extents, 3) || !all_finite(d->rotation, 4) ||
         !isfinite(d->radius))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body centre, radius, half extents or rotation is not finite");
-    /* beyond 10,000 km the geometry (and qhull) loses all precision: refuse, as for cloth */
     double largest = fmax(fabs(d->radius), fmax(fmax(fabs(d->half_extents[0]), fabs(d->half_extents[1])),
                                                  fabs(d->half_extents[2])));
     for (int k = 0; k < 3; k++) largest = fmax(largest, fabs(d->center[k]));
     for (size_t i = 0; i < 3 * (size_t)d->vertex_count; i++) largest = fmax(largest, fabs(d->vertices[i]));
-    if (largest > 1e7)
-        return error_set(SB_ERROR_INVALID_MESH, "a body coordinate or size is %g m; SimBake works within 1e7 m",
-                         largest);
+    if (largest > MAX_COORDINATE)
+        return error_set(SB_ERROR_INVALID_MESH, "a body coordinate or size is %.3g m (limit %.0g m)", largest,
+                         MAX_COORDINATE);
     if (!(d->rotation[0] * d->rotation[0] + d->rotation[1] * d->rotation[1] + d->rotation[2] * d->rotation[2] +
               d->rotation[3] * d->rotation[3] > 1e-12))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body rotation must be a unit quaternion (w, x, y, z), got zero");

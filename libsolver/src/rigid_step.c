@@ -516,10 +516,8 @@ sb_result rigid_advance(sb_world *w, double t, double h)
         const rigid_body *b = w->bodies[i];
         s->x_saved[i] = b->x, s->q_saved[i] = b->q, s->p_saved[i] = b->P, s->l_saved[i] = b->L;
     }
-    /* a huge step over a tiny rigid_max_step would overflow the count: cap it (the caller
-     * asked for a very long step; it is taken in at most a million pieces) */
-    double pieces = ceil(h / w->def.rigid_max_step - 1e-9);
-    int32_t substeps = pieces < 1.0 ? 1 : pieces > 1e6 ? 1000000 : (int32_t)pieces;
+    /* at most about a million: sb_world_create bounds max_step / rigid_max_step */
+    int32_t substeps = (int32_t)fmax(1.0, ceil(h / w->def.rigid_max_step - 1e-9));
     double hs = h / substeps;
     for (int32_t k = 0; k < substeps; k++)
         if (!substep(w, s, t + k * hs, hs)) {

@@ -201,9 +201,9 @@ SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t id, double t
         return error_set(SB_ERROR_INVALID_ARGUMENT,
                          "collider target time %g must be finite and after the world time %g", time, world->time);
     for (size_t i = 0; i < 3 * (size_t)vertex_count; i++)
-        if (!isfinite(positions[i]) || fabs(positions[i]) > 1e7)
-            return error_set(SB_ERROR_INVALID_ARGUMENT, "collider position %d is not finite or beyond 1e7 m",
-                             (int)(i / 3));
+        if (!isfinite(positions[i]) || fabs(positions[i]) > MAX_COORDINATE)
+            return error_set(SB_ERROR_INVALID_ARGUMENT, "collider position %d is not finite or beyond %.0g m",
+                             (int)(i / 3), MAX_COORDINATE);
     collider_positions_at(c, world->time, c->from);
     memcpy(c->to, positions, 3 * (size_t)vertex_count * sizeof *positions);
     c->time_from = world->time;
