@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define SB_VERSION_MAJOR 0
-#define SB_VERSION_MINOR 5
+#define SB_VERSION_MINOR 6
 #define SB_VERSION_PATCH 0
 /* The add-on refuses a library whose sb_version() differs in major or minor. */
 #define SB_VERSION (SB_VERSION_MAJOR * 10000 + SB_VERSION_MINOR * 100 + SB_VERSION_PATCH)
@@ -256,6 +256,18 @@ SB_API double sb_world_get_time(const sb_world *world);
 /* What went wrong in the last sb_world_step_to (kind SB_FAILURE_NONE if it succeeded). */
 SB_API sb_result sb_world_get_failure(const sb_world *world, sb_failure *out_failure);
 SB_API sb_result sb_world_get_stats(const sb_world *world, sb_world_stats *out_stats);
+
+/* Resumable bakes. A world's state is everything that changes as it steps (time, positions,
+ * velocities, contacts, step size, collision trees, warm starts): a world built again from
+ * the same definitions, added in the same order, and given this state goes on exactly as the
+ * saved one would have (bit for bit with the same number of threads). The state is bytes in
+ * this machine's byte order, checksummed. sb_world_save_state needs a buffer of exactly
+ * sb_world_get_state_size bytes. sb_world_load_state refuses, changing nothing, a state that
+ * is damaged or that was saved from a world with other definitions (the message says which
+ * object differs). Pin, collider and kinematic body targets are part of the state. */
+SB_API sb_result sb_world_get_state_size(const sb_world *world, uint64_t *out_size);
+SB_API sb_result sb_world_save_state(const sb_world *world, void *buffer, uint64_t size);
+SB_API sb_result sb_world_load_state(sb_world *world, const void *buffer, uint64_t size);
 
 /* Copies vertex_count x 3 values into `out` (vertex_count must match the cloth). */
 SB_API sb_result sb_cloth_get_positions(const sb_world *world, int32_t cloth, double *out,

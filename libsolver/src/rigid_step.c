@@ -563,3 +563,93 @@ void rigid_carry_colliders(sb_world *w, double t, double h)
         collider_follow(c, s->x_saved[c->body], s->q_saved[c->body], b->x, b->q, t, h);
     }
 }
+
+/* --- saved state: what the next step reads from the last ---------------------------------- */
+
+void rigid_state_write(const sb_world *w, state_writer *out)
+{
+    const rigid_scratch *s = w->rigid;
+    int32_t order_count = s ? s->bp.count : 0, cache_count = s ? s->cache_count : 0;
+    STATE_PUT(out, order_count);
+    for (int32_t i = 0; i < order_count; i++) STATE_PUT(out, s->bp.order[i]);
+    STATE_PUT(out, cache_count);
+    for (int32_t i = 0; i < cache_count; i++) {
+        const cached_contact *c = &s->cache[i];
+        uint8_t exact = c->exact;
+        STATE_PUT(out, c->a), STATE_PUT(out, c->b);
+        STATE_PUT(out, c->local), STATE_PUT(out, c->normal), STATE_PUT(out, c->friction);
+        STATE_PUT(out, exact);
+    }
+}
+
+enum { CACHED_CONTACT_BYTES = 2 * 4 + 7 * 8 + 1 };
+
+static bool check_order(state_reader *in, const int32_t *order, int32_t count)
+{
+    uint8_t *seen = calloc((size_t)count + 1, 1);
+    if (!seen) return STATE_FAIL(in, SB_ERROR_OUT_OF_MEMORY, "out of memory checking a saved state");
+    bool ok = true;
+    for (int32_t i = 0; i < count && ok; i++) {
+        ok = order[i] >= 0 && order[i] < count && !seen[order[i]];
+        if (ok) seen[order[i]] = 1;
+    }
+    free(seen);
+    return ok || STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state is damaged: the broad phase's order is "
+                            "not a permutation");
+}
+
+static bool check_cache(state_reader *in, const uint8_t *bytes, int32_t count, int32_t body_count)
+{
+    int32_t last_a = -1, last_b = -1;
+    for (int32_t i = 0; i < count; i++, bytes += CACHED_CONTACT_BYTES) {
+        int32_t a, b;
+        double values[7];
+        memcpy(&a, bytes, 4), memcpy(&b, bytes + 4, 4), memcpy(values, bytes + 8, sizeof values);
+        bool finite = true;
+        for (int k = 0; k < 7; k++) finite = finite && isfinite(values[k]);
+        bool sorted = a > last_a || (a == last_a && b >= last_b);
+        if (a < 0 || b < 0 || a >= body_count || b >= body_count || !finite || !sorted || bytes[8 + 56] > 1) {
+            return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state is damaged: warm-start contact %d", (int)i);
+        }
+        last_a = a, last_b = b;
+    }
+    return true;
+}
+
+bool rigid_state_read(sb_world *w, state_reader *in)
+{
+    int32_t order_count = 0, cache_count = 0;
+    const uint8_t *order = NULL, *cache = NULL;
+    bool ok = STATE_TAKE(in, order_count) && order_count >= 0 && order_count <= w->body_count &&
+              (order = state_span(in, 4 * (uint64_t)order_count)) && STATE_TAKE(in, cache_count) &&
+              cache_count >= 0 && (cache = state_span(in, CACHED_CONTACT_BYTES * (uint64_t)cache_count));
+    if (in->pass == PASS_CHECK) {
+        if (!ok) return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state is damaged: its rigid-body contacts");
+        int32_t *ids = malloc(((size_t)order_count + 1) * sizeof *ids);
+        if (!ids) return STATE_FAIL(in, SB_ERROR_OUT_OF_MEMORY, "out of memory checking a saved state");
+        if (order_count > 0) memcpy(ids, order, 4 * (size_t)order_count);
+        ok = check_order(in, ids, order_count);
+        free(ids);
+        return ok && check_cache(in, cache, cache_count, w->body_count);
+    }
+    if (in->pass == PASS_RESERVE) {
+        if (order_count == 0 && cache_count == 0) return true;
+        if ((!w->rigid && !(w->rigid = calloc(1, sizeof *w->rigid))) ||
+            !grow((void **)&w->rigid->bp.order, &w->rigid->bp.capacity, order_count, sizeof(int32_t)) ||
+            !grow((void **)&w->rigid->cache, &w->rigid->cache_capacity, cache_count, sizeof(cached_contact)))
+            return STATE_FAIL(in, SB_ERROR_OUT_OF_MEMORY, "out of memory loading a saved state");
+        return true;
+    }
+    rigid_scratch *s = w->rigid;
+    if (!s) return true; /* nothing saved, and a fresh world has nothing either */
+    s->bp.count = order_count;
+    if (order_count > 0) memcpy(s->bp.order, order, 4 * (size_t)order_count);
+    s->cache_count = cache_count;
+    for (int32_t i = 0; i < cache_count; i++, cache += CACHED_CONTACT_BYTES) {
+        cached_contact *c = &s->cache[i];
+        memcpy(&c->a, cache, 4), memcpy(&c->b, cache + 4, 4);
+        memcpy(&c->local, cache + 8, 24), memcpy(&c->normal, cache + 32, 8), memcpy(&c->friction, cache + 40, 24);
+        c->exact = cache[64] != 0;
+    }
+    return true;
+}

@@ -7,6 +7,7 @@
 #include "collision.h"
 #include "rigid_body.h"
 #include "simbake.h"
+#include "state_io.h"
 
 typedef struct rigid_scratch rigid_scratch;
 
@@ -38,5 +39,9 @@ void rigid_scratch_free(rigid_scratch *s);
 void rigid_undo_advance(sb_world *w);
 /* Colliders carried by bodies move with them over the step rigid_advance just took. */
 void rigid_carry_colliders(sb_world *w, double t, double h);
+/* The rigid step's memory of the last one (the broad phase's order, warm-start impulses) in
+ * a saved state (state.c); reading runs once per state_pass, false with the error set. */
+void rigid_state_write(const sb_world *w, state_writer *out);
+bool rigid_state_read(sb_world *w, state_reader *in);
 
 #endif

@@ -1,0 +1,79 @@
+/* Byte streams of a saved world state (state.c): a writer that counts or copies, a reader
+ * that never reads past its buffer, and a 64-bit FNV-1a hash for fingerprints and checksums. */
+#ifndef SB_STATE_IO_H
+#define SB_STATE_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "error.h"
+
+/* Writes to `at` when it is not NULL; `size` counts the bytes either way. */
+typedef struct state_writer {
+    uint8_t *at;
+    uint64_t size;
+} state_writer;
+
+static inline void state_put(state_writer *w, const void *bytes, size_t n)
+{
+    if (w->at && n > 0) memcpy(w->at + w->size, bytes, n);
+    w->size += n;
+}
+
+#define STATE_PUT(w, value) state_put((w), &(value), sizeof(value))
+
+/* A state is loaded in three passes over the same bytes: CHECK validates everything and
+ * changes nothing, RESERVE makes every allocation (the world stays as it was), APPLY
+ * copies and cannot fail. */
+typedef enum state_pass { PASS_CHECK, PASS_RESERVE, PASS_APPLY } state_pass;
+
+typedef struct state_reader {
+    const uint8_t *at, *end;
+    state_pass pass;
+    sb_result result; /* why reading stopped */
+} state_reader;
+
+/* Stops reading: records the error (error_set's arguments) and returns false. */
+#define STATE_FAIL(in, ...) ((in)->result = error_set(__VA_ARGS__), false)
+
+/* The next n bytes, or NULL when fewer are left. */
+static inline const uint8_t *state_span(state_reader *r, uint64_t n)
+{
+    if ((uint64_t)(r->end - r->at) < n) return NULL;
+    const uint8_t *span = r->at;
+    r->at += n;
+    return span;
+}
+
+/* Copies the next n bytes to out; false when fewer are left. */
+static inline bool state_take(state_reader *r, void *out, size_t n)
+{
+    const uint8_t *span = state_span(r, n);
+    if (span && n > 0) memcpy(out, span, n);
+    return span != NULL;
+}
+
+#define STATE_TAKE(r, value) state_take((r), &(value), sizeof(value))
+
+/* FNV-1a over 64-bit words (then the tail bytes): fast enough to fingerprint a million
+ * vertices in milliseconds, and any changed byte changes it. */
+#define STATE_HASH_START 0xcbf29ce484222325ULL
+
+static inline uint64_t state_hash(uint64_t h, const void *bytes, size_t n)
+{
+    const uint64_t prime = 0x100000001b3ULL;
+    const uint8_t *p = bytes;
+    for (; n >= 8; n -= 8, p += 8) {
+        uint64_t word;
+        memcpy(&word, p, 8);
+        h = (h ^ word) * prime;
+    }
+    for (; n > 0; n--, p++) h = (h ^ *p) * prime;
+    return h;
+}
+
+#define STATE_HASH(h, value) ((h) = state_hash((h), &(value), sizeof(value)))
+
+#endif

@@ -1,0 +1,318 @@
+/* Resumable worlds: a world saved at a frame, built again from the same definitions and
+ * loaded, goes on bit for bit as the world that never stopped; a damaged state or one from
+ * another scene is refused and changes nothing. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simbake.h"
+#include "testutil.h"
+
+enum { GRID = 12, BOXES = 6, FRAMES = 30, FRAME_SAVED = 14 };
+static const double FPS = 24.0;
+
+/* Everything that moves: a pinned cloth with self collision whose pins swing, falling on a
+ * sphere and on a box carried by a rigid body, a plane collider that rises, and a small pile
+ * of boxes on a static floor with a kinematic pusher. */
+typedef struct scene {
+    sb_world *world;
+    grid_mesh grid;
+    solid_mesh sphere, plane, carried;
+    int32_t pins[2];
+    int32_t pusher;
+} scene;
+
+static void add_box(sb_world *w, int type, const double center[3], const double half[3], double spin, int32_t *id)
+{
+    sb_body_def d = sb_default_body_def();
+    d.type = type;
+    d.shape = SB_SHAPE_BOX;
+    memcpy(d.center, center, sizeof d.center);
+    memcpy(d.half_extents, half, sizeof d.half_extents);
+    d.rotation[0] = cos(spin / 2), d.rotation[3] = sin(spin / 2);
+    d.friction = 0.6, d.restitution = 0.2;
+    cr_assert_eq(sb_world_add_body(w, &d, id), SB_OK, "%s", sb_last_error());
+}
+
+static scene build(void)
+{
+    scene s = {.grid = grid_mesh_make(GRID, 1.0, 0.6), .pins = {0, GRID - 1}};
+    sb_world_def wdef = sb_default_world_def();
+    cr_assert_eq(sb_world_create(&wdef, &s.world), SB_OK, "%s", sb_last_error());
+    sb_cloth_def c = sb_default_cloth_def();
+    c.vertex_count = s.grid.vertex_count, c.positions = s.grid.positions;
+    c.triangle_count = s.grid.triangle_count, c.triangles = s.grid.triangles;
+    c.pin_count = 2, c.pins = s.pins;
+    c.self_collision = 1;
+    int32_t id;
+    cr_assert_eq(sb_world_add_cloth(s.world, &c, &id), SB_OK, "%s", sb_last_error());
+
+    s.sphere = sphere_mesh(0.2, 8, 12, (double[3]){0.1, 0.0, 0.3});
+    sb_collider_def sphere = solid_collider_def(&s.sphere);
+    cr_assert_eq(sb_world_add_collider(s.world, &sphere, &id), SB_OK, "%s", sb_last_error());
+    s.plane = plane_mesh(3.0, 0.0);
+    sb_collider_def plane = solid_collider_def(&s.plane);
+    cr_assert_eq(sb_world_add_collider(s.world, &plane, &id), SB_OK, "%s", sb_last_error());
+
+    int32_t floor, body;
+    add_box(s.world, SB_BODY_STATIC, (double[3]){3.0, 0.0, -0.5}, (double[3]){2.0, 2.0, 0.5}, 0.0, &floor);
+    for (int i = 0; i < BOXES; i++)
+        add_box(s.world, SB_BODY_DYNAMIC, (double[3]){3.0 + 0.05 * (i % 2), 0.02 * i, 0.2 + 0.45 * i},
+                (double[3]){0.2, 0.2, 0.2}, 0.3 * i, &body);
+    add_box(s.world, SB_BODY_KINEMATIC, (double[3]){2.0, 0.0, 0.2}, (double[3]){0.1, 0.5, 0.2}, 0.0, &s.pusher);
+    /* a dynamic box under the cloth carries a collider */
+    add_box(s.world, SB_BODY_DYNAMIC, (double[3]){-0.3, 0.2, 0.1}, (double[3]){0.1, 0.1, 0.1}, 0.2, &body);
+    s.carried = box_mesh((double[3]){0.1, 0.1, 0.1}, (double[3]){-0.3, 0.2, 0.1});
+    sb_collider_def carried = solid_collider_def(&s.carried);
+    int32_t carried_id;
+    cr_assert_eq(sb_world_add_collider(s.world, &carried, &carried_id), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_collider_follow_body(s.world, carried_id, body), SB_OK, "%s", sb_last_error());
+    return s;
+}
+
+static void free_scene(scene *s)
+{
+    sb_world_destroy(s->world);
+    grid_mesh_free(&s->grid);
+    solid_mesh_free(&s->sphere), solid_mesh_free(&s->plane), solid_mesh_free(&s->carried);
+}
+
+/* The animation at frame f: pins swing, the plane rises, the pusher slides. */
+static void animate(scene *s, int frame)
+{
+    double t = frame / FPS;
+    double pins[6] = {-0.5 + 0.2 * sin(3 * t), -0.5, 0.6, 0.5, -0.5 + 0.1 * t, 0.6 + 0.05 * sin(5 * t)};
+    cr_assert_eq(sb_cloth_set_pin_targets(s->world, 0, t, pins, 2), SB_OK, "%s", sb_last_error());
+    double *plane = malloc(3 * (size_t)s->plane.vertex_count * sizeof *plane);
+    for (int32_t i = 0; i < s->plane.vertex_count; i++) {
+        plane[3 * i] = s->plane.positions[3 * i], plane[3 * i + 1] = s->plane.positions[3 * i + 1];
+        plane[3 * i + 2] = s->plane.positions[3 * i + 2] + 0.01 * frame;
+    }
+    cr_assert_eq(sb_collider_set_positions(s->world, 1, t, plane, s->plane.vertex_count), SB_OK, "%s", sb_last_error());
+    free(plane);
+    double push[16] = {1, 0, 0, 0.4 * t, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    cr_assert_eq(sb_body_set_target(s->world, s->pusher, t, push), SB_OK, "%s", sb_last_error());
+}
+
+static void run_frames(scene *s, int from, int to)
+{
+    for (int f = from + 1; f <= to; f++) {
+        animate(s, f);
+        cr_assert_eq(sb_world_step_to(s->world, f / FPS), SB_OK, "frame %d: %s", f, sb_last_error());
+    }
+}
+
+/* Everything a caller can read, as bytes. */
+typedef struct snapshot {
+    double positions[3 * GRID * GRID], velocities[3 * GRID * GRID];
+    double transforms[16 * (BOXES + 3)];
+    sb_body_state bodies[BOXES + 3];
+    sb_world_stats stats;
+    double time;
+} snapshot;
+
+static void take(const scene *s, snapshot *out)
+{
+    memset(out, 0, sizeof *out);
+    cr_assert_eq(sb_cloth_get_positions(s->world, 0, out->positions, GRID * GRID), SB_OK);
+    cr_assert_eq(sb_cloth_get_velocities(s->world, 0, out->velocities, GRID * GRID), SB_OK);
+    cr_assert_eq(sb_world_get_body_transforms(s->world, out->transforms, BOXES + 3), SB_OK, "%s", sb_last_error());
+    for (int32_t i = 0; i < BOXES + 3; i++) {
+        sb_body_state state;
+        memset(&state, 0, sizeof state);
+        cr_assert_eq(sb_body_get_state(s->world, i, &state), SB_OK);
+        out->bodies[i] = state;
+    }
+    sb_world_stats stats;
+    memset(&stats, 0, sizeof stats);
+    cr_assert_eq(sb_world_get_stats(s->world, &stats), SB_OK);
+    out->stats = stats;
+    out->time = sb_world_get_time(s->world);
+}
+
+static void *save(const scene *s, uint64_t *size)
+{
+    cr_assert_eq(sb_world_get_state_size(s->world, size), SB_OK, "%s", sb_last_error());
+    void *state = malloc(*size);
+    cr_assert_eq(sb_world_save_state(s->world, state, *size), SB_OK, "%s", sb_last_error());
+    return state;
+}
+
+static void compare(const snapshot *a, const snapshot *b, const char *when)
+{
+    cr_assert(memcmp(a->positions, b->positions, sizeof a->positions) == 0, "%s: cloth positions differ", when);
+    cr_assert(memcmp(a->velocities, b->velocities, sizeof a->velocities) == 0, "%s: cloth velocities differ", when);
+    cr_assert(memcmp(a->transforms, b->transforms, sizeof a->transforms) == 0, "%s: bodies differ", when);
+    for (int i = 0; i < BOXES + 3; i++)
+        cr_assert(memcmp(&a->bodies[i], &b->bodies[i], sizeof a->bodies[i]) == 0, "%s: body %d's state differs", when, i);
+    cr_assert(memcmp(&a->stats, &b->stats, sizeof a->stats) == 0, "%s: statistics differ", when);
+    cr_assert(a->time == b->time, "%s: time differs", when);
+}
+
+Test(state, a_resumed_world_matches_the_one_that_never_stopped_bit_for_bit)
+{
+    scene straight = build();
+    run_frames(&straight, 0, FRAME_SAVED);
+    uint64_t size;
+    void *state = save(&straight, &size);
+    snapshot at_save, at_load;
+    take(&straight, &at_save);
+    run_frames(&straight, FRAME_SAVED, FRAMES);
+    snapshot end_straight;
+    take(&straight, &end_straight);
+
+    scene resumed = build();
+    cr_assert_eq(sb_world_load_state(resumed.world, state, size), SB_OK, "%s", sb_last_error());
+    take(&resumed, &at_load);
+    compare(&at_save, &at_load, "right after loading");
+    run_frames(&resumed, FRAME_SAVED, FRAMES);
+    snapshot end_resumed;
+    take(&resumed, &end_resumed);
+    compare(&end_straight, &end_resumed, "at the last frame");
+
+    /* the scene really moved, collided and made contacts after the save */
+    cr_assert(end_straight.stats.steps > at_save.stats.steps);
+    cr_assert(end_straight.stats.collisions + end_straight.stats.last_contacts > 0, "no contact to carry over");
+    int touching = 0;
+    for (int i = 0; i < BOXES + 3; i++) touching += end_straight.bodies[i].contacts > 0;
+    cr_assert(touching >= 3, "the boxes should rest on each other (%d touching)", touching);
+
+    uint64_t size_again;
+    void *again = save(&resumed, &size_again);
+    void *straight_state = save(&straight, &size);
+    cr_assert(size == size_again && memcmp(again, straight_state, size) == 0, "the states at the end differ");
+    free(again), free(straight_state), free(state);
+    free_scene(&straight), free_scene(&resumed);
+}
+
+Test(state, a_state_can_be_loaded_into_a_world_that_has_already_stepped)
+{
+    scene a = build(), b = build();
+    run_frames(&a, 0, 6);
+    uint64_t size;
+    void *state = save(&a, &size);
+    run_frames(&b, 0, 11); /* elsewhere in time, with its own trees and warm starts */
+    cr_assert_eq(sb_world_load_state(b.world, state, size), SB_OK, "%s", sb_last_error());
+    run_frames(&a, 6, 12), run_frames(&b, 6, 12);
+    snapshot sa, sb;
+    take(&a, &sa), take(&b, &sb);
+    compare(&sa, &sb, "six frames after loading");
+    free(state);
+    free_scene(&a), free_scene(&b);
+}
+
+static void expect_refused(scene *s, const void *state, uint64_t size, const char *needle)
+{
+    snapshot before, after;
+    take(s, &before);
+    sb_result r = sb_world_load_state(s->world, state, size);
+    cr_assert_eq(r, SB_ERROR_INVALID_ARGUMENT, "got %s", sb_result_name(r));
+    cr_assert(strstr(sb_last_error(), needle), "message \"%s\" lacks \"%s\"", sb_last_error(), needle);
+    take(s, &after);
+    compare(&before, &after, "after a refused state");
+}
+
+Test(state, damaged_states_are_refused_and_change_nothing)
+{
+    scene s = build();
+    run_frames(&s, 0, 4);
+    uint64_t size;
+    uint8_t *state = save(&s, &size);
+    run_frames(&s, 4, 6);
+    expect_refused(&s, state, size - 1, "cut short");
+    expect_refused(&s, state, 10, "header");
+    uint8_t *copy = malloc(size);
+    memcpy(copy, state, size);
+    copy[size / 2] ^= 0x40;
+    expect_refused(&s, copy, size, "checksum");
+    memcpy(copy, state, size);
+    copy[0] = 'X';
+    expect_refused(&s, copy, size, "not a SimBake state");
+    cr_assert_eq(sb_world_load_state(NULL, state, size), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_world_load_state(s.world, NULL, size), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_world_save_state(s.world, copy, size - 8), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(sb_last_error(), "sb_world_get_state_size"));
+    cr_assert_eq(sb_world_get_state_size(s.world, NULL), SB_ERROR_INVALID_ARGUMENT);
+    free(copy), free(state);
+    free_scene(&s);
+}
+
+Test(state, a_state_of_another_scene_is_refused_naming_what_differs)
+{
+    scene s = build();
+    run_frames(&s, 0, 3);
+    uint64_t size;
+    void *state = save(&s, &size);
+
+    sb_world_def wdef = sb_default_world_def();
+    sb_world *empty;
+    cr_assert_eq(sb_world_create(&wdef, &empty), SB_OK);
+    cr_assert_eq(sb_world_load_state(empty, state, size), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(sb_last_error(), "0 cloths"), "%s", sb_last_error());
+    sb_world_destroy(empty);
+
+    /* the same counts, a stiffer cloth */
+    scene other = build();
+    sb_world_destroy(other.world);
+    cr_assert_eq(sb_world_create(&wdef, &other.world), SB_OK);
+    sb_cloth_def c = sb_default_cloth_def();
+    c.vertex_count = other.grid.vertex_count, c.positions = other.grid.positions;
+    c.triangle_count = other.grid.triangle_count, c.triangles = other.grid.triangles;
+    c.pin_count = 2, c.pins = other.pins, c.self_collision = 1;
+    c.stretch_stiffness *= 2;
+    int32_t id;
+    cr_assert_eq(sb_world_add_cloth(other.world, &c, &id), SB_OK);
+    uint64_t other_size;
+    cr_assert_eq(sb_world_get_state_size(other.world, &other_size), SB_OK);
+    cr_assert_eq(sb_world_load_state(other.world, state, size), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(sb_last_error(), "cloths") || strstr(sb_last_error(), "cloth 0"), "%s", sb_last_error());
+    free_scene(&other);
+
+    /* other world settings */
+    scene slower = build();
+    sb_world_destroy(slower.world);
+    wdef.max_step /= 2;
+    cr_assert_eq(sb_world_create(&wdef, &slower.world), SB_OK);
+    cr_assert_eq(sb_world_load_state(slower.world, state, size), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(sb_last_error(), "settings") || strstr(sb_last_error(), "0 cloths"), "%s", sb_last_error());
+    free_scene(&slower);
+    free(state);
+    free_scene(&s);
+}
+
+Test(state, every_single_byte_flip_past_the_checksum_is_caught_or_harmless)
+{
+    /* the checksum catches flips; a state whose checksum is recomputed after a flip must still
+     * be refused or loaded without reading outside any buffer (ASan and valgrind watch) */
+    scene s = build();
+    run_frames(&s, 0, 3);
+    uint64_t size;
+    uint8_t *state = save(&s, &size);
+    uint8_t *copy = malloc(size);
+    int refused = 0, loaded = 0;
+    for (uint64_t at = 32; at < size; at += 1 + at / 64) {
+        memcpy(copy, state, size);
+        copy[at] ^= 0xA5;
+        /* the same FNV-1a as the library, recomputed over the payload */
+        uint64_t h = 0xcbf29ce484222325ULL, n = size - 32;
+        const uint8_t *p = copy + 32;
+        for (; n >= 8; n -= 8, p += 8) {
+            uint64_t word;
+            memcpy(&word, p, 8);
+            h = (h ^ word) * 0x100000001b3ULL;
+        }
+        for (; n > 0; n--, p++) h = (h ^ *p) * 0x100000001b3ULL;
+        memcpy(copy + 24, &h, 8);
+        if (sb_world_load_state(s.world, copy, size) == SB_OK) {
+            loaded++;
+            cr_assert_eq(sb_world_load_state(s.world, state, size), SB_OK, "%s", sb_last_error());
+        } else {
+            refused++;
+        }
+    }
+    cr_assert(refused > 0 && loaded > 0, "refused %d, loaded %d", refused, loaded);
+    run_frames(&s, 3, 5);
+    free(copy), free(state);
+    free_scene(&s);
+}
