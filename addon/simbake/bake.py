@@ -11,7 +11,8 @@ from contextlib import ExitStack, contextmanager
 
 import bpy
 
-from . import budget, failures, keyframes, native, outputs, rigid_bake, scene_io, settings, transforms
+from . import budget, checkpoint, failures, keyframes, native, outputs, rigid_bake, scene_io, settings, transforms
+from .bake_resume import BakeResume
 from .settings import SettingsError
 
 
@@ -25,6 +26,11 @@ class BakeCancelled(RuntimeError):
 
 class SolverStopped(BakeError):
     """The solver gave up at a frame (see failures.describe)."""
+
+
+class BakePaused(RuntimeError):
+    """The bake stopped at the frame its checkpoint plan asked for; the checkpoint resumes it.
+    The scene is as it was."""
 
 
 class ClothJob:
@@ -81,15 +87,17 @@ def cache_directory(scene_props):
     return folder
 
 
-class Bake:
+class Bake(BakeResume):
     """A bake of `objects` in `context.scene`, in phases so that the UI can run the solver in
     a worker thread: begin(), then per frame prepare_frame() (main thread: reads the scene),
     solve_frame() (any thread: only the library) and collect_frame() (main thread), then
     finish() writes the result into the scene, or abort() leaves it as it was. run() does
     it all. progress(frame, done, total) is called after each frame; should_cancel() is
-    polled between frames by run()."""
+    polled between frames by run(). With `checkpoints` (checkpoint.Plan), run() saves
+    checkpoints as it plans and stops at its stop_at frame (BakePaused); with `resume` set
+    too, the bake goes on from the plan's checkpoint file if there is one that fits."""
 
-    def __init__(self, context, objects, progress=None, should_cancel=None):
+    def __init__(self, context, objects, progress=None, should_cancel=None, checkpoints=None, resume=False):
         self.context = context
         self.scene = context.scene
         self.props = self.scene.simbake
@@ -111,10 +119,16 @@ class Bake:
         self.estimate = None  # budget.Estimate, once begin() has checked it
         self._world = None
         self._started = None
+        self._seconds_before = 0.0  # spent before the checkpoint a resumed bake went on from
         self._original_frame = None
         self._now = None
         self._matrices = {}
         self._depsgraph = None
+        self.checkpoints = checkpoints
+        self._resume = None  # checkpoint.Checkpoint to go on from, once begin() has read it
+        if resume and checkpoints is not None and os.path.exists(checkpoints.path):
+            self._resume = self._read_checkpoint(checkpoints.path)
+        self.resumed_at = None  # the frame a resumed bake went on from
 
     @property
     def total_frames(self):
@@ -133,11 +147,19 @@ class Bake:
                 self.prepare_frame()
                 self.solve_frame()
                 self.collect_frame()
+                if self.checkpoints and self.checkpoints.due(self.frame, self.frame_start, self.frame_end):
+                    self.save_checkpoint()
+                    if self.frame == self.checkpoints.stop_at:
+                        break
         except BaseException as error:
             reported = self.end_failed(error)
             if reported is error:
                 raise
             raise reported from error
+        if not self.done:
+            self.pause()
+            raise BakePaused(f"stopped at frame {self.frame} as asked; the checkpoint {self.checkpoints.path} "
+                             "resumes the bake from there")
         self.finish()
 
     def end_failed(self, error):
@@ -226,11 +248,19 @@ class Bake:
     def finish(self):
         """Writes the bake into the scene (replacing an older bake)."""
         self._close()
-        self.seconds = time.perf_counter() - self._started
+        self.seconds = self._seconds_before + time.perf_counter() - self._started
         self._apply()
         self.props.last_bake_seconds = self.seconds
         self.props.last_bake_message = (f"Baked {len(self.jobs) + len(self.rigid_jobs)} object(s), frames "
                                         f"{self.frame_start}-{self.frame_end}, in {self.seconds:.1f} s")
+
+    def pause(self):
+        """Leaves the scene as it was before begin(), keeping the caches so far for a bake
+        resumed from the last checkpoint."""
+        for job in self.jobs:
+            if job.output is not None:
+                job.output.detach()
+        self._close()
 
     def abort(self):
         """Leaves the scene as it was before begin() (half-written caches are removed)."""
@@ -303,6 +333,7 @@ class Bake:
             self._add_rigid(rigid_bake.add_obstacle, world, obstacle, depsgraph)
         self.cloth_names = {job.cloth_id: job.obj.name for job in self.jobs}
         self.body_names = {job.body_id: job.obj.name for job in self.rigid_jobs + self.obstacles}
+        self._start_outputs()
         self._follow = any(job.animated for job in self.jobs + self.colliders + self.rigid_jobs + self.obstacles)
 
     def _follow_animation(self, world, now, depsgraph):
@@ -344,8 +375,6 @@ class Bake:
         if info["nonmanifold_edges"]:
             self.warnings.append(f"{obj.name}: {info['nonmanifold_edges']} edge(s) shared by more than "
                                  "two faces do not resist bending")
-        job.output = self._make_output(job)
-        self._write_frame(job, job.input.sample.positions)
 
     def _add_collider(self, world, collider, depsgraph):
         with _named_errors(collider.obj):
@@ -358,12 +387,13 @@ class Bake:
         with _named_errors(job.obj):
             add(world, job, depsgraph, self.warnings)
 
-    def _make_output(self, job):
+    def _make_output(self, job, resume=None, resume_bytes=b""):
+        """A cloth's output, new or going on from what checkpoint() gave (`resume`)."""
         if self.props.cloth_output == "SHAPE_KEYS":
-            return outputs.ShapeKeyOutput(self.frame_start)
+            return outputs.ShapeKeyOutput(self.frame_start, resume, resume_bytes, job.input.vertex_count)
         path = os.path.join(cache_directory(self.props), settings.cache_file_name(job.obj.name))
         try:
-            return outputs.MeshCacheOutput(path, job.input.vertex_count, self.frame_start, self.frame_end)
+            return outputs.MeshCacheOutput(path, job.input.vertex_count, self.frame_start, self.frame_end, resume)
         except OSError as error:
             raise BakeError(f"{job.obj.name}: cannot write the cache {path}: {error.strerror}") from error
 

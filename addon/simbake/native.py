@@ -197,6 +197,9 @@ _SIGNATURES = {
     "sb_world_get_time": (ctypes.c_double, [ctypes.c_void_p]),
     "sb_world_get_stats": (ctypes.c_int, [ctypes.c_void_p, _P(WorldStats)]),
     "sb_world_get_failure": (ctypes.c_int, [ctypes.c_void_p, _P(Failure)]),
+    "sb_world_get_state_size": (ctypes.c_int, [ctypes.c_void_p, _P(ctypes.c_uint64)]),
+    "sb_world_save_state": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]),
+    "sb_world_load_state": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint64]),
     "sb_cloth_get_positions": (
         ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_transform_points": (
@@ -478,6 +481,20 @@ class World:
     @property
     def time(self):
         return self._lib.sb_world_get_time(self._handle)
+
+    def save_state(self):
+        """Everything the world needs to go on from now, as bytes (sb_world_save_state)."""
+        size = ctypes.c_uint64()
+        _check(self._lib.sb_world_get_state_size(self._handle, ctypes.byref(size)))
+        buffer = ctypes.create_string_buffer(size.value)
+        _check(self._lib.sb_world_save_state(self._handle, buffer, size.value))
+        return buffer.raw
+
+    def load_state(self, state):
+        """Continues from a state save_state gave, in a world built with the same objects;
+        raises NativeError (naming what differs) otherwise."""
+        state = bytes(state)
+        _check(self._lib.sb_world_load_state(self._handle, state, len(state)))
 
     def stats(self):
         stats = WorldStats()

@@ -18,7 +18,7 @@ _PASSED_DURING_BAKE = {"TIMER", "TIMER_REPORT", "TIMERREGION", "MOUSEMOVE", "INB
                        "WINDOW_DEACTIVATE", "NONE"}
 
 
-def _print_progress(frame, done, total):
+def print_progress(frame, done, total):
     print(f"SimBake: frame {frame} ({done}/{total}, {100.0 * done / max(1, total):.0f}%)", flush=True)
 
 
@@ -66,7 +66,7 @@ class SIMBAKE_OT_bake(bpy.types.Operator):
 
     def execute(self, context):
         try:
-            job = bake.Bake(context, _targets(context, self.selected_only), progress=_print_progress)
+            job = bake.Bake(context, _targets(context, self.selected_only), progress=print_progress)
             job.run()
         except Exception as error:
             self._report_failure(error)
@@ -147,7 +147,7 @@ class SIMBAKE_OT_bake(bpy.types.Operator):
         return {"CANCELLED"}
 
     def _progress(self, frame, done, total):
-        _print_progress(frame, done, total)
+        print_progress(frame, done, total)
         wm = bpy.context.window_manager
         wm.progress_update(done)
         wm.simbake_progress = 100.0 * done / max(1, total)

@@ -5,6 +5,7 @@ JSON record of what the bake changed in `obj.simbake.bake_record`."""
 import json
 import os
 import time
+from array import array
 from contextlib import contextmanager
 
 import bpy
@@ -40,13 +41,24 @@ def move_modifier(obj, modifier, index):
 class MeshCacheOutput:
     """Frames stream into a PC2 file beside the .blend; applying adds the modifier."""
 
-    def __init__(self, path, vertex_count, frame_start, frame_end):
+    def __init__(self, path, vertex_count, frame_start, frame_end, resume=None):
+        """resume: what checkpoint() gave, to go on with the cache a paused bake left."""
         self.path = path
         self.frame_start = frame_start
-        self.writer = PC2Writer(path, vertex_count, frame_end - frame_start + 1, frame_start, 1.0)
+        self.writer = PC2Writer(path, vertex_count, frame_end - frame_start + 1, frame_start, 1.0,
+                                resume_at=None if resume is None else resume["frames"])
 
     def add_frame(self, local_positions):
         self.writer.write(local_positions)
+
+    def checkpoint(self):
+        """(description, bulk bytes) of the frames so far, for a checkpoint; they are on disk."""
+        self.writer.sync()
+        return {"frames": self.writer.written}, b""
+
+    def detach(self):
+        """The bake pauses: the cache so far stays for a resumed bake."""
+        self.writer.detach()
 
     def end_early(self):
         """The bake stops here: the cache holds the frames written so far."""
@@ -79,12 +91,26 @@ class ShapeKeyOutput:
     """Frames are kept in memory; applying adds one shape key per frame, each keyed to 1 at
     its frame and 0 at its neighbours (LINEAR), so the mesh plays the bake."""
 
-    def __init__(self, frame_start):
+    def __init__(self, frame_start, resume=None, resume_bytes=b"", vertex_count=0):
         self.frame_start = frame_start
         self.frames = []
+        if resume is not None:
+            size = 12 * vertex_count
+            if len(resume_bytes) != size * resume["frames"]:
+                raise ValueError("the checkpoint's shape-key frames do not fit the mesh")
+            for at in range(0, len(resume_bytes), size):
+                frame = array("f")
+                frame.frombytes(resume_bytes[at:at + size])
+                self.frames.append(frame)
 
     def add_frame(self, local_positions):
         self.frames.append(local_positions)
+
+    def checkpoint(self):
+        return {"frames": len(self.frames)}, b"".join(frame.tobytes() for frame in self.frames)
+
+    def detach(self):
+        self.frames = []
 
     def end_early(self):
         pass  # applying keys the frames it has

@@ -22,7 +22,9 @@ class PC2Writer:
     """Streams samples to `path` through a temporary file; the file appears only when
     every sample has been written and finish() is called. abort() removes it."""
 
-    def __init__(self, path, point_count, sample_count, start_frame=1.0, sample_rate=1.0):
+    def __init__(self, path, point_count, sample_count, start_frame=1.0, sample_rate=1.0, resume_at=None):
+        """resume_at: go on with the temporary file a detached writer left, keeping its first
+        `resume_at` samples (any written after them are cut off)."""
         self.path = path
         self.point_count = point_count
         self.sample_count = sample_count
@@ -32,8 +34,32 @@ class PC2Writer:
         folder = os.path.dirname(os.path.abspath(path))
         self._created_folder = None if os.path.isdir(folder) else folder
         os.makedirs(folder, exist_ok=True)
-        self._file = open(self._temp, "wb")
-        self._file.write(HEADER.pack(MAGIC, 1, point_count, float(start_frame), float(sample_rate), sample_count))
+        header = HEADER.pack(MAGIC, 1, point_count, float(start_frame), float(sample_rate), sample_count)
+        if resume_at is None:
+            self._file = open(self._temp, "wb")
+            self._file.write(header)
+            return
+        keep = HEADER.size + 12 * point_count * resume_at
+        try:
+            self._file = open(self._temp, "r+b")
+        except OSError as error:
+            raise PC2Error(f"{self._temp}: cannot reopen the cache to resume ({error.strerror})") from error
+        if self._file.read(HEADER.size) != header or os.path.getsize(self._temp) < keep:
+            self._file.close()
+            raise PC2Error(f"{self._temp}: not the cache of this bake, or shorter than its {resume_at} samples")
+        self._file.truncate(keep)
+        self._file.seek(keep)
+        self.written = resume_at
+
+    def sync(self):
+        """Every sample written so far is on disk (for a checkpoint that counts them)."""
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def detach(self):
+        """The bake stops for now: the temporary file stays for a writer made with resume_at."""
+        if not self._file.closed:
+            self._file.close()
 
     def write(self, positions):
         """One sample: a flat float32 array('f') of point_count x 3 values."""

@@ -12,6 +12,8 @@ import sys
 import tempfile
 import unittest
 
+import baked
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BAKE = os.path.join(REPO, "scripts", "simbake-bake")
 BLENDER = os.environ.get("BLENDER") or shutil.which("blender")
@@ -79,23 +81,8 @@ class SimbakeBake(unittest.TestCase):
             done = run(BAKE, os.path.join(REPO, "sample_blends", "tablecloth.blend"), "-o", f"{out}/scene.blend",
                        "--frames", "1-16", "--json", f"{out}/report.json", env=dict(os.environ, OMP_NUM_THREADS="2"))
             self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
-            with open(f"{out}/report.json") as f:
-                report = json.load(f)
-            caches = sorted(e["cache_file"] for e in report["objects"] if e["output"] == "MESH_CACHE")
-            self.assertTrue(caches, "the scene bakes a cloth")
-            cache_bytes = [open(path, "rb").read() for path in caches]
-            keys = run(BLENDER, "-b", f"{out}/scene.blend", "--python-exit-code", "1", "--python-expr",
-                       "import bpy, hashlib, array\n"
-                       "h = hashlib.sha256()\n"
-                       "for a in sorted(bpy.data.actions, key=lambda a: a.name):\n"
-                       "    for c in a.fcurves:\n"
-                       "        v = array.array('f', bytes(8 * len(c.keyframe_points)))\n"
-                       "        c.keyframe_points.foreach_get('co', v)\n"
-                       "        h.update(a.name.encode() + c.data_path.encode() + v.tobytes())\n"
-                       "print('KEYS', h.hexdigest())\n")
-            self.assertEqual(keys.returncode, 0, keys.stderr)
-            digest = next(line for line in keys.stdout.splitlines() if line.startswith("KEYS "))
-            results.append((cache_bytes, digest))
+            results.append(baked.result(f"{out}/scene.blend", f"{out}/report.json"))
+        self.assertTrue(results[0][0], "the scene bakes a cloth")
         self.assertEqual(results[0][1], results[1][1], "rigid body keys differ between two bakes")
         for first, second in zip(results[0][0], results[1][0]):
             self.assertEqual(first, second, "cloth caches differ between two bakes")

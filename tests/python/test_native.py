@@ -41,6 +41,27 @@ class Bindings(unittest.TestCase):
             self.assertEqual(world.stats()["steps"], 24)
             self.assertEqual(world.cloth_info(cloth)["vertex_count"], 25)
 
+    def test_a_saved_state_resumes_bit_for_bit_through_the_bindings(self):
+        positions, triangles = grid(6)
+
+        def world_with_cloth():
+            world = native.World(gravity=(0, 0, -9.81), max_step=1 / 24)
+            world.add_cloth(positions, triangles, pins=array("i", [0, 5]))
+            return world
+
+        with world_with_cloth() as straight, world_with_cloth() as resumed:
+            for frame in range(1, 6):
+                straight.step_to(frame / 24)
+            state = straight.save_state()
+            resumed.load_state(state)
+            for frame in range(6, 12):
+                straight.step_to(frame / 24)
+                resumed.step_to(frame / 24)
+            self.assertEqual(straight.positions(0).tobytes(), resumed.positions(0).tobytes())
+            with self.assertRaises(native.NativeError) as refused:
+                resumed.load_state(state[:-1])
+            self.assertIn("cut short", str(refused.exception))
+
     def test_errors_carry_the_library_message(self):
         positions, triangles = grid(3)
         triangles[4] = 99
