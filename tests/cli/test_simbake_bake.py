@@ -87,6 +87,43 @@ class SimbakeBake(unittest.TestCase):
         for first, second in zip(results[0][0], results[1][0]):
             self.assertEqual(first, second, "cloth caches differ between two bakes")
 
+    def test_a_variant_sets_parameters_and_scatters_bodies_before_the_bake(self):
+        out = self.path("variant")
+        os.makedirs(out)
+        variant = os.path.join(out, "soft.json")
+        with open(variant, "w") as f:
+            json.dump({"name": "soft", "objects": {"Tablecloth": {"simbake.stretch_stiffness": 123.0}},
+                       "seed": 4, "scatter": {"objects": ["C*"], "location": [0.05, 0.05, 0.0]}}, f)
+        done = run(BAKE, os.path.join(REPO, "sample_blends", "tablecloth.blend"), "-o", f"{out}/soft.blend",
+                   "--frames", "1-3", "--variant", variant, "--json", f"{out}/soft.json.report")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        with open(f"{out}/soft.json.report") as f:
+            self.assertEqual(json.load(f)["variant"], "soft")
+        probe = (f"import bpy, sys\nsys.path.insert(0, {os.path.join(REPO, 'addon')!r})\n"
+                 "import simbake\nsimbake.register()\nbpy.context.scene.frame_set(1)\n"
+                 "print('STIFFNESS', bpy.data.objects['Tablecloth'].simbake.stretch_stiffness)\n"
+                 "print('CUBE', tuple(round(v, 6) for v in bpy.data.objects['Cube'].matrix_basis.translation))\n")
+        seen = {}
+        for blend in (f"{out}/soft.blend", os.path.join(REPO, "sample_blends", "tablecloth.blend")):
+            lines = run(BLENDER, "-b", blend, "--python-exit-code", "1", "--python-expr", probe).stdout.splitlines()
+            seen[blend] = [line for line in lines if line.startswith(("STIFFNESS", "CUBE"))]
+        baked_lines, original_lines = seen[f"{out}/soft.blend"], seen[os.path.join(REPO, "sample_blends", "tablecloth.blend")]
+        self.assertEqual(baked_lines[0], "STIFFNESS 123.0")
+        self.assertNotEqual(original_lines[0], "STIFFNESS 123.0")
+        self.assertNotEqual(baked_lines[1], original_lines[1], "the cube was not scattered")
+
+    def test_a_broken_variant_is_named_with_its_key(self):
+        variant = self.path("broken.json")
+        with open(variant, "w") as f:
+            json.dump({"name": "broken", "objects": {"NoSuchObject": {"simbake.mass": 2.0}}}, f)
+        report = self.path("broken-report.json")
+        done = run(BAKE, os.path.join(REPO, "sample_blends", "tablecloth.blend"), "-o", self.path("broken.blend"),
+                   "--variant", variant, "--json", report)
+        self.assert_fails_naming(done, "variant 'broken'", "NoSuchObject")
+        with open(report) as f:
+            self.assertEqual(json.load(f)["variant"], "broken")
+        self.assertFalse(os.path.exists(self.path("broken.blend")))
+
     def test_a_missing_file_is_named(self):
         missing = self.path("nowhere.blend")
         report = self.path("missing.json")
