@@ -8,7 +8,8 @@ PACKAGES=(blender cmake gcc make pkg-config libcriterion-dev liblapacke-dev libq
           xvfb xauth libgl1-mesa-dri  # the UI test runs Blender in a virtual display
           python3-matplotlib          # bench/report.py's plots (and their test)
           clang libclang-rt-14-dev    # the libFuzzer targets (scripts/fuzz)
-          valgrind)                   # the memcheck run of the C tests
+          valgrind                    # the memcheck run of the C tests
+          slurmctld slurmd slurm-client munge)  # the farm test's single-node Slurm (scripts/slurm-local)
 
 missing=()
 for package in "${PACKAGES[@]}"; do
