@@ -287,9 +287,26 @@ def transform_seeds():
     }
 
 
+# --- fuzz_state --------------------------------------------------------------------------
+def state_edits(*edits):
+    return b"".join(struct.pack("<IB", offset, xor) for offset, xor in edits)
+
+
+def state_seeds():
+    return {
+        "genuine": byte(0),
+        "cut_in_half": byte(1) + struct.pack("<I", 1 << 31),
+        "stale_checksum": byte(2) + state_edits((100, 1)),
+        "counts": state_edits((0, 1), (4, 1), (8, 0x80)),
+        "cloth_positions": byte(0) + state_edits((120, 0x7f), (140, 0xff)),
+        "spread": byte(0) + state_edits(*[(97 * k, 0x55) for k in range(1, 40)]),
+    }
+
+
 def main():
     for target, seeds in [("fuzz_cloth", cloth_seeds()), ("fuzz_rigid", rigid_seeds()),
-                          ("fuzz_mass_properties", mass_properties_seeds()), ("fuzz_transform", transform_seeds())]:
+                          ("fuzz_mass_properties", mass_properties_seeds()), ("fuzz_transform", transform_seeds()),
+                          ("fuzz_state", state_seeds())]:
         directory = CORPUS / target
         directory.mkdir(parents=True, exist_ok=True)
         for stale in directory.iterdir():

@@ -1,0 +1,125 @@
+/* Fuzz target: sb_world_load_state with damaged states, past the checksum.
+ *
+ * Every input starts from the genuine state of a small world (a pinned cloth with self
+ * collision over a collider, two boxes on a static floor, stepped three frames), edits it
+ * and gives it a correct header and checksum, so the fuzzer reaches the structural checks
+ * behind them (counts, fingerprints, trees, contacts, warm starts) rather than stopping at
+ * the checksum. Input: mode byte (0 edit, 1 cut to a length then edit, 2 edit and keep the
+ * stale checksum) | [u32 length for mode 1] | then 5-byte edits: u32 offset (modulo the
+ * payload's size) and a byte XORed in there. A refused state must leave the world as it
+ * was; a loaded one must step on without crashing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_common.h"
+
+enum { GRID = 4, HEADER_BYTES = 32 };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static sb_world *make_world(void)
+{
+    static double cloth_positions[3 * GRID * GRID], floor_vertices[3 * 4];
+    static int32_t cloth_triangles[6 * (GRID - 1) * (GRID - 1)], floor_triangles[6] = {0, 1, 2, 0, 2, 3};
+    static const int32_t pins[2] = {0, GRID - 1};
+    for (int j = 0, t = 0; j < GRID; j++)
+        for (int i = 0; i < GRID; i++) {
+            double *p = &cloth_positions[3 * (j * GRID + i)];
+            p[0] = 0.1 * i, p[1] = 0.1 * j, p[2] = 0.2;
+            if (i + 1 < GRID && j + 1 < GRID) {
+                int32_t a = j * GRID + i, quad[6] = {a, a + 1, a + GRID + 1, a, a + GRID + 1, a + GRID};
+                memcpy(&cloth_triangles[6 * t++], quad, sizeof quad);
+            }
+        }
+    const double corners[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+    for (int k = 0; k < 4; k++)
+        floor_vertices[3 * k] = corners[k][0], floor_vertices[3 * k + 1] = corners[k][1], floor_vertices[3 * k + 2] = 0.1;
+
+    sb_world_def def = sb_default_world_def();
+    sb_world *world = NULL;
+    fuzz_require(sb_world_create(&def, &world) == SB_OK);
+    sb_cloth_def cloth = sb_default_cloth_def();
+    cloth.vertex_count = GRID * GRID, cloth.positions = cloth_positions;
+    cloth.triangle_count = 2 * (GRID - 1) * (GRID - 1), cloth.triangles = cloth_triangles;
+    cloth.pin_count = 2, cloth.pins = pins, cloth.self_collision = 1;
+    int32_t id;
+    fuzz_require(sb_world_add_cloth(world, &cloth, &id) == SB_OK);
+    sb_collider_def floor = sb_default_collider_def();
+    floor.vertex_count = 4, floor.positions = floor_vertices, floor.triangle_count = 2, floor.triangles = floor_triangles;
+    fuzz_require(sb_world_add_collider(world, &floor, &id) == SB_OK);
+    sb_body_def body = sb_default_body_def();
+    body.shape = SB_SHAPE_BOX;
+    body.type = SB_BODY_STATIC;
+    body.center[0] = 3.0, body.center[2] = -0.5;
+    body.half_extents[0] = body.half_extents[1] = 2.0, body.half_extents[2] = 0.5;
+    fuzz_require(sb_world_add_body(world, &body, &id) == SB_OK);
+    body.type = SB_BODY_DYNAMIC;
+    body.half_extents[0] = body.half_extents[1] = body.half_extents[2] = 0.2;
+    for (int k = 0; k < 2; k++) {
+        body.center[2] = 0.19 + 0.41 * k;
+        fuzz_require(sb_world_add_body(world, &body, &id) == SB_OK);
+    }
+    for (int frame = 1; frame <= 3; frame++) fuzz_require(sb_world_step_to(world, frame / 24.0) == SB_OK);
+    return world;
+}
+
+static uint64_t payload_hash(const uint8_t *bytes, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL; /* the library's FNV-1a over 64-bit words */
+    for (; n >= 8; n -= 8, bytes += 8) {
+        uint64_t word;
+        memcpy(&word, bytes, 8);
+        h = (h ^ word) * 0x100000001b3ULL;
+    }
+    for (; n > 0; n--, bytes++) h = (h ^ *bytes) * 0x100000001b3ULL;
+    return h;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    sb_world *source = make_world();
+    uint64_t state_size = 0;
+    fuzz_require(sb_world_get_state_size(source, &state_size) == SB_OK && state_size > HEADER_BYTES);
+    uint8_t *state = fuzz_alloc(state_size);
+    fuzz_require(sb_world_save_state(source, state, state_size) == SB_OK);
+    sb_world_destroy(source);
+
+    fuzz_input in = fuzz_input_make(data, size);
+    uint8_t mode = fuzz_byte(&in) % 3;
+    uint64_t payload = state_size - HEADER_BYTES;
+    if (mode == 1) {
+        uint32_t length = 0;
+        fuzz_bytes(&in, &length, sizeof length);
+        payload = length % (payload + 1);
+        memcpy(state + 16, &payload, 8);
+    }
+    while (fuzz_has(&in, 5) && payload > 0) {
+        uint32_t offset = 0;
+        fuzz_bytes(&in, &offset, sizeof offset);
+        state[HEADER_BYTES + offset % payload] ^= fuzz_byte(&in);
+    }
+    if (mode != 2) {
+        uint64_t checksum = payload_hash(state + HEADER_BYTES, payload);
+        memcpy(state + 24, &checksum, 8);
+    }
+
+    sb_world *world = make_world();
+    double before[3 * GRID * GRID], after[3 * GRID * GRID];
+    fuzz_require(sb_cloth_get_positions(world, 0, before, GRID * GRID) == SB_OK);
+    sb_result loaded = CHECKED(sb_world_load_state(world, state, HEADER_BYTES + payload));
+    if (loaded != SB_OK) {
+        fuzz_require(sb_cloth_get_positions(world, 0, after, GRID * GRID) == SB_OK);
+        fuzz_require(memcmp(before, after, sizeof before) == 0); /* refused: nothing changed */
+        fuzz_require(sb_world_get_time(world) == 3 / 24.0);
+    } else {
+        double now = sb_world_get_time(world);
+        if (now > -1e6 && now < 1e6) {
+            /* the next frame's targets, as a bake gives them, then one frame */
+            double end = now + 1.0 / 24.0, targets[6] = {0, 0, 0.2, 0.3, 0, 0.2};
+            if (CHECKED(sb_cloth_set_pin_targets(world, 0, end, targets, 2)) == SB_OK) fuzz_step_to(world, end);
+        }
+    }
+    sb_world_destroy(world);
+    free(state);
+    return 0;
+}
