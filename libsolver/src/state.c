@@ -8,6 +8,7 @@
  *
  * Layout: a header (magic, byte order, format, payload size, payload checksum), then the
  * world, each cloth, collider and body, and the rigid step's memory, in native byte order. */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,9 +183,9 @@ static bool damaged(state_reader *in, const char *what)
     return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state is damaged: %s", what);
 }
 
-/* n finite doubles into dst: checked in the CHECK pass, copied when applying (into the
- * world) or always (`always`: into the caller's own variables). */
-static bool doubles(state_reader *in, double *dst, size_t n, bool always, const char *what)
+/* n finite doubles, at most `limit` in size, into dst: checked in the CHECK pass, copied
+ * when applying (into the world) or always (`always`: into the caller's own variables). */
+static bool doubles(state_reader *in, double *dst, size_t n, bool always, double limit, const char *what)
 {
     const uint8_t *bytes = state_span(in, n * sizeof(double));
     if (!bytes) return damaged(in, what);
@@ -192,7 +193,7 @@ static bool doubles(state_reader *in, double *dst, size_t n, bool always, const 
         for (size_t i = 0; i < n; i++) {
             double value;
             memcpy(&value, bytes + i * sizeof value, sizeof value);
-            if (!isfinite(value)) return damaged(in, what);
+            if (!(fabs(value) <= limit)) return damaged(in, what);
         }
     if ((always || in->pass == PASS_APPLY) && n > 0) memcpy(dst, bytes, n * sizeof(double));
     return true;
@@ -200,11 +201,17 @@ static bool doubles(state_reader *in, double *dst, size_t n, bool always, const 
 
 static bool read_doubles(state_reader *in, double *dst, size_t n, const char *what)
 {
-    return doubles(in, dst, n, false, what);
+    return doubles(in, dst, n, false, DBL_MAX, what);
+}
+
+/* Positions, as every entry point bounds them. */
+static bool read_positions(state_reader *in, double *dst, size_t n, const char *what)
+{
+    return doubles(in, dst, n, false, MAX_COORDINATE, what);
 }
 
 /* A local variable made of doubles (double, vec3, quat). */
-#define TAKE_VALUES(in, var, what) doubles((in), (double *)&(var), sizeof(var) / sizeof(double), true, (what))
+#define TAKE_VALUES(in, var, what) doubles((in), (double *)&(var), sizeof(var) / sizeof(double), true, DBL_MAX, (what))
 
 static bool check_nodes(const uint8_t *bytes, int32_t node_count, int32_t prim_count)
 {
@@ -301,7 +308,7 @@ static bool read_cloth(state_reader *in, cloth *c, int32_t index, int32_t collid
                              "shape, masses, pins or material differ from the state's", (int)index);
     }
     size_t n = (size_t)vertices;
-    if (!read_doubles(in, c->x, 3 * n, "cloth positions") || !read_doubles(in, c->v, 3 * n, "cloth velocities") ||
+    if (!read_positions(in, c->x, 3 * n, "cloth positions") || !read_doubles(in, c->v, 3 * n, "cloth velocities") ||
         !read_doubles(in, c->accel, 3 * n, "cloth accelerations"))
         return false;
     const uint8_t *contacts = state_span(in, CONTACT_BYTES * (uint64_t)n), *collided = state_span(in, n);
@@ -336,7 +343,7 @@ static bool read_collider(state_reader *in, collider *k, int32_t index)
         return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: collider %d's mesh, "
                          "thickness, friction or body differ from the state's", (int)index);
     size_t n = 3 * (size_t)vertices;
-    return read_doubles(in, k->from, n, "collider positions") && read_doubles(in, k->to, n, "collider positions") &&
+    return read_positions(in, k->from, n, "collider positions") && read_positions(in, k->to, n, "collider positions") &&
            read_doubles(in, &k->time_from, 1, "collider times") && read_doubles(in, &k->time_to, 1, "collider times") &&
            read_tree(in, &k->tree, k->boxes, k->triangle_count);
 }
@@ -361,6 +368,8 @@ static bool read_body(state_reader *in, rigid_body *b, int32_t index)
               TAKE_VALUES(in, saved.contact_force, "body contact force");
     if (!ok) return false;
     if (!STATE_TAKE(in, saved.contacts)) return damaged(in, "it ends inside a body");
+    if (in->pass == PASS_CHECK && !(v3_len(saved.x) <= MAX_COORDINATE))
+        return damaged(in, "a body lies beyond the largest coordinate");
     if (in->pass == PASS_CHECK && (!unit(saved.q) || !unit(saved.q_from) || !unit(saved.q_to) || saved.contacts < 0))
         return damaged(in, "a body's orientation is not a unit quaternion");
     if (in->pass != PASS_APPLY) return true;
