@@ -20,6 +20,7 @@ cloth and the sphere, for bench_cloth_quality (penetration, intersecting pairs, 
 import argparse
 import array
 import json
+import math
 import os
 import resource
 import statistics
@@ -44,14 +45,41 @@ def arguments():
     return parser.parse_args(sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else [])
 
 
+def uv_sphere(name, segments, rings, radius):
+    """A UV sphere built from explicit lists, so every process hands the solvers the same
+    faces in the same order (primitive_uv_sphere_add orders them differently per process)."""
+    vertices = [(0.0, 0.0, radius)]
+    for ring in range(1, rings):
+        polar = math.pi * ring / rings
+        for segment in range(segments):
+            azimuth = 2.0 * math.pi * segment / segments
+            vertices.append((radius * math.sin(polar) * math.cos(azimuth),
+                             radius * math.sin(polar) * math.sin(azimuth), radius * math.cos(polar)))
+    vertices.append((0.0, 0.0, -radius))
+    bottom = len(vertices) - 1
+
+    def ring_vertex(ring, segment):  # ring 1 .. rings - 1
+        return 1 + (ring - 1) * segments + segment % segments
+
+    faces = [(0, ring_vertex(1, s), ring_vertex(1, s + 1)) for s in range(segments)]
+    for ring in range(1, rings - 1):
+        faces += [(ring_vertex(ring, s), ring_vertex(ring + 1, s), ring_vertex(ring + 1, s + 1),
+                   ring_vertex(ring, s + 1)) for s in range(segments)]
+    faces += [(ring_vertex(rings - 1, s + 1), ring_vertex(rings - 1, s), bottom) for s in range(segments)]
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(vertices, [], faces)
+    mesh.update()
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
 def build(grid, quality, frames):
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
     scene.render.fps = 24
     scene.frame_start, scene.frame_end = 1, frames
-    bpy.ops.mesh.primitive_uv_sphere_add(segments=64, ring_count=32, radius=RADIUS, location=(0.0, 0.0, 0.0))
-    sphere = bpy.context.object
-    sphere.name = "Sphere"
+    sphere = uv_sphere("Sphere", 64, 32, RADIUS)
     sphere.modifiers.new("Collision", "COLLISION")
     bpy.ops.mesh.primitive_grid_add(x_subdivisions=grid - 1, y_subdivisions=grid - 1, size=SIZE,
                                     location=(0.0, 0.0, RADIUS + DROP))
