@@ -77,6 +77,7 @@ class ClothDef(ctypes.Structure):
         ("thickness", ctypes.c_double),
         ("friction", ctypes.c_double),
         ("self_collision", ctypes.c_int32),
+        ("self_thickness", ctypes.c_double),
     ]
 
 

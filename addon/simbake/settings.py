@@ -82,6 +82,8 @@ def blender_cloth_material(modifier, vertex_count, rest_area, mean_edge_length):
         "air_drag": 0.01 * cloth.air_damping / BLENDER_TIME_UNIT * vertex_count / area,
         "thickness": collision.distance_min,
         "self_collision": bool(collision.use_self_collision),
+        # Blender's self distance is between the two parts; ours is each side's half of it
+        "self_thickness": 0.5 * collision.self_distance_min,
         # Blender takes the friction of a cloth-object contact from the object alone
         "friction": 1.0,
     }

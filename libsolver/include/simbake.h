@@ -106,6 +106,8 @@ typedef struct sb_cloth_def {
                                    other object's (default 0.5) */
     int32_t self_collision;     /* nonzero: the cloth never passes through itself (default 0);
                                    different cloths never pass through each other */
+    double self_thickness;      /* m: two parts of this cloth keep twice this apart (self
+                                   collision); 0 (default): the same as thickness */
 } sb_cloth_def;
 
 /* A collider: a triangle mesh the cloth cannot pass through, moved by the caller. */

@@ -44,6 +44,7 @@ static sb_result validate_def(const sb_cloth_def *d)
         {"damping", d->damping, false},
         {"air_drag", d->air_drag, false},
         {"thickness", d->thickness, false},
+        {"self_thickness", d->self_thickness, false},
         {"friction", d->friction, false},
     };
     for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
@@ -197,6 +198,7 @@ sb_result cloth_create(const sb_cloth_def *def, double time, const double gravit
     c->material = (cloth_material){def->stretch_stiffness, def->shear_stiffness, def->bend_stiffness,
                                    def->damping, def->air_drag};
     c->thickness = def->thickness;
+    c->self_thickness = def->self_thickness > 0.0 ? def->self_thickness : def->thickness;
     c->friction = def->friction;
     c->self_collision = def->self_collision != 0;
     c->info.vertex_count = nv;

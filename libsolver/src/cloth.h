@@ -45,6 +45,7 @@ typedef struct cloth {
 
     cloth_material material;
     double thickness, friction;
+    double self_thickness;       /* half the distance kept between two parts of this cloth */
     bool self_collision;
     topology topo;               /* edges and feature ownership of the kept triangles */
     aabb *boxes;                 /* triangle_count: swept boxes of the current step */

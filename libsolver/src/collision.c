@@ -22,6 +22,7 @@ typedef struct object_ref {
     int32_t triangle_count;
     const topology *topo;
     double thickness, friction;
+    double self_thickness; /* cloth: for pairs of its own features */
     bool self;
     bvh *tree;
     aabb *boxes;
@@ -114,6 +115,21 @@ static bool contains(const int32_t *tri, int32_t v) { return tri[0] == v || tri[
 
 /* Feature pairs of two triangles: each object's owned vertices against the other's face,
  * each owned edge against each owned edge; features sharing a vertex are skipped. */
+/* How much larger a cloth's triangle boxes are than its own pairs need: the boxes serve
+ * pairs with other objects (thickness) and with itself (self thickness). */
+static double self_surplus(const object_ref *obj)
+{
+    return fmax(obj->thickness, obj->self_thickness) - obj->self_thickness;
+}
+
+/* Whether two boxes overlap once each is shrunk by `shrink` on every side. */
+static bool overlap_shrunk(const aabb *a, const aabb *b, double shrink)
+{
+    double gap = 2.0 * shrink;
+    return a->lo.x + gap <= b->hi.x && b->lo.x + gap <= a->hi.x && a->lo.y + gap <= b->hi.y &&
+           b->lo.y + gap <= a->hi.y && a->lo.z + gap <= b->hi.z && b->lo.z + gap <= a->hi.z;
+}
+
 static void triangle_pair(void *ctx, int32_t ta, int32_t tb)
 {
     pair_context *pc = ctx;
@@ -121,6 +137,8 @@ static void triangle_pair(void *ctx, int32_t ta, int32_t tb)
     const object_ref *A = &s->objects[pc->oa], *B = &s->objects[pc->ob];
     const int32_t *a = &A->triangles[3 * (size_t)ta], *b = &B->triangles[3 * (size_t)tb];
     bool same = pc->oa == pc->ob;
+    /* a thinner self distance than the boxes were grown for: most self pairs end here */
+    if (same && !overlap_shrunk(&A->boxes[ta], &A->boxes[tb], self_surplus(A))) return;
     int32_t fa = A->first, fb = B->first;
     for (int k = 0; k < 3; k++) {
         if (topology_owns_vertex(A->topo, ta, k) && !(same && contains(b, a[k])))
@@ -175,7 +193,7 @@ static bool gather_pairs(collision_scratch *s)
                 int32_t v = obj->first + obj->triangles[3 * t + k];
                 box = aabb_add_point(aabb_add_point(box, s->x0[v]), s->x1[v]);
             }
-            obj->boxes[t] = aabb_inflate(box, obj->thickness + s->slack);
+            obj->boxes[t] = aabb_inflate(box, fmax(obj->thickness, obj->self_thickness) + s->slack);
         }
         if (!bvh_update(obj->tree, obj->boxes, obj->triangle_count)) return false;
     }
@@ -271,7 +289,8 @@ static bool make_row(const collision_scratch *s, const int32_t v[4], const doubl
 
 static double pair_distance(const collision_scratch *s, const feature_pair *p)
 {
-    return s->objects[p->objects[0]].thickness + s->objects[p->objects[1]].thickness;
+    const object_ref *a = &s->objects[p->objects[0]], *b = &s->objects[p->objects[1]];
+    return a == b ? 2.0 * a->self_thickness : a->thickness + b->thickness;
 }
 
 static double pair_friction(const collision_scratch *s, const feature_pair *p)
@@ -626,7 +645,7 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
     for (int32_t i = 0; i < cloth_count; i++) {
         cloth *c = cloths[i];
         s->objects[s->object_count++] = (object_ref){true, next, c->triangles, c->triangle_count, &c->topo,
-                                                     c->thickness, c->friction, c->self_collision,
+                                                     c->thickness, c->friction, c->self_thickness, c->self_collision,
                                                      &c->tree, c->boxes, c->rest_positions};
         for (int32_t v = 0; v < c->vertex_count; v++, next++) {
             s->x0[next] = v3_load(&c->x[3 * (size_t)v]);
@@ -638,7 +657,7 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
     for (int32_t i = 0; i < collider_count; i++) {
         collider *k = colliders[i];
         s->objects[s->object_count++] = (object_ref){false, next, k->triangles, k->triangle_count, &k->topo,
-                                                     k->thickness, k->friction, false, &k->tree, k->boxes, NULL};
+                                                     k->thickness, k->friction, 0.0, false, &k->tree, k->boxes, NULL};
         for (int32_t v = 0; v < k->vertex_count; v++, next++) {
             s->x0[next] = v3_load(&k->x0[3 * (size_t)v]);
             s->x1[next] = v3_load(&k->x1[3 * (size_t)v]);

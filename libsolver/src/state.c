@@ -45,7 +45,7 @@ static uint64_t cloth_fingerprint(const cloth *c)
     STATE_HASH(h, m->k_stretch), STATE_HASH(h, m->k_shear), STATE_HASH(h, m->k_bend);
     STATE_HASH(h, m->damping), STATE_HASH(h, m->air_drag);
     uint8_t self = c->self_collision;
-    STATE_HASH(h, c->thickness), STATE_HASH(h, c->friction), STATE_HASH(h, self);
+    STATE_HASH(h, c->thickness), STATE_HASH(h, c->friction), STATE_HASH(h, self), STATE_HASH(h, c->self_thickness);
     return h;
 }
 

@@ -28,7 +28,7 @@ def blender_cloth(**values):
                     tension_damping=5.0, air_damping=1.0, vertex_group_mass="pins")
     defaults.update(values)
     return NS(type="CLOTH", settings=NS(**defaults),
-              collision_settings=NS(distance_min=0.015, use_self_collision=True))
+              collision_settings=NS(distance_min=0.015, self_distance_min=0.01, use_self_collision=True))
 
 
 class Roles(unittest.TestCase):
@@ -68,6 +68,8 @@ class Materials(unittest.TestCase):
         self.assertGreater(material["bend_stiffness"], 0)
         self.assertTrue(all(math.isfinite(v) for v in material.values()))
         self.assertEqual((material["thickness"], material["self_collision"]), (0.015, True))
+        # Blender's self distance is the whole gap between two parts; self_thickness is each side's half
+        self.assertEqual(material["self_thickness"], 0.005)
 
     def test_collider_settings(self):
         own = obj("COLLIDER", thickness=0.01, friction=0.7)
