@@ -56,6 +56,9 @@ class SimBakeObjectSettings(bpy.types.PropertyGroup):
                                                       "(plus the other object's) from colliders and cloth (m)")
     self_collision: BoolProperty(name="Self Collision", default=False,
                                  description="Keep the cloth from passing through itself")
+    self_thickness: FloatProperty(name="Self Thickness", default=0.0, min=0.0, soft_max=0.1, unit="LENGTH",
+                                  precision=4, description="Half of the gap two parts of this cloth keep "
+                                                           "between them (m); 0: the same as Thickness")
     friction: FloatProperty(name="Friction", default=0.5, min=0.0, soft_max=2.0,
                             description="Coulomb friction; a contact uses the product of both objects' values")
 

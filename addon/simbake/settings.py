@@ -10,7 +10,7 @@ ROLES = ("NONE", "CLOTH", "RIGID", "COLLIDER")
 
 # Fields of the library's cloth definition that come from the object's settings.
 CLOTH_MATERIAL_FIELDS = ("density", "stretch_stiffness", "shear_stiffness", "bend_stiffness",
-                         "damping", "air_drag", "thickness", "friction", "self_collision")
+                         "damping", "air_drag", "thickness", "friction", "self_collision", "self_thickness")
 
 # A pin group weight at or above this pins the vertex (the solver pins hard, not softly).
 PIN_WEIGHT_THRESHOLD = 0.5

@@ -136,7 +136,7 @@ class SIMBAKE_PT_cloth_shape(ClothSubPanel, bpy.types.Panel):
 
 class SIMBAKE_PT_cloth_collisions(ClothSubPanel, bpy.types.Panel):
     bl_label = "Collisions"
-    properties = ("thickness", "friction", "self_collision")
+    properties = ("thickness", "friction", "self_collision", "self_thickness")
 
 
 class SIMBAKE_PT_rigid(RolePanel, PropertyList, bpy.types.Panel):
