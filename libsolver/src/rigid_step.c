@@ -584,20 +584,6 @@ void rigid_state_write(const sb_world *w, state_writer *out)
 
 enum { CACHED_CONTACT_BYTES = 2 * 4 + 7 * 8 + 1 };
 
-static bool check_order(state_reader *in, const int32_t *order, int32_t count)
-{
-    uint8_t *seen = calloc((size_t)count + 1, 1);
-    if (!seen) return STATE_FAIL(in, SB_ERROR_OUT_OF_MEMORY, "out of memory checking a saved state");
-    bool ok = true;
-    for (int32_t i = 0; i < count && ok; i++) {
-        ok = order[i] >= 0 && order[i] < count && !seen[order[i]];
-        if (ok) seen[order[i]] = 1;
-    }
-    free(seen);
-    return ok || STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state is damaged: the broad phase's order is "
-                            "not a permutation");
-}
-
 static bool check_cache(state_reader *in, const uint8_t *bytes, int32_t count, int32_t body_count)
 {
     int32_t last_a = -1, last_b = -1;
@@ -625,12 +611,8 @@ bool rigid_state_read(sb_world *w, state_reader *in)
               cache_count >= 0 && (cache = state_span(in, CACHED_CONTACT_BYTES * (uint64_t)cache_count));
     if (in->pass == PASS_CHECK) {
         if (!ok) return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state is damaged: its rigid-body contacts");
-        int32_t *ids = malloc(((size_t)order_count + 1) * sizeof *ids);
-        if (!ids) return STATE_FAIL(in, SB_ERROR_OUT_OF_MEMORY, "out of memory checking a saved state");
-        if (order_count > 0) memcpy(ids, order, 4 * (size_t)order_count);
-        ok = check_order(in, ids, order_count);
-        free(ids);
-        return ok && check_cache(in, cache, cache_count, w->body_count);
+        return state_check_permutation(in, order, order_count, "the broad phase's order is not a permutation") &&
+               check_cache(in, cache, cache_count, w->body_count);
     }
     if (in->pass == PASS_RESERVE) {
         if (order_count == 0 && cache_count == 0) return true;

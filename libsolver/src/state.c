@@ -229,21 +229,6 @@ static bool check_nodes(const uint8_t *bytes, int32_t node_count, int32_t prim_c
     return true;
 }
 
-static bool check_prims(state_reader *in, const uint8_t *bytes, int32_t prim_count)
-{
-    uint8_t *seen = calloc((size_t)prim_count + 1, 1);
-    if (!seen) return STATE_FAIL(in, SB_ERROR_OUT_OF_MEMORY, "out of memory checking a saved state");
-    bool ok = true;
-    for (int32_t i = 0; i < prim_count && ok; i++) {
-        int32_t prim;
-        memcpy(&prim, bytes + 4 * (size_t)i, 4);
-        ok = prim >= 0 && prim < prim_count && !seen[prim];
-        if (ok) seen[prim] = 1;
-    }
-    free(seen);
-    return ok || damaged(in, "a tree's primitives are not a permutation");
-}
-
 static bool read_tree(state_reader *in, bvh *t, const aabb *boxes, int32_t primitives)
 {
     int32_t node_count = 0, prim_count = 0;
@@ -257,7 +242,7 @@ static bool read_tree(state_reader *in, bvh *t, const aabb *boxes, int32_t primi
             !(nodes = state_span(in, NODE_BYTES * (uint64_t)node_count)) || !check_nodes(nodes, node_count, prim_count) ||
             !(prims = state_span(in, 4 * (uint64_t)prim_count)))
             return damaged(in, "a collision tree does not fit its mesh");
-        return check_prims(in, prims, prim_count);
+        return state_check_permutation(in, prims, prim_count, "a tree's primitives are not a permutation");
     }
     if (!present) { /* no tree saved: the world had not built it yet */
         if (in->pass == PASS_APPLY) {

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
@@ -56,6 +57,23 @@ static inline bool state_take(state_reader *r, void *out, size_t n)
 }
 
 #define STATE_TAKE(r, value) state_take((r), &(value), sizeof(value))
+
+/* Whether the `count` int32 at `bytes` are a permutation of 0..count-1; stops the reader
+ * saying "saved state is damaged: `what`" otherwise (or out of memory). */
+static inline bool state_check_permutation(state_reader *in, const uint8_t *bytes, int32_t count, const char *what)
+{
+    uint8_t *seen = calloc((size_t)count + 1, 1);
+    if (!seen) return STATE_FAIL(in, SB_ERROR_OUT_OF_MEMORY, "out of memory checking a saved state");
+    bool ok = true;
+    for (int32_t i = 0; i < count && ok; i++) {
+        int32_t id;
+        memcpy(&id, bytes + 4 * (size_t)i, 4);
+        ok = id >= 0 && id < count && !seen[id];
+        if (ok) seen[id] = 1;
+    }
+    free(seen);
+    return ok || STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state is damaged: %s", what);
+}
 
 /* FNV-1a over 64-bit words (then the tail bytes): fast enough to fingerprint a million
  * vertices in milliseconds, and any changed byte changes it. */
