@@ -27,7 +27,8 @@ class BakeResume:
 
     def _identity(self):
         return checkpoint.identity(self.frame_start, self.frame_end, [job.obj.name for job in self.jobs],
-                                   [job.obj.name for job in self.rigid_jobs], self.props.cloth_output)
+                                   [job.obj.name for job in self.rigid_jobs], self.props.cloth_output,
+                                   self.checkpoints.source)
 
     def _read_checkpoint(self, path):
         """The checkpoint at `path` if it is of this bake; else None, saying why."""

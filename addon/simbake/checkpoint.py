@@ -31,12 +31,14 @@ class Checkpoint:
 
 class Plan:
     """When a bake saves checkpoints, and where: every `every` frames (0: never) and at
-    `stop_at`, where the bake then stops."""
+    `stop_at`, where the bake then stops. `source` (JSON-able) says what the scene was made
+    from (input file, variant): a checkpoint made from another source is not resumed, since
+    what the solver cannot see (animation, say) may have changed."""
 
-    def __init__(self, path, every=0, stop_at=None):
+    def __init__(self, path, every=0, stop_at=None, source=None):
         if every < 0:
             raise ValueError(f"checkpoints every {every} frames: give 0 (never) or more")
-        self.path, self.every, self.stop_at = path, every, stop_at
+        self.path, self.every, self.stop_at, self.source = path, every, stop_at, source
 
     def due(self, frame, frame_start, frame_end):
         if frame >= frame_end:
@@ -99,6 +101,8 @@ def mismatch(info, expected):
     identity() gives), or None when it is."""
     for key, value in expected.items():
         if info.get(key) != value:
+            if key == "source":
+                return "it was made from another input file or variant, or the file has changed since"
             return f"it was made for {key.replace('_', ' ')} {info.get(key)!r}, this bake has {value!r}"
     frame = info.get("frame")
     if not isinstance(frame, int) or not expected["frame_start"] < frame < expected["frame_end"]:
@@ -106,7 +110,8 @@ def mismatch(info, expected):
     return None
 
 
-def identity(frame_start, frame_end, cloths, rigid, cloth_output):
-    """What must be the same for a checkpoint to resume a bake: frames, objects, output."""
+def identity(frame_start, frame_end, cloths, rigid, cloth_output, source=None):
+    """What must be the same for a checkpoint to resume a bake: frames, objects, output, and
+    what the scene was made from (Plan.source)."""
     return {"frame_start": frame_start, "frame_end": frame_end, "cloths": list(cloths),
-            "rigid_bodies": list(rigid), "cloth_output": cloth_output}
+            "rigid_bodies": list(rigid), "cloth_output": cloth_output, "source": source}

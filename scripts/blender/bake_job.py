@@ -12,6 +12,7 @@ Writes RESULT.json, the report scripts/simbake-bake --json passes on:
 Its absence tells the caller that Blender never ran this script."""
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -38,6 +39,18 @@ def object_report(obj, result):
     if record.get("cache_file"):
         entry["cache_file"] = record["cache_file"]
     return entry
+
+
+def source_of(blend, variant_path):
+    """What the bake is made from, for its checkpoints: the input file as it is now and the
+    variant's content."""
+    stat = os.stat(blend)
+    variant_hash = None
+    if variant_path:
+        with open(variant_path, "rb") as f:
+            variant_hash = hashlib.sha256(f.read()).hexdigest()
+    return {"blend": os.path.abspath(blend), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+            "variant": variant_hash}
 
 
 def main():
@@ -78,7 +91,10 @@ def main():
         # save first, so caches relative to the .blend land beside the output
         os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
         bpy.ops.wm.save_as_mainfile(filepath=os.path.abspath(args.output))
-        plan = checkpoint.Plan(args.checkpoint, args.checkpoint_every, args.stop_at) if args.checkpoint else None
+        plan = None
+        if args.checkpoint:
+            plan = checkpoint.Plan(args.checkpoint, args.checkpoint_every, args.stop_at,
+                                   source_of(result["input"], args.variant))
         job = bake.Bake(bpy.context, targets, progress=ops.print_progress, checkpoints=plan, resume=args.resume)
         job.run()
         for warning in job.warnings:
@@ -91,7 +107,7 @@ def main():
         result.update(ok=True, message=scene.simbake.last_bake_message)
     except bake.BakePaused as paused:
         result.update(paused=True, message=str(paused))
-    except (RuntimeError, OSError, ValueError, variant.VariantError) as error:
+    except (RuntimeError, OSError, ValueError) as error:  # VariantError and JSON errors are ValueErrors
         message = str(error).replace("Error: ", "", 1).strip()
         if isinstance(error, OSError) and args.variant and not result.get("variant"):
             message = f"variant file {args.variant}: {error.strerror or error}"

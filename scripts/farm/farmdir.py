@@ -6,7 +6,6 @@ a file system every node sees, since the array tasks read it and write their rep
     reports/<i>.json       task i's --json report, there once its bake has ended (ok or not)
     logs/task-<i>.log      task i's output; every attempt (requeue, resubmit) is appended
     logs/collect-<id>.log  output of collect job <id>
-    fingerprints/<i>.json  what task i's checkpoint was baked from (see runtask)
     task.sh, collect.sh    the batch scripts sbatch runs
     submissions.json       every sbatch: array job ids with their tasks, collect job ids
     summary.json, summary.md   written by collect
@@ -24,7 +23,7 @@ SUMMARY_JSON = "summary.json"
 SUMMARY_MD = "summary.md"
 TASK_SCRIPT = "task.sh"
 COLLECT_SCRIPT = "collect.sh"
-FOLDERS = ("variants", "reports", "logs", "fingerprints")
+FOLDERS = ("variants", "reports", "logs")
 FILES = (TASKS, SUBMISSIONS, SUMMARY_JSON, SUMMARY_MD, TASK_SCRIPT, COLLECT_SCRIPT)
 
 
@@ -111,9 +110,6 @@ class Farm:
             os.remove(self.tasks[index]["report"])
         except FileNotFoundError:
             pass
-
-    def fingerprint_file(self, index):
-        return self.file("fingerprints", f"{index}.json")
 
     def submissions(self):
         data = read_json(self.file(SUBMISSIONS))

@@ -1,12 +1,12 @@
 """What one array task runs: scripts/simbake-bake for one task of a farm, with the task's frame
 range and variant, a checkpoint every few frames, and --resume, so a requeued, preempted or
-resubmitted task carries on from its last checkpoint instead of from the first frame.
+resubmitted task carries on from its last checkpoint instead of from the first frame
+(simbake-bake itself starts over when the checkpoint was made from another .blend or variant).
 
 A task whose report already says ok exits at once, so running an array again is cheap. A bake
 that ends without writing its report (Blender crashed or was killed) gets one written here,
 with its exit code and its last lines of output, so collect and status can tell what happened."""
 
-import hashlib
 import os
 import signal
 import socket
@@ -29,37 +29,6 @@ def bake_command(farm, task):
     if task.get("frames"):
         command += ["--frames", task["frames"]]
     return command
-
-
-def fingerprint(farm, task):
-    """What the task's bake depends on: a checkpoint made from anything else must not be resumed."""
-    try:
-        with open(task["variant_file"], "rb") as f:
-            variant = hashlib.sha256(f.read()).hexdigest()
-    except OSError:
-        variant = None
-    try:
-        blend = os.stat(task["blend"])
-        blend_state = [blend.st_size, blend.st_mtime_ns]
-    except OSError:
-        blend_state = None
-    return {"blend": task["blend"], "blend_state": blend_state, "frames": task.get("frames"),
-            "variant": variant, "checkpoint_every": farm.data["checkpoint_every"]}
-
-
-def discard_stale_checkpoint(farm, task):
-    """Removes the task's checkpoint if the variant, the .blend or the frames changed since it was
-    saved (a variant fixed before a resubmit, say); records what this attempt bakes from."""
-    current = fingerprint(farm, task)
-    path = farm.fingerprint_file(task["index"])
-    previous = farmdir.read_json(path)
-    message = None
-    if os.path.exists(task["checkpoint"]) and previous != current:
-        os.remove(task["checkpoint"])
-        message = "its settings, .blend or frames changed since its checkpoint was saved: baking from the start"
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    farmdir.write_json(path, current)
-    return message
 
 
 def child_environment():
@@ -120,9 +89,6 @@ def bake(farm, task, log):
     slurm_text = f", Slurm job {slurm_job}_{os.environ.get('SLURM_ARRAY_TASK_ID')}" if slurm_job else ""
     log.line(f"==== simbake-farm: task {task['index']} (job {task['job']}, variant {task['variant']}){slurm_text} "
              f"on {socket.gethostname()}, {farmdir.now()}")
-    stale = discard_stale_checkpoint(farm, task)
-    if stale:
-        log.line(f"simbake-farm: {stale}")
     command = bake_command(farm, task)
     started = time.monotonic()
     last_lines = []

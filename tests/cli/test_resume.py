@@ -111,6 +111,27 @@ class Resume(unittest.TestCase):
         self.assertEqual(report["resumed_from"], 5)
         self.assert_same_bake(out, variant)
 
+    def test_a_checkpoint_made_with_another_variant_is_not_resumed(self):
+        """A variant fixed between the stop and the resume: the bake starts over, as the
+        checkpoint holds a state of the old settings."""
+        out = self.path("fixed")
+        os.makedirs(out)
+        variant = os.path.join(out, "variant.json")
+        with open(variant, "w") as f:
+            json.dump({"name": "shaky", "objects": {"Tablecloth": {"simbake.stretch_stiffness": 300.0}}}, f)
+        done, _ = bake(out, "--variant", variant, "--stop-at", "4")
+        self.assertEqual(done.returncode, PAUSED, done.stdout + done.stderr)
+        self.assertTrue(os.path.exists(f"{out}/scene.blend.resume"))
+        with open(variant, "w") as f:  # the fix
+            json.dump({"name": "shaky", "objects": {"Tablecloth": {"simbake.stretch_stiffness": 800.0}}}, f)
+        done, report = bake(out, "--variant", variant, "--resume")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("baking from the start", done.stdout)
+        self.assertIn("another input file or variant", done.stdout)
+        self.assertNotIn("resumed_from", report)
+        self.assertEqual(done.stdout.count("SimBake: frame "), 15, "every frame again")
+        self.assertFalse(os.path.exists(f"{out}/scene.blend.resume"), "the stale checkpoint is gone")
+
     def test_a_checkpoint_of_another_bake_is_not_resumed(self):
         """Other frames than the checkpoint's: the bake says so and starts from the beginning."""
         out = self.path("other")

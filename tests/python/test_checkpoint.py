@@ -45,6 +45,9 @@ class CheckpointFiles(unittest.TestCase):
         self.assertIn("frame end", checkpoint.mismatch(dict(expected, frame=10, frame_end=40), expected))
         self.assertIn("cloths", checkpoint.mismatch(dict(expected, frame=10, cloths=["Sail"]), expected))
         self.assertIn("not inside", checkpoint.mismatch(dict(expected, frame=48), expected))
+        made_from = checkpoint.identity(1, 48, ["Flag"], [], "MESH_CACHE", {"blend": "a.blend", "size": 10})
+        self.assertIn("another input file or variant",
+                      checkpoint.mismatch(dict(made_from, frame=10, source={"blend": "a.blend", "size": 11}), made_from))
 
     def test_the_plan_says_when_a_checkpoint_is_due(self):
         plan = checkpoint.Plan("x", every=3, stop_at=8)

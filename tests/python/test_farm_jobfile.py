@@ -452,22 +452,6 @@ class SubmitStatusCollectResubmit(FarmTestCase):
         self.assertIn("SIGKILL", report["message"])
         self.assertIn("Segmentation fault in the fake solver", report["message"])
 
-    def test_a_checkpoint_is_resumed_only_while_the_task_is_unchanged(self):
-        farm, _ = self.submit(self.flag_jobs([{"name": "shaky", "scene": {"fake.behaviour": "fail"}}]))
-        task = farm.task(0)
-        self.run_task(farm, 0)  # fails; say it left a checkpoint
-        write(task["checkpoint"], "checkpoint")
-        self.run_task(farm, 0)
-        self.assertTrue(os.path.exists(task["checkpoint"]), "an unchanged task resumes")
-        with open(task["variant_file"]) as f:
-            variant = json.load(f)
-        variant["scene"]["fake.behaviour"] = "bake"  # the fix
-        farmdir.write_json(task["variant_file"], variant)
-        done = self.run_task(farm, 0)
-        self.assertEqual(done.returncode, 0, done.stdout)
-        self.assertIn("baking from the start", done.stdout)
-        self.assertFalse(os.path.exists(task["checkpoint"]), "the stale checkpoint was removed")
-
     def test_status_and_collect_follow_reports_and_slurm(self):
         farm, _ = self.submit(self.flag_jobs([
             {"name": "soft"}, {"name": "broken", "scene": {"fake.behaviour": "fail"}}, {"name": "late"}]))
