@@ -92,6 +92,10 @@ def bake(farm, task, log):
     command = bake_command(farm, task)
     started = time.monotonic()
     last_lines = []
+    # Slurm ends a cancelled, timed-out or preempted task with SIGTERM to all its processes:
+    # then no report is written here, and status asks Slurm why the task ended
+    stopped_by_slurm = []
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopped_by_slurm.append(signum))
     try:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                    errors="replace", env=child_environment())
@@ -105,6 +109,9 @@ def bake(farm, task, log):
         if line.strip():
             last_lines = (last_lines + [line.rstrip()])[-LAST_LINES:]
     code = process.wait()
+    if stopped_by_slurm or code == -signal.SIGTERM:  # the bake may get the signal first
+        log.line(f"==== simbake-farm: task {task['index']} stopped by Slurm (SIGTERM); its checkpoint resumes it")
+        return 128 + signal.SIGTERM
     report = farmdir.read_json(task["report"])
     if not isinstance(report, dict) or "ok" not in report:
         tail = " | ".join(last_lines[-3:]) or "no output"
