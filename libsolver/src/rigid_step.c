@@ -17,15 +17,13 @@
  * (a pile settling, where it almost never ends) only every PIVOT_RETRY-th substep. */
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "broadphase.h"
 #include "contact_rows.h"
 #include "error.h"
 #include "grow.h"
 #include "narrowphase.h"
+#include "threads.h"
 #include "world.h"
 
 enum { DIRECT_MAX = 120, DIRECT_ALWAYS = 24, PIVOT_RETRY = 16, CORRECTION_SWEEPS = 10 };
@@ -173,24 +171,6 @@ static void report_pair(void *ctx, int32_t a, int32_t b)
         return;
     }
     s->pairs[s->pair_count][0] = a, s->pairs[s->pair_count++][1] = b;
-}
-
-static int32_t thread_count(void)
-{
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
-static int32_t thread_index(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
 }
 
 /* Manifolds of the broad phase's pairs, in parallel (each pair into its own slot), then
