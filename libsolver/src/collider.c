@@ -7,6 +7,57 @@
 #include "error.h"
 #include "math3.h"
 
+#define SHARP_ANGLE_COS 0.8660254037844386 /* cos 30° */
+
+static vec3 face_normal(const double *x, const int32_t *tri)
+{
+    vec3 a = v3_load(&x[3 * (size_t)tri[0]]), b = v3_load(&x[3 * (size_t)tri[1]]), c = v3_load(&x[3 * (size_t)tri[2]]);
+    return v3_cross(v3_sub(b, a), v3_sub(c, a)); /* twice the area */
+}
+
+static vec3 unit_or_zero(vec3 v)
+{
+    double len = v3_len(v);
+    return len > 0.0 ? v3_scale(v, 1.0 / len) : v3(0, 0, 0);
+}
+
+/* Sharp edges and vertices of the shape at x (see collider.h); false when out of memory. */
+static bool mark_sharp_features(collider *c, const double *x)
+{
+    const topology *t = &c->topo;
+    c->sharp_edge = calloc((size_t)t->edge_count + 1, 1);
+    c->sharp_vertex = calloc((size_t)c->vertex_count, 1);
+    vec3 *vertex_normal = calloc((size_t)c->vertex_count, sizeof *vertex_normal);
+    if (!c->sharp_edge || !c->sharp_vertex || !vertex_normal) {
+        free(vertex_normal);
+        return false;
+    }
+    for (int32_t e = 0; e < t->edge_count; e++) {
+        const int32_t *faces = &t->edge_triangles[2 * (size_t)e];
+        bool sharp = t->edge_face_count[e] != 2;
+        if (!sharp) {
+            vec3 n0 = unit_or_zero(face_normal(x, &c->triangles[3 * (size_t)faces[0]]));
+            vec3 n1 = unit_or_zero(face_normal(x, &c->triangles[3 * (size_t)faces[1]]));
+            sharp = v3_dot(n0, n1) < SHARP_ANGLE_COS;
+        }
+        c->sharp_edge[e] = sharp;
+        if (t->edge_face_count[e] < 2) c->sharp_vertex[t->edges[2 * e]] = c->sharp_vertex[t->edges[2 * e + 1]] = 1;
+    }
+    for (int32_t f = 0; f < c->triangle_count; f++) {
+        vec3 n = face_normal(x, &c->triangles[3 * (size_t)f]);
+        for (int k = 0; k < 3; k++) vertex_normal[c->triangles[3 * f + k]] = v3_add(vertex_normal[c->triangles[3 * f + k]], n);
+    }
+    for (int32_t f = 0; f < c->triangle_count; f++) {
+        vec3 n = unit_or_zero(face_normal(x, &c->triangles[3 * (size_t)f]));
+        for (int k = 0; k < 3; k++) {
+            int32_t v = c->triangles[3 * f + k];
+            if (v3_dot(n, unit_or_zero(vertex_normal[v])) < SHARP_ANGLE_COS) c->sharp_vertex[v] = 1;
+        }
+    }
+    free(vertex_normal);
+    return true;
+}
+
 sb_result collider_create(const sb_collider_def *d, double time, collider **out)
 {
     *out = NULL;
@@ -56,7 +107,8 @@ sb_result collider_create(const sb_collider_def *d, double time, collider **out)
     /* a collider is where it was defined until a step prepares it elsewhere */
     memcpy(c->x0, d->positions, len * sizeof *c->x0);
     memcpy(c->x1, d->positions, len * sizeof *c->x1);
-    if (!topology_build(&c->topo, c->triangles, c->triangle_count, c->vertex_count)) {
+    if (!topology_build(&c->topo, c->triangles, c->triangle_count, c->vertex_count) ||
+        !mark_sharp_features(c, d->positions)) {
         collider_destroy(c);
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory building the collider");
     }
@@ -68,6 +120,7 @@ void collider_destroy(collider *c)
 {
     if (!c) return;
     free(c->triangles), free(c->from), free(c->to), free(c->x0), free(c->x1), free(c->boxes), free(c->local);
+    free(c->sharp_edge), free(c->sharp_vertex);
     topology_free(&c->topo);
     bvh_free(&c->tree);
     free(c);

@@ -16,6 +16,11 @@ typedef struct collider {
     double *from, *to;          /* vertex_count x 3 at time_from and time_to */
     double time_from, time_to;
     double thickness, friction;
+    /* features that can poke into cloth between its vertices, in the defined shape: edges
+     * whose faces meet at more than SHARP_ANGLE or that border fewer or more than two faces,
+     * vertices with a face turned more than SHARP_ANGLE from their normal (see collision.c) */
+    uint8_t *sharp_edge;        /* per topology edge */
+    uint8_t *sharp_vertex;
     int32_t body;               /* the rigid body carrying it, or -1 */
     double *local;              /* vertex_count x 3 in that body's frame */
     /* per step: positions at its start and end, swept triangle boxes and their tree */

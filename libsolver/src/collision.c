@@ -5,61 +5,21 @@
 #include <string.h>
 
 #include "ccd.h"
+#include "collision_scratch.h"
 #include "geometry.h"
 #include "grow.h"
 
 enum { IMPULSE_ROUNDS = 8, ZONE_ROUNDS = 64 };
-/* Candidate pairs are gathered with boxes this fraction of the thickness larger, and kept
- * while no vertex has moved further than that since (the passes move vertices by small
- * amounts): a pair that could meet now was a candidate then. */
-#define GATHER_SLACK 0.25
 
-/* One cloth or collider, its vertices a range of the scene's global numbering. */
-typedef struct object_ref {
-    bool is_cloth;
-    int32_t first;
-    const int32_t *triangles;
-    int32_t triangle_count;
-    const topology *topo;
-    double thickness, friction;
-    double self_thickness; /* cloth: for pairs of its own features */
-    bool self;
-    bvh *tree;
-    aabb *boxes;
-    const double *rest; /* cloth rest positions, to leave near-neighbours out of proximity */
-} object_ref;
-
-typedef struct feature_pair {
-    bool edge_edge;
-    int32_t v[4];       /* global vertex ids: vertex, face corners; or edge, edge */
-    int32_t objects[2]; /* of the first and the second primitive */
-} feature_pair;
-
-struct collision_scratch {
-    int32_t vertex_capacity, vertex_count;
-    vec3 *x0, *x1, *v1; /* start and end positions, end velocities of every vertex */
-    vec3 *x1_gathered;  /* x1 when the candidate pairs were gathered */
-    double slack;       /* how far a vertex may move before they must be gathered again */
-    double *inv_mass;
-    int32_t *zone;      /* union-find parent of each vertex */
-    uint8_t *moved;     /* vertices an impulse moved in the current round */
-    uint8_t *recheck;   /* vertices moved in the previous round */
-    int32_t *members;   /* zone membership lists */
-    object_ref *objects;
-    int32_t object_capacity, object_count;
-    feature_pair *pairs;
-    int32_t pair_count, pair_capacity;
-    uint8_t *flagged; /* per pair: found by the parallel pre-pass at the start of a pass */
-    int32_t flagged_capacity;
-    bool out_of_memory;
-};
+/* Bits of the pre-pass at the start of a pass, per pair. */
+enum { PAIR_FLAGGED = 1, PAIR_IN_REACH = 2 };
 
 void collision_scratch_free(collision_scratch *s)
 {
     if (!s) return;
     free(s->x0), free(s->x1), free(s->v1), free(s->inv_mass), free(s->zone), free(s->members), free(s->moved), free(s->recheck);
-    free(s->x1_gathered);
-    free(s->objects), free(s->pairs), free(s->flagged);
+    free(s->objects);
+    pairs_free(s);
     free(s);
 }
 
@@ -67,9 +27,7 @@ static bool reserve(collision_scratch *s, int32_t vertices, int32_t objects)
 {
     if (vertices > s->vertex_capacity) {
         free(s->x0), free(s->x1), free(s->v1), free(s->inv_mass), free(s->zone), free(s->members), free(s->moved), free(s->recheck);
-        free(s->x1_gathered);
         size_t n = (size_t)vertices;
-        s->x1_gathered = malloc(n * sizeof *s->x1_gathered);
         s->moved = malloc(n * sizeof *s->moved);
         s->recheck = malloc(n * sizeof *s->recheck);
         s->x0 = malloc(n * sizeof *s->x0);
@@ -79,8 +37,7 @@ static bool reserve(collision_scratch *s, int32_t vertices, int32_t objects)
         s->zone = malloc(n * sizeof *s->zone);
         s->members = malloc(n * sizeof *s->members);
         s->vertex_capacity = vertices;
-        if (!s->x0 || !s->x1 || !s->v1 || !s->inv_mass || !s->zone || !s->members || !s->moved || !s->recheck ||
-            !s->x1_gathered) {
+        if (!s->x0 || !s->x1 || !s->v1 || !s->inv_mass || !s->zone || !s->members || !s->moved || !s->recheck) {
             s->vertex_capacity = 0;
             return false;
         }
@@ -94,120 +51,11 @@ static bool reserve(collision_scratch *s, int32_t vertices, int32_t objects)
     return true;
 }
 
-/* --- candidate feature pairs ------------------------------------------------------------- */
-
-static void add_pair(collision_scratch *s, bool edge_edge, int32_t a, int32_t b, int32_t c, int32_t d,
-                     int32_t oa, int32_t ob)
+/* Makes the candidate pairs hold every pair that can matter on the paths now; false when
+ * out of memory (then the scratch says so too, for callers that stop early). */
+static bool current_pairs(collision_scratch *s)
 {
-    if (!grow((void **)&s->pairs, &s->pair_capacity, s->pair_count + 1, sizeof *s->pairs)) {
-        s->out_of_memory = true;
-        return;
-    }
-    s->pairs[s->pair_count++] = (feature_pair){edge_edge, {a, b, c, d}, {oa, ob}};
-}
-
-typedef struct pair_context {
-    collision_scratch *s;
-    int32_t oa, ob; /* objects of the two trees */
-} pair_context;
-
-static bool contains(const int32_t *tri, int32_t v) { return tri[0] == v || tri[1] == v || tri[2] == v; }
-
-/* Feature pairs of two triangles: each object's owned vertices against the other's face,
- * each owned edge against each owned edge; features sharing a vertex are skipped. */
-/* How much larger a cloth's triangle boxes are than its own pairs need: the boxes serve
- * pairs with other objects (thickness) and with itself (self thickness). */
-static double self_surplus(const object_ref *obj)
-{
-    return fmax(obj->thickness, obj->self_thickness) - obj->self_thickness;
-}
-
-/* Whether two boxes overlap once each is shrunk by `shrink` on every side. */
-static bool overlap_shrunk(const aabb *a, const aabb *b, double shrink)
-{
-    double gap = 2.0 * shrink;
-    return a->lo.x + gap <= b->hi.x && b->lo.x + gap <= a->hi.x && a->lo.y + gap <= b->hi.y &&
-           b->lo.y + gap <= a->hi.y && a->lo.z + gap <= b->hi.z && b->lo.z + gap <= a->hi.z;
-}
-
-static void triangle_pair(void *ctx, int32_t ta, int32_t tb)
-{
-    pair_context *pc = ctx;
-    collision_scratch *s = pc->s;
-    const object_ref *A = &s->objects[pc->oa], *B = &s->objects[pc->ob];
-    const int32_t *a = &A->triangles[3 * (size_t)ta], *b = &B->triangles[3 * (size_t)tb];
-    bool same = pc->oa == pc->ob;
-    /* a thinner self distance than the boxes were grown for: most self pairs end here */
-    if (same && !overlap_shrunk(&A->boxes[ta], &A->boxes[tb], self_surplus(A))) return;
-    int32_t fa = A->first, fb = B->first;
-    for (int k = 0; k < 3; k++) {
-        if (topology_owns_vertex(A->topo, ta, k) && !(same && contains(b, a[k])))
-            add_pair(s, false, fa + a[k], fb + b[0], fb + b[1], fb + b[2], pc->oa, pc->ob);
-        if (topology_owns_vertex(B->topo, tb, k) && !(same && contains(a, b[k])))
-            add_pair(s, false, fb + b[k], fa + a[0], fa + a[1], fa + a[2], pc->ob, pc->oa);
-    }
-    for (int i = 0; i < 3; i++) {
-        if (!topology_owns_edge(A->topo, ta, i)) continue;
-        int32_t a0 = a[i], a1 = a[(i + 1) % 3];
-        for (int j = 0; j < 3; j++) {
-            if (!topology_owns_edge(B->topo, tb, j)) continue;
-            int32_t b0 = b[j], b1 = b[(j + 1) % 3];
-            if (same && (a0 == b0 || a0 == b1 || a1 == b0 || a1 == b1)) continue;
-            add_pair(s, true, fa + a0, fa + a1, fb + b0, fb + b1, pc->oa, pc->ob);
-        }
-    }
-}
-
-/* Swept boxes of every cloth from x0 to x1, and all candidate pairs; false when out of
- * memory (then the scratch says so too, for callers that stop early). */
-static bool gather_pairs(collision_scratch *s);
-static bool collect_pairs(collision_scratch *s)
-{
-    if (!gather_pairs(s)) s->out_of_memory = true;
-    return !s->out_of_memory;
-}
-
-/* Whether the candidate pairs still hold every pair that could meet (see GATHER_SLACK). */
-static bool pairs_current(const collision_scratch *s)
-{
-    double limit = s->slack * s->slack;
-    for (int32_t v = 0; v < s->vertex_count; v++)
-        if (v3_len2(v3_sub(s->x1[v], s->x1_gathered[v])) > limit) return false;
-    return true;
-}
-
-static bool gather_pairs(collision_scratch *s)
-{
-    s->pair_count = 0;
-    s->slack = INFINITY;
-    for (int32_t o = 0; o < s->object_count; o++) {
-        const object_ref *obj = &s->objects[o];
-        if (obj->is_cloth) s->slack = fmin(s->slack, GATHER_SLACK * obj->thickness);
-    }
-    for (int32_t o = 0; o < s->object_count; o++) {
-        object_ref *obj = &s->objects[o];
-        if (!obj->is_cloth) continue;
-        for (int32_t t = 0; t < obj->triangle_count; t++) {
-            aabb box = aabb_empty();
-            for (int k = 0; k < 3; k++) {
-                int32_t v = obj->first + obj->triangles[3 * t + k];
-                box = aabb_add_point(aabb_add_point(box, s->x0[v]), s->x1[v]);
-            }
-            obj->boxes[t] = aabb_inflate(box, fmax(obj->thickness, obj->self_thickness) + s->slack);
-        }
-        if (!bvh_update(obj->tree, obj->boxes, obj->triangle_count)) return false;
-    }
-    memcpy(s->x1_gathered, s->x1, (size_t)s->vertex_count * sizeof *s->x1);
-    for (int32_t oa = 0; oa < s->object_count; oa++) {
-        object_ref *A = &s->objects[oa];
-        if (!A->is_cloth) continue;
-        pair_context pc = {s, oa, oa};
-        if (A->self && !bvh_self_pairs(A->tree, triangle_pair, &pc)) return false;
-        for (int32_t ob = oa + 1; ob < s->object_count; ob++) {
-            pc.ob = ob;
-            if (!bvh_tree_pairs(A->tree, s->objects[ob].tree, triangle_pair, &pc)) return false;
-        }
-    }
+    if (!pairs_valid(s) && !pairs_gather(s)) s->out_of_memory = true;
     return !s->out_of_memory;
 }
 
@@ -320,8 +168,7 @@ static void positions_of(const vec3 *x, const feature_pair *p, vec3 out[4])
  * rest); dist, w, n of their closest points. */
 static bool too_close(const collision_scratch *s, const feature_pair *p, double *dist, double w[4], vec3 *n)
 {
-    /* cloth vertices on collider faces are held by the contact filters */
-    if (!p->edge_edge && s->objects[p->objects[0]].is_cloth && !s->objects[p->objects[1]].is_cloth) return false;
+    if (!p->proximity) return false; /* a cloth vertex on a collider face: the contact filters hold it */
     double d = pair_distance(s, p);
     vec3 x[4];
     positions_of(s->x1, p, x);
@@ -344,11 +191,26 @@ static bool reserve_flags(collision_scratch *s)
     return true;
 }
 
+/* Whether the boxes of the pair's two features, over the points given, come within `gap`. */
+static bool features_within(const feature_pair *p, const vec3 *from, const vec3 *to, double gap)
+{
+    int split = p->edge_edge ? 2 : 1;
+    aabb first = aabb_empty(), second = aabb_empty();
+    for (int i = 0; i < 4; i++) {
+        aabb *box = i < split ? &first : &second;
+        *box = aabb_add_point(aabb_add_point(*box, from[p->v[i]]), to[p->v[i]]);
+    }
+    first = aabb_inflate(first, gap);
+    return aabb_overlap(&first, &second);
+}
+
 /* The passes below move vertices pair by pair, each pair seeing what the ones before it did.
  * Most pairs are far from anything, so each pass first tests every pair in parallel on the
  * positions at its start, then walks the pairs in order, testing again only the pairs it
  * flagged or whose vertices an earlier pair moved: the same result as the plain walk, for any
- * number of threads. */
+ * number of threads. A pass looks only at the pairs within reach at its start (their boxes
+ * within the contact distance): every set of candidates valid now holds those, so the result
+ * does not depend on when the candidates were gathered. */
 static int32_t proximity_pass(collision_scratch *s)
 {
     int32_t count = 0;
@@ -358,13 +220,18 @@ static int32_t proximity_pass(collision_scratch *s)
     memset(s->moved, 0, (size_t)s->vertex_count);
 #pragma omp parallel for schedule(dynamic, 1024) if (s->pair_count > 4096)
     for (int32_t k = 0; k < s->pair_count; k++) {
+        const feature_pair *p = &s->pairs[k];
         double dist, w[4];
         vec3 n;
-        s->flagged[k] = too_close(s, &s->pairs[k], &dist, w, &n);
+        uint8_t bits = 0;
+        if (p->proximity && features_within(p, s->x1, s->x1, pair_distance(s, p)))
+            bits = PAIR_IN_REACH | (too_close(s, p, &dist, w, &n) ? PAIR_FLAGGED : 0);
+        s->flagged[k] = bits;
     }
     for (int32_t k = 0; k < s->pair_count; k++) {
         const feature_pair *p = &s->pairs[k];
-        if (!s->flagged[k] && !any_marked(s->moved, p)) continue; /* moved: test again */
+        if (!(s->flagged[k] & PAIR_IN_REACH)) continue;
+        if (!(s->flagged[k] & PAIR_FLAGGED) && !any_marked(s->moved, p)) continue; /* moved: test again */
         double d = pair_distance(s, p), dist, w[4];
         vec3 n;
         if (!too_close(s, p, &dist, w, &n)) continue;
@@ -393,21 +260,19 @@ static int32_t proximity_pass(collision_scratch *s)
     return count;
 }
 
+static double detect_tolerance(const collision_scratch *s, const feature_pair *p)
+{
+    return detection_tolerance(pair_distance(s, p));
+}
+
 static bool detect(const collision_scratch *s, const feature_pair *p, ccd_hit *hit)
 {
+    double tol = detect_tolerance(s, p);
+    /* the two features' swept boxes must meet before the exact test is worth running */
+    if (!features_within(p, s->x0, s->x1, tol)) return false;
     vec3 x0[4], x1[4];
     positions_of(s->x0, p, x0);
     positions_of(s->x1, p, x1);
-    double tol = fmax(1e-7, 1e-3 * pair_distance(s, p));
-    /* the two features' swept boxes must meet before the exact test is worth running */
-    int split = p->edge_edge ? 2 : 1;
-    aabb first = aabb_empty(), second = aabb_empty();
-    for (int i = 0; i < 4; i++) {
-        aabb *box = i < split ? &first : &second;
-        *box = aabb_add_point(aabb_add_point(*box, x0[i]), x1[i]);
-    }
-    first = aabb_inflate(first, tol);
-    if (!aabb_overlap(&first, &second)) return false;
     return p->edge_edge ? ccd_edge_edge(x0, x1, tol, hit) : ccd_vertex_face(x0, x1, tol, hit);
 }
 
@@ -425,12 +290,15 @@ static int32_t impulse_round(collision_scratch *s, int32_t vertex_count, bool fi
     for (int32_t k = 0; k < s->pair_count; k++) {
         const feature_pair *p = &s->pairs[k];
         ccd_hit hit;
-        s->flagged[k] = any_marked(moved_before, p) && detect(s, p, &hit);
+        uint8_t bits = 0;
+        if (any_marked(moved_before, p) && features_within(p, s->x0, s->x1, detect_tolerance(s, p)))
+            bits = PAIR_IN_REACH | (detect(s, p, &hit) ? PAIR_FLAGGED : 0);
+        s->flagged[k] = bits;
     }
     for (int32_t k = 0; k < s->pair_count; k++) {
         const feature_pair *p = &s->pairs[k];
-        if (!any_marked(moved_before, p)) continue;
-        if (!s->flagged[k] && !any_marked(s->moved, p)) continue; /* moved: test again */
+        if (!(s->flagged[k] & PAIR_IN_REACH)) continue; /* nor moved before: cannot have changed */
+        if (!(s->flagged[k] & PAIR_FLAGGED) && !any_marked(s->moved, p)) continue; /* moved: test again */
         ccd_hit hit;
         if (!detect(s, p, &hit)) continue;
         hits++;
@@ -585,7 +453,7 @@ static int32_t impact_zones(collision_scratch *s, int32_t vertex_count, double h
     }
     int32_t round = 0, hits = 0;
     for (; round <= ZONE_ROUNDS + 1; round++) {
-        if (!collect_pairs(s)) break;
+        if (!current_pairs(s)) break;
         hits = 0;
         for (int32_t k = 0; k < s->pair_count; k++) {
             const feature_pair *p = &s->pairs[k];
@@ -646,7 +514,7 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
         cloth *c = cloths[i];
         s->objects[s->object_count++] = (object_ref){true, next, c->triangles, c->triangle_count, &c->topo,
                                                      c->thickness, c->friction, c->self_thickness, c->self_collision,
-                                                     &c->tree, c->boxes, c->rest_positions};
+                                                     &c->tree, c->boxes, c->rest_positions, NULL, NULL};
         for (int32_t v = 0; v < c->vertex_count; v++, next++) {
             s->x0[next] = v3_load(&c->x[3 * (size_t)v]);
             s->x1[next] = v3_load(&c->x_new[3 * (size_t)v]);
@@ -657,7 +525,8 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
     for (int32_t i = 0; i < collider_count; i++) {
         collider *k = colliders[i];
         s->objects[s->object_count++] = (object_ref){false, next, k->triangles, k->triangle_count, &k->topo,
-                                                     k->thickness, k->friction, 0.0, false, &k->tree, k->boxes, NULL};
+                                                     k->thickness, k->friction, 0.0, false, &k->tree, k->boxes, NULL,
+                                                     k->sharp_edge, k->sharp_vertex};
         for (int32_t v = 0; v < k->vertex_count; v++, next++) {
             s->x0[next] = v3_load(&k->x0[3 * (size_t)v]);
             s->x1[next] = v3_load(&k->x1[3 * (size_t)v]);
@@ -665,11 +534,11 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
             s->inv_mass[next] = 0.0;
         }
     }
-    if (!collect_pairs(s)) return false;
+    if (!current_pairs(s)) return false;
     report->proximity = proximity_pass(s);
     int32_t hits = 1;
     for (int32_t round = 0; round < IMPULSE_ROUNDS && hits > 0; round++) {
-        if (!pairs_current(s) && !collect_pairs(s)) return false;
+        if (!current_pairs(s)) return false;
         hits = impulse_round(s, vertices, round == 0);
         report->impulses += hits;
     }

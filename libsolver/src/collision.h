@@ -2,7 +2,9 @@
  * moves every cloth vertex in a straight line from x (start) to x_new (candidate end), and
  * every collider vertex likewise. Then
  *   1. proximity: features of different objects (or distant parts of one cloth with self
- *      collision) that end closer than their thicknesses are pushed apart, with friction;
+ *      collision) that end closer than their thicknesses are pushed apart, with friction; of a
+ *      collider, only its faces and its sharp edges and vertices (collider.h): along smooth
+ *      parts the cloth's vertices held off the faces hold its edges off as well;
  *   2. continuous detection (vertex-face, edge-edge) along those straight paths finds every
  *      crossing; each gets an inelastic impulse, with friction; repeated a few rounds;
  *   3. rigid impact zones, the failsafe: vertices of remaining collisions are merged into

@@ -1,10 +1,12 @@
 /* Saving and loading a world's state, for bakes that stop and resume.
  *
  * A state holds what changes while the world steps (positions, velocities, contacts, the
- * step size controller, the trees' shapes, the rigid warm starts), never what the
+ * step size controller, the colliders' trees, the rigid warm starts), never what the
  * definitions give: it is loaded into a world built again from the same definitions, and
- * each object's fingerprint of those definitions must match. The trees are saved because
- * when one is rebuilt depends on its history, and its shape orders the collision pairs.
+ * each object's fingerprint of those definitions must match. A collider's tree is saved
+ * because when it is rebuilt depends on its history, and its shape orders the contact
+ * queries (the first of equally near faces wins). A cloth's tree is not: the collision
+ * pairs it finds come in an order of their own (collision_pairs.c).
  *
  * Layout: a header (magic, byte order, format, payload size, payload checksum), then the
  * world, each cloth, collider and body, and the rigid step's memory, in native byte order. */
@@ -15,7 +17,7 @@
 #include "error.h"
 #include "world.h"
 
-enum { STATE_FORMAT = 1, HEADER_BYTES = 32, NODE_BYTES = 6 * 8 + 2 * 4, CONTACT_BYTES = 4 + 7 * 8 + 2 };
+enum { STATE_FORMAT = 2, HEADER_BYTES = 32, NODE_BYTES = 6 * 8 + 2 * 4, CONTACT_BYTES = 4 + 7 * 8 + 2 };
 static const char STATE_MAGIC[8] = "SBSTATE";
 static const uint32_t BYTE_ORDER_MARK = 0x01020304u;
 
@@ -101,7 +103,6 @@ static void write_cloth(state_writer *out, const cloth *c)
     state_put(out, c->pin_from, 3 * (size_t)c->pin_count * sizeof(double));
     state_put(out, c->pin_to, 3 * (size_t)c->pin_count * sizeof(double));
     STATE_PUT(out, c->pin_time_from), STATE_PUT(out, c->pin_time_to);
-    write_tree(out, &c->tree);
 }
 
 static void write_collider(state_writer *out, const collider *k)
@@ -313,8 +314,7 @@ static bool read_cloth(state_reader *in, cloth *c, int32_t index, int32_t collid
     if (in->pass == PASS_APPLY) memcpy(c->collided, collided, n);
     return read_doubles(in, c->pin_from, 3 * (size_t)pins, "pin targets") &&
            read_doubles(in, c->pin_to, 3 * (size_t)pins, "pin targets") &&
-           read_doubles(in, &c->pin_time_from, 1, "pin times") && read_doubles(in, &c->pin_time_to, 1, "pin times") &&
-           read_tree(in, &c->tree, c->boxes, c->triangle_count);
+           read_doubles(in, &c->pin_time_from, 1, "pin times") && read_doubles(in, &c->pin_time_to, 1, "pin times");
 }
 
 static bool read_collider(state_reader *in, collider *k, int32_t index)

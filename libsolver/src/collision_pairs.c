@@ -1,0 +1,230 @@
+/* Candidate feature pairs of the collision response: every vertex-face and edge-edge pair
+ * whose swept boxes come within the pair's contact distance plus twice the slack. One
+ * gathering serves as long as every vertex's path stays within the slack of the box it had
+ * then: for the passes within a step, and for many steps of cloth at rest.
+ * Each cloth triangle queries the other objects' trees on its own, so the triangles are
+ * shared out among threads; the pairs come in the order (cloth, other object, triangle, its
+ * triangle, feature), which depends neither on the trees' history nor on the thread count. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision_scratch.h"
+#include "grow.h"
+#include "threads.h"
+
+/* The slack is this fraction of the thinnest cloth's thickness. */
+#define GATHER_SLACK 0.25
+
+static aabb path_box(vec3 a, vec3 b) { return aabb_add_point(aabb_add_point(aabb_empty(), a), b); }
+
+static bool inside(const aabb *box, vec3 p, double margin)
+{
+    return p.x >= box->lo.x - margin && p.x <= box->hi.x + margin && p.y >= box->lo.y - margin &&
+           p.y <= box->hi.y + margin && p.z >= box->lo.z - margin && p.z <= box->hi.z + margin;
+}
+
+bool pairs_valid(const collision_scratch *s)
+{
+    if (!s->have_pairs || s->gathered_vertex_count != s->vertex_count || s->gathered_object_count != s->object_count)
+        return false;
+    for (int32_t v = 0; v < s->vertex_count; v++)
+        if (!inside(&s->gathered[v], s->x0[v], s->slack) || !inside(&s->gathered[v], s->x1[v], s->slack))
+            return false;
+    return true;
+}
+
+/* How much larger a cloth's triangle boxes are than its own pairs need: the boxes serve
+ * pairs with other objects (thickness) and with itself (self thickness). */
+static double self_surplus(const object_ref *obj)
+{
+    return fmax(obj->thickness, obj->self_thickness) - obj->self_thickness;
+}
+
+static bool contains(const int32_t *tri, int32_t v) { return tri[0] == v || tri[1] == v || tri[2] == v; }
+
+static void add_pair(pair_buffer *out, bool edge_edge, bool proximity, int32_t a, int32_t b, int32_t c, int32_t d,
+                     int32_t oa, int32_t ob)
+{
+    if (!grow((void **)&out->pairs, &out->capacity, out->count + 1, sizeof *out->pairs)) {
+        out->out_of_memory = true;
+        return;
+    }
+    out->pairs[out->count++] = (feature_pair){edge_edge, proximity, {a, b, c, d}, {oa, ob}};
+}
+
+/* Adds a pair whose features' boxes are `gap` apart: one that takes part in proximity
+ * (`near`) while within near_gap, or else one only kept from crossing while within touch_gap. */
+static void consider_pair(pair_buffer *out, bool edge_edge, bool near, const int32_t v[4], const int32_t objects[2],
+                          double gap, double near_gap, double touch_gap)
+{
+    if (gap <= (near ? near_gap : touch_gap)) add_pair(out, edge_edge, near, v[0], v[1], v[2], v[3], objects[0], objects[1]);
+}
+
+/* How far apart two boxes are along the axis where they are furthest apart (<= 0: overlap). */
+static double box_gap(const aabb *a, const aabb *b)
+{
+    double gx = fmax(a->lo.x - b->hi.x, b->lo.x - a->hi.x), gy = fmax(a->lo.y - b->hi.y, b->lo.y - a->hi.y);
+    double gz = fmax(a->lo.z - b->hi.z, b->lo.z - a->hi.z);
+    return fmax(fmax(gx, gy), gz);
+}
+
+/* Feature pairs of triangle ta of cloth oa and tb of ob: each object's owned vertices
+ * against the other's face, each owned edge against each owned edge; features sharing a
+ * vertex are skipped. Pairs that take part in proximity are kept while their path boxes come
+ * within the contact distance plus the slack of both; the others (a cloth vertex on a collider
+ * face, held by the contact filters; smooth collider features, see collision.h) while those
+ * boxes come within the detection tolerance plus the slack. */
+static void triangle_pair(const collision_scratch *s, int32_t oa, int32_t ta, int32_t ob, int32_t tb, pair_buffer *out)
+{
+    const object_ref *A = &s->objects[oa], *B = &s->objects[ob];
+    const int32_t *a = &A->triangles[3 * (size_t)ta], *b = &B->triangles[3 * (size_t)tb];
+    bool same = oa == ob, collider = !B->is_cloth;
+    int32_t fa = A->first, fb = B->first, ab[2] = {oa, ob}, ba[2] = {ob, oa};
+    double d = same ? 2.0 * A->self_thickness : A->thickness + B->thickness;
+    double near_gap = d + 2.0 * s->slack, touch_gap = detection_tolerance(d) + 2.0 * s->slack;
+    const aabb *va[3], *vb[3];
+    for (int k = 0; k < 3; k++) va[k] = &s->gathered[fa + a[k]], vb[k] = &s->gathered[fb + b[k]];
+    aabb face_a = aabb_union(aabb_union(*va[0], *va[1]), *va[2]);
+    aabb face_b = aabb_union(aabb_union(*vb[0], *vb[1]), *vb[2]);
+    bool any_near = !collider;
+    for (int k = 0; k < 3 && !any_near; k++)
+        any_near = B->sharp_vertex[b[k]] || B->sharp_edge[B->topo->triangle_edges[3 * (size_t)tb + k]];
+    if (box_gap(&face_a, &face_b) > (any_near ? near_gap : touch_gap)) return;
+    for (int k = 0; k < 3; k++) {
+        if (topology_owns_vertex(A->topo, ta, k) && !(same && contains(b, a[k]))) {
+            int32_t v[4] = {fa + a[k], fb + b[0], fb + b[1], fb + b[2]};
+            consider_pair(out, false, !collider, v, ab, box_gap(va[k], &face_b), near_gap, touch_gap);
+        }
+        if (topology_owns_vertex(B->topo, tb, k) && !(same && contains(a, b[k]))) {
+            int32_t v[4] = {fb + b[k], fa + a[0], fa + a[1], fa + a[2]};
+            bool near = !collider || B->sharp_vertex[b[k]];
+            consider_pair(out, false, near, v, ba, box_gap(vb[k], &face_a), near_gap, touch_gap);
+        }
+    }
+    for (int i = 0; i < 3; i++) {
+        if (!topology_owns_edge(A->topo, ta, i)) continue;
+        int32_t a0 = a[i], a1 = a[(i + 1) % 3];
+        aabb edge_a = aabb_union(*va[i], *va[(i + 1) % 3]);
+        for (int j = 0; j < 3; j++) {
+            if (!topology_owns_edge(B->topo, tb, j)) continue;
+            int32_t b0 = b[j], b1 = b[(j + 1) % 3];
+            if (same && (a0 == b0 || a0 == b1 || a1 == b0 || a1 == b1)) continue;
+            bool near = !collider || B->sharp_edge[B->topo->triangle_edges[3 * (size_t)tb + j]];
+            aabb edge_b = aabb_union(*vb[j], *vb[(j + 1) % 3]);
+            int32_t v[4] = {fa + a0, fa + a1, fb + b0, fb + b1};
+            consider_pair(out, true, near, v, ab, box_gap(&edge_a, &edge_b), near_gap, touch_gap);
+        }
+    }
+}
+
+static void collect_hit(void *ctx, int32_t prim)
+{
+    pair_buffer *out = ctx;
+    if (!grow((void **)&out->hits, &out->hit_capacity, out->hit_count + 1, sizeof *out->hits)) {
+        out->out_of_memory = true;
+        return;
+    }
+    out->hits[out->hit_count++] = prim;
+}
+
+static void sort_ascending(int32_t *items, int32_t count)
+{
+    for (int32_t i = 1; i < count; i++) {
+        int32_t item = items[i], j = i;
+        for (; j > 0 && items[j - 1] > item; j--) items[j] = items[j - 1];
+        items[j] = item;
+    }
+}
+
+/* Pairs of the triangles [begin, end) of cloth oa with object ob, into one buffer. */
+static void pairs_of_range(const collision_scratch *s, int32_t oa, int32_t ob, int32_t begin, int32_t end,
+                           pair_buffer *out)
+{
+    const object_ref *A = &s->objects[oa], *B = &s->objects[ob];
+    /* a collider's boxes carry its thickness only: the cloth's box brings the slack of both;
+     * a cloth's own boxes are grown for a thicker distance than its self pairs need */
+    double extra = !B->is_cloth ? s->slack : oa == ob ? -2.0 * self_surplus(A) : 0.0;
+    for (int32_t ta = begin; ta < end && !out->out_of_memory; ta++) {
+        aabb query = aabb_inflate(A->boxes[ta], extra);
+        out->hit_count = 0;
+        bvh_query(B->tree, &query, collect_hit, out);
+        sort_ascending(out->hits, out->hit_count);
+        for (int32_t h = 0; h < out->hit_count; h++)
+            if (oa != ob || out->hits[h] > ta) triangle_pair(s, oa, ta, ob, out->hits[h], out);
+    }
+}
+
+static bool reserve_buffers(collision_scratch *s, int32_t count)
+{
+    if (count <= s->buffer_count) return true;
+    pair_buffer *grown = realloc(s->buffers, (size_t)count * sizeof *grown);
+    if (!grown) return false;
+    memset(grown + s->buffer_count, 0, (size_t)(count - s->buffer_count) * sizeof *grown);
+    s->buffers = grown;
+    s->buffer_count = count;
+    return true;
+}
+
+/* Pairs of cloth oa with object ob, appended to s->pairs in triangle order. */
+static bool pairs_of_objects(collision_scratch *s, int32_t oa, int32_t ob)
+{
+    int32_t triangles = s->objects[oa].triangle_count, threads = thread_count(), used = 1;
+    if (!reserve_buffers(s, threads)) return false;
+    for (int32_t i = 0; i < threads; i++) s->buffers[i].count = 0, s->buffers[i].out_of_memory = false;
+#pragma omp parallel num_threads(threads) if (triangles > 512)
+    {
+        int32_t id = thread_index(), team = team_size();
+        if (id == 0) used = team;
+        int32_t begin = (int32_t)((int64_t)triangles * id / team), end = (int32_t)((int64_t)triangles * (id + 1) / team);
+        pairs_of_range(s, oa, ob, begin, end, &s->buffers[id]);
+    }
+    for (int32_t i = 0; i < used; i++) {
+        pair_buffer *b = &s->buffers[i];
+        if (b->out_of_memory || !grow((void **)&s->pairs, &s->pair_capacity, s->pair_count + b->count, sizeof *s->pairs))
+            return false;
+        memcpy(&s->pairs[s->pair_count], b->pairs, (size_t)b->count * sizeof *b->pairs);
+        s->pair_count += b->count;
+    }
+    return true;
+}
+
+bool pairs_gather(collision_scratch *s)
+{
+    s->have_pairs = false;
+    s->pair_count = 0;
+    if (!grow((void **)&s->gathered, &s->gathered_capacity, s->vertex_count, sizeof *s->gathered))
+        return false;
+    s->slack = INFINITY;
+    for (int32_t o = 0; o < s->object_count; o++)
+        if (s->objects[o].is_cloth) s->slack = fmin(s->slack, GATHER_SLACK * s->objects[o].thickness);
+    for (int32_t v = 0; v < s->vertex_count; v++) s->gathered[v] = path_box(s->x0[v], s->x1[v]);
+    /* a collider's tree was built for this step's paths (collider_prepare_step) */
+    for (int32_t o = 0; o < s->object_count; o++) {
+        object_ref *obj = &s->objects[o];
+        if (!obj->is_cloth) continue;
+        double margin = fmax(obj->thickness, obj->self_thickness) + s->slack;
+        for (int32_t t = 0; t < obj->triangle_count; t++) {
+            const int32_t *tri = &obj->triangles[3 * (size_t)t];
+            aabb box = aabb_union(aabb_union(s->gathered[obj->first + tri[0]], s->gathered[obj->first + tri[1]]),
+                                  s->gathered[obj->first + tri[2]]);
+            obj->boxes[t] = aabb_inflate(box, margin);
+        }
+        if (!bvh_update(obj->tree, obj->boxes, obj->triangle_count)) return false;
+    }
+    for (int32_t oa = 0; oa < s->object_count; oa++) {
+        if (!s->objects[oa].is_cloth) continue;
+        for (int32_t ob = oa; ob < s->object_count; ob++)
+            if ((ob != oa || s->objects[oa].self) && !pairs_of_objects(s, oa, ob)) return false;
+    }
+    s->gathered_vertex_count = s->vertex_count;
+    s->gathered_object_count = s->object_count;
+    s->have_pairs = true;
+    s->gather_count++;
+    return true;
+}
+
+void pairs_free(collision_scratch *s)
+{
+    for (int32_t i = 0; i < s->buffer_count; i++) free(s->buffers[i].pairs), free(s->buffers[i].hits);
+    free(s->buffers), free(s->pairs), free(s->gathered), free(s->flagged);
+}

@@ -1,0 +1,86 @@
+/* What the collision response (collision.c) and its candidate pairs (collision_pairs.c)
+ * share: the scene's vertices under one numbering, its objects, and the feature pairs. */
+#ifndef SB_COLLISION_SCRATCH_H
+#define SB_COLLISION_SCRATCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bvh.h"
+#include "math3.h"
+#include "topology.h"
+
+/* One cloth or collider, its vertices a range of the scene's global numbering. */
+typedef struct object_ref {
+    bool is_cloth;
+    int32_t first;
+    const int32_t *triangles;
+    int32_t triangle_count;
+    const topology *topo;
+    double thickness, friction;
+    double self_thickness; /* cloth: for pairs of its own features */
+    bool self;
+    bvh *tree;
+    aabb *boxes;
+    const double *rest; /* cloth rest positions, to leave near-neighbours out of proximity */
+    const uint8_t *sharp_edge, *sharp_vertex; /* collider: features that take part in proximity */
+} object_ref;
+
+typedef struct feature_pair {
+    bool edge_edge;
+    bool proximity;     /* pushed apart when closer than the contact distance (else crossings only) */
+    int32_t v[4];       /* global vertex ids: vertex, face corners; or edge, edge */
+    int32_t objects[2]; /* of the first and the second primitive */
+} feature_pair;
+
+/* Pairs found by one thread, in the order it found them. */
+typedef struct pair_buffer {
+    feature_pair *pairs;
+    int32_t count, capacity;
+    int32_t *hits; /* triangles of the other object met by the current triangle */
+    int32_t hit_count, hit_capacity;
+    bool out_of_memory;
+} pair_buffer;
+
+typedef struct collision_scratch {
+    int32_t vertex_capacity, vertex_count;
+    vec3 *x0, *x1, *v1; /* start and end positions, end velocities of every vertex */
+    double *inv_mass;
+    int32_t *zone;      /* union-find parent of each vertex */
+    uint8_t *moved;     /* vertices an impulse moved in the current round */
+    uint8_t *recheck;   /* vertices moved in the previous round */
+    int32_t *members;   /* zone membership lists */
+    object_ref *objects;
+    int32_t object_capacity, object_count;
+    /* candidate pairs, and what they were gathered from (collision_pairs.c) */
+    feature_pair *pairs;
+    int32_t pair_count, pair_capacity;
+    aabb *gathered;     /* per vertex: the box of its path x0 -> x1 at the gathering */
+    int32_t gathered_capacity;
+    double slack;       /* how far a vertex may stray from that box before they must be gathered again */
+    bool have_pairs;
+    int64_t gather_count; /* gatherings so far (tests, benchmarks) */
+    int32_t gathered_vertex_count, gathered_object_count;
+    pair_buffer *buffers;
+    int32_t buffer_count;
+    uint8_t *flagged;   /* per pair: PAIR_* bits of the parallel pre-pass at the start of a pass */
+    int32_t flagged_capacity;
+    bool out_of_memory;
+} collision_scratch;
+
+/* Continuous detection counts features closer than this as touching (d: contact distance). */
+static inline double detection_tolerance(double d) { return fmax(1e-7, 1e-3 * d); }
+
+/* Gathers every feature pair that can touch or come within its contact distance while no
+ * vertex strays further than the slack from its path now (the pairs come in an order fixed
+ * by the mesh, whatever the trees' shapes or the thread count); false when out of memory. */
+bool pairs_gather(collision_scratch *s);
+
+/* Whether the gathered pairs still hold every pair that can touch or come within its contact
+ * distance on the paths now. Any such set of pairs, in the gathered order, gives the response
+ * the same result, provided each pass only looks at the pairs within reach at its start. */
+bool pairs_valid(const collision_scratch *s);
+
+void pairs_free(collision_scratch *s);
+
+#endif

@@ -1,0 +1,204 @@
+/* Candidate pairs of the collision response: one gathering serves for as long as it holds,
+ * the response is the same whenever the pairs were gathered and on any number of threads,
+ * and only the sharp features of a collider take part in proximity. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "collider.h"
+#include "collision.h"
+#include "collision_scratch.h"
+#include "simbake.h"
+#include "testutil.h"
+#include "world.h"
+
+enum { GRID = 16, FRAMES = 48 };
+
+typedef struct drop_result {
+    double *x, *v;     /* final positions and velocities */
+    int64_t gathers;   /* times the pairs were gathered */
+    int64_t collisions; /* continuous collisions, plus vertices on colliders at the end */
+} drop_result;
+
+/* A world of default settings holding the grid as a default cloth (self collision as given)
+ * and the solids as colliders. */
+static sb_world *world_of(const grid_mesh *g, bool self_collision, const solid_mesh *const *solids, int32_t count)
+{
+    sb_world_def wd = sb_default_world_def();
+    sb_world *w;
+    cr_assert_eq(sb_world_create(&wd, &w), SB_OK);
+    sb_cloth_def cd = sb_default_cloth_def();
+    cd.vertex_count = g->vertex_count, cd.positions = g->positions;
+    cd.triangle_count = g->triangle_count, cd.triangles = g->triangles;
+    cd.self_collision = self_collision;
+    int32_t id;
+    cr_assert_eq(sb_world_add_cloth(w, &cd, &id), SB_OK, "%s", sb_last_error());
+    for (int32_t i = 0; i < count; i++) {
+        sb_collider_def kd = solid_collider_def(solids[i]);
+        cr_assert_eq(sb_world_add_collider(w, &kd, &id), SB_OK, "%s", sb_last_error());
+    }
+    return w;
+}
+
+/* A 16 x 16 cloth with self collision, for 2 s: dropped over a box and a sphere beside it
+ * (it folds over the box's edges), or flat onto a floor (it comes to rest, and one gathering
+ * then serves many steps). With `forget`, the collision scratch is dropped before every
+ * frame, so every frame starts with a fresh gathering. */
+static drop_result drop(bool forget, bool on_floor)
+{
+    grid_mesh g = grid_mesh_make(GRID, 0.8, on_floor ? 0.05 : 0.35);
+    double half[3] = {0.15, 0.15, 0.15}, box_center[3] = {-0.1, 0, 0.15}, ball_center[3] = {0.25, 0.05, 0.1};
+    solid_mesh box = box_mesh(half, box_center), ball = sphere_mesh(0.1, 8, 16, ball_center), floor = plane_mesh(3.0, 0.0);
+    int32_t id = 0, colliders = on_floor ? 1 : 2;
+    const solid_mesh *solids[2] = {on_floor ? &floor : &box, &ball};
+    sb_world *w = world_of(&g, true, solids, colliders);
+    drop_result r = {malloc(sizeof(double) * 3 * (size_t)g.vertex_count),
+                     malloc(sizeof(double) * 3 * (size_t)g.vertex_count), 0, 0};
+    for (int f = 1; f <= FRAMES; f++) {
+        if (forget && w->collision) {
+            r.gathers += w->collision->gather_count;
+            collision_scratch_free(w->collision);
+            w->collision = NULL;
+        }
+        cr_assert_eq(sb_world_step_to(w, f / 24.0), SB_OK, "%s", sb_last_error());
+        cr_assert_eq(count_intersections(w->cloths, 1, w->colliders, colliders, true), 0, "frame %d", f);
+    }
+    r.gathers += w->collision->gather_count;
+    sb_world_stats stats;
+    sb_world_get_stats(w, &stats);
+    r.collisions = stats.collisions + stats.last_contacts;
+    cr_assert_eq(sb_cloth_get_positions(w, id, r.x, g.vertex_count), SB_OK);
+    cr_assert_eq(sb_cloth_get_velocities(w, id, r.v, g.vertex_count), SB_OK);
+    sb_world_destroy(w);
+    grid_mesh_free(&g), solid_mesh_free(&box), solid_mesh_free(&ball), solid_mesh_free(&floor);
+    return r;
+}
+
+static void expect_same(const drop_result *a, const drop_result *b, const char *what)
+{
+    size_t bytes = sizeof(double) * 3 * GRID * GRID;
+    cr_assert_eq(memcmp(a->x, b->x, bytes), 0, "positions differ: %s", what);
+    cr_assert_eq(memcmp(a->v, b->v, bytes), 0, "velocities differ: %s", what);
+}
+
+static void drop_result_free(drop_result *r) { free(r->x), free(r->v); }
+
+Test(collision_pairs, the_response_does_not_depend_on_when_the_pairs_were_gathered, .timeout = 120)
+{
+    for (int on_floor = 0; on_floor <= 1; on_floor++) {
+        drop_result kept = drop(false, on_floor), fresh = drop(true, on_floor);
+        cr_log_info("%s: gathered %lld times keeping the pairs, %lld times gathering every frame; %lld collisions",
+                    on_floor ? "floor" : "box", (long long)kept.gathers, (long long)fresh.gathers,
+                    (long long)kept.collisions);
+        cr_assert_gt(kept.collisions, 0, "no collision was exercised");
+        if (on_floor) cr_assert_lt(kept.gathers, fresh.gathers, "the kept pairs never served a second step");
+        expect_same(&kept, &fresh, on_floor ? "on the floor" : "over the box");
+        drop_result_free(&kept), drop_result_free(&fresh);
+    }
+}
+
+#ifdef _OPENMP
+Test(collision_pairs, the_response_does_not_depend_on_the_thread_count, .timeout = 120)
+{
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(1);
+    drop_result one = drop(false, true);
+    omp_set_num_threads(3); /* more threads than cores: the triangles split three ways */
+    drop_result three = drop(false, true);
+    omp_set_num_threads(saved);
+    expect_same(&one, &three, "one thread or three");
+    drop_result_free(&one), drop_result_free(&three);
+}
+#endif
+
+static int count_set(const uint8_t *flags, int32_t count)
+{
+    int n = 0;
+    for (int32_t i = 0; i < count; i++) n += flags[i] != 0;
+    return n;
+}
+
+static collider *make_collider(const solid_mesh *m)
+{
+    sb_collider_def def = solid_collider_def(m);
+    collider *c;
+    cr_assert_eq(collider_create(&def, 0.0, &c), SB_OK, "%s", sb_last_error());
+    return c;
+}
+
+Test(collision_pairs, a_box_is_sharp_along_its_edges_and_at_its_corners)
+{
+    double half[3] = {0.3, 0.2, 0.1}, center[3] = {1, 2, 3};
+    solid_mesh box = box_mesh(half, center);
+    collider *c = make_collider(&box);
+    cr_assert_eq(c->topo.edge_count, 18);
+    cr_assert_eq(count_set(c->sharp_edge, c->topo.edge_count), 12, "the face diagonals are flat, the rest sharp");
+    cr_assert_eq(count_set(c->sharp_vertex, c->vertex_count), 8);
+    collider_destroy(c);
+    solid_mesh_free(&box);
+}
+
+Test(collision_pairs, a_fine_sphere_has_no_sharp_feature_and_a_plane_only_its_border)
+{
+    double center[3] = {0, 0, 0};
+    solid_mesh ball = sphere_mesh(0.5, 16, 32, center), floor = plane_mesh(2.0, 0.3);
+    collider *c = make_collider(&ball);
+    cr_assert_eq(count_set(c->sharp_edge, c->topo.edge_count), 0);
+    cr_assert_eq(count_set(c->sharp_vertex, c->vertex_count), 0);
+    collider_destroy(c);
+    c = make_collider(&floor);
+    cr_assert_eq(count_set(c->sharp_edge, c->topo.edge_count), 4, "the four border edges, not the diagonal");
+    cr_assert_eq(count_set(c->sharp_vertex, c->vertex_count), 4);
+    collider_destroy(c);
+    solid_mesh_free(&ball), solid_mesh_free(&floor);
+}
+
+/* Squared distance of segments p0 p1 and q0 q1, by sampling one and projecting on the other:
+ * a test's own measure, independent of the library's closest points. */
+static double segment_distance(const double *p0, const double *p1, const double *q0, const double *q1)
+{
+    double best = INFINITY, d[3], len2 = 0.0;
+    for (int k = 0; k < 3; k++) d[k] = q1[k] - q0[k], len2 += d[k] * d[k];
+    for (int i = 0; i <= 200; i++) {
+        double s = i / 200.0, p[3], t = 0.0;
+        for (int k = 0; k < 3; k++) p[k] = p0[k] + s * (p1[k] - p0[k]), t += (p[k] - q0[k]) * d[k];
+        t = len2 > 0.0 ? fmin(1.0, fmax(0.0, t / len2)) : 0.0;
+        double dist2 = 0.0;
+        for (int k = 0; k < 3; k++) dist2 += (p[k] - q0[k] - t * d[k]) * (p[k] - q0[k] - t * d[k]);
+        best = fmin(best, dist2);
+    }
+    return sqrt(best);
+}
+
+/* The sharp edges of a box take part in proximity: cloth draped over it keeps its edges a
+ * contact distance (the two thicknesses) off the box's edges, not merely off its faces. */
+Test(collision_pairs, cloth_over_a_box_keeps_its_edges_off_the_box_edges, .timeout = 120)
+{
+    grid_mesh g = grid_mesh_make(GRID, 0.8, 0.35);
+    double half[3] = {0.15, 0.15, 0.15}, center[3] = {0, 0, 0.15};
+    solid_mesh box = box_mesh(half, center);
+    const solid_mesh *solids[1] = {&box};
+    sb_world *w = world_of(&g, false, solids, 1);
+    for (int f = 1; f <= FRAMES; f++) cr_assert_eq(sb_world_step_to(w, f / 24.0), SB_OK, "%s", sb_last_error());
+    const collider *c = w->colliders[0];
+    const double *x = w->cloths[0]->x;
+    double closest = INFINITY, contact = w->cloths[0]->thickness + c->thickness;
+    for (int32_t e = 0; e < c->topo.edge_count; e++) {
+        const double *q0 = &box.positions[3 * c->topo.edges[2 * e]], *q1 = &box.positions[3 * c->topo.edges[2 * e + 1]];
+        int differ = (q0[0] != q1[0]) + (q0[1] != q1[1]) + (q0[2] != q1[2]);
+        if (differ != 1) continue; /* a face's diagonal, not one of the box's edges */
+        for (int32_t t = 0; t < g.triangle_count; t++)
+            for (int i = 0; i < 3; i++) {
+                const int32_t *tri = &g.triangles[3 * t];
+                closest = fmin(closest, segment_distance(&x[3 * tri[i]], &x[3 * tri[(i + 1) % 3]], q0, q1));
+            }
+    }
+    cr_log_info("closest cloth edge to a box edge: %.3g mm (contact distance %.3g mm)", 1e3 * closest, 1e3 * contact);
+    cr_assert_gt(closest, 0.9 * contact, "a cloth edge is %.3g mm from a box edge", 1e3 * closest);
+    sb_world_destroy(w);
+    grid_mesh_free(&g), solid_mesh_free(&box);
+}
