@@ -74,7 +74,7 @@ typedef struct sb_world_def {
     double min_step;            /* a step that must shrink below this fails (default 1e-6 s) */
     int32_t grow_after;         /* steps accepted in a row before the step doubles again (4) */
     double max_strain_change;   /* implicit: reject a step changing any triangle's stretch by more (0.1) */
-    double cg_tolerance;        /* implicit: relative residual of the conjugate gradient (1e-5) */
+    double cg_tolerance;        /* implicit: relative residual of the conjugate gradient (1e-3) */
     int32_t cg_max_iterations;  /* implicit: iteration cap per step (1000) */
     double error_tolerance;     /* explicit: step-doubling error per step, m (1e-4) */
     double rigid_max_step;      /* largest step of rigid bodies, s (default 1/240) */

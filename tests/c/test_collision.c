@@ -157,39 +157,41 @@ Test(collision, crumpling_cloth_never_intersects_itself_or_the_floor, .timeout =
     solid_mesh_free(&floor);
 }
 
-/* Two sheets of one cloth, one dropped on the other on the floor: they come to rest twice
- * the self thickness apart, however thick the cloth is against the floor. */
-static double layer_gap(double self_thickness)
+/* Two sheets of one cloth, the lower one pinned flat, the upper one dropped on it: they come
+ * to rest twice the self thickness apart, however thick the cloth is against colliders. That
+ * holds while gravity moves the sheet less than that per step (g h² = 1 mm at 1/96 s): self
+ * contacts are no constraints of the solve, so with longer steps the sheet falls through the
+ * distance each step and continuous detection stops it between a tenth of it and all of it. */
+static double layer_gap(double self_thickness, double max_step)
 {
     grid_mesh lower = grid_mesh_make(8, 0.5, 0.02), upper = grid_mesh_make(8, 0.5, 0.08);
     int32_t n = lower.vertex_count, t = lower.triangle_count;
     double *p = malloc(6 * (size_t)n * sizeof *p);
-    int32_t *tris = malloc(6 * (size_t)t * sizeof *tris);
+    int32_t *tris = malloc(6 * (size_t)t * sizeof *tris), *pins = malloc((size_t)n * sizeof *pins);
     memcpy(p, lower.positions, 3 * (size_t)n * sizeof *p), memcpy(p + 3 * n, upper.positions, 3 * (size_t)n * sizeof *p);
     for (int32_t k = 0; k < 3 * t; k++) tris[k] = lower.triangles[k], tris[3 * t + k] = upper.triangles[k] + n;
-    solid_mesh floor = plane_mesh(3.0, 0.0);
-    sb_world *w = implicit_world(1.0 / 24.0);
+    for (int32_t i = 0; i < n; i++) pins[i] = i;
+    sb_world *w = implicit_world(max_step);
     sb_cloth_def def = sb_default_cloth_def();
     def.vertex_count = 2 * n, def.positions = p, def.triangle_count = 2 * t, def.triangles = tris;
+    def.pin_count = n, def.pins = pins;
     def.self_collision = 1, def.thickness = 0.01, def.self_thickness = self_thickness;
     int32_t id;
     cr_assert_eq(sb_world_add_cloth(w, &def, &id), SB_OK, "%s", sb_last_error());
-    add_collider(w, &floor);
     for (int f = 1; f <= 36; f++) cr_assert_eq(sb_world_step_to(w, f / 24.0), SB_OK, "%s", sb_last_error());
-    double *x = malloc(6 * (size_t)n * sizeof *x), low = 0.0, high = 0.0;
+    double *x = malloc(6 * (size_t)n * sizeof *x), gap = 0.0;
     cr_assert_eq(sb_cloth_get_positions(w, id, x, 2 * n), SB_OK);
-    for (int32_t i = 0; i < n; i++) low += x[3 * i + 2] / n, high += x[3 * (n + i) + 2] / n;
-    cr_assert_eq(count_intersections(w->cloths, 1, w->colliders, 1, true), 0);
+    for (int32_t i = 0; i < n; i++) gap += (x[3 * (n + i) + 2] - x[3 * i + 2]) / n;
+    cr_assert_eq(count_intersections(w->cloths, 1, w->colliders, 0, true), 0);
     sb_world_destroy(w);
-    free(x), free(p), free(tris);
+    free(x), free(p), free(tris), free(pins);
     grid_mesh_free(&lower), grid_mesh_free(&upper);
-    solid_mesh_free(&floor);
-    return high - low;
+    return gap;
 }
 
 Test(collision, sheets_of_one_cloth_rest_twice_the_self_thickness_apart)
 {
-    double thin = layer_gap(0.002), same = layer_gap(0.0); /* 0: the thickness itself */
+    double thin = layer_gap(0.002, 1.0 / 96.0), same = layer_gap(0.0, 1.0 / 96.0); /* 0: the thickness itself */
     cr_assert(thin > 0.9 * 0.004 && thin < 1.25 * 0.004, "gap %g with self thickness 2 mm", thin);
     cr_assert(same > 0.9 * 0.02 && same < 1.1 * 0.02, "gap %g with the thickness, 1 cm", same);
 }

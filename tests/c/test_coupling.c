@@ -173,7 +173,9 @@ Test(coupling, cloth_rides_a_sliding_box_without_entering_it, .timeout = 300)
     cr_log_info("sliding box: travelled %.5f m with cloth, %.5f m alone (Coulomb: %.5f); cloth centre at "
                 "%.4f m, lowest point %.4f m; deepest %.2g m",
                 travel, alone, expected, cloth_x, cloth_low, deepest);
-    cr_assert_float_eq(travel, alone, 1e-6, "the cloth changed the box's slide (%.6f vs %.6f m)", travel, alone);
+    /* not bit for bit: rigid substeps divide each cloth step evenly (1/240 s alone, 1/288 s within
+     * a 1/96 s step of the landing cloth), which moves the stop by about 4e-5 m */
+    cr_assert_float_eq(travel, alone, 2e-4, "the cloth changed the box's slide (%.6f vs %.6f m)", travel, alone);
     cr_assert_float_eq(travel, expected, 0.01 * expected, "the box travelled %.4f m, expected %.4f", travel, expected);
     cr_assert_gt(cloth_x, 0.5 * travel, "the cloth (centre at x = %.3f) was not carried along", cloth_x);
     cr_assert_lt(fabs(cloth_x - travel), half_size, "the cloth slid off the box");
