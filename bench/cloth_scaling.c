@@ -36,12 +36,14 @@
 
 typedef struct drape_result {
     int grid, vertices, frames;
-    double ms_per_frame, cg_per_frame, steps_per_frame;
+    double ms_per_frame, cg_per_frame, steps_per_frame, total_seconds;
+    double *frame_ms;       /* per frame, in order */
+    int32_t *frame_steps;   /* accepted and rejected steps per frame */
     sb_world *world; /* kept for the CG timing */
 } drape_result;
 
 /* Blender's default cloth (cotton: vertex mass 0.3 kg, tension and shear 15 and 5, bending
- * 0.5, tension damping 5, air 1, collision distance 0.015) as the add-on carries it over. */
+ * 0.5, tension damping 5, air 1, collision distance 0.015, self distance 0.015) as the add-on carries it over. */
 static void blender_material(sb_cloth_def *cd, int grid)
 {
     double n = (double)grid * grid, area = SIZE * SIZE, edge = SIZE / (grid - 1), time_unit = sqrt(0.001);
@@ -52,6 +54,7 @@ static void blender_material(sb_cloth_def *cd, int grid)
     cd->damping = (5.0 / time_unit) * edge / (1000.0 * 15.0);
     cd->air_drag = 0.01 * 1.0 / time_unit * n / area;
     cd->thickness = 0.015;
+    cd->self_thickness = 0.0075; /* half of Blender's self distance 0.015 */
     cd->friction = 1.0;
 }
 
@@ -62,6 +65,7 @@ static drape_result drape(int n, int frames, int blender, const double *sp, cons
     int32_t *tris, nv, nt;
     grid(n, SIZE, RADIUS + DROP, &pos, &tris, &nv, &nt);
     sb_world_def wd = sb_default_world_def();
+    if (getenv("CGTOL")) wd.cg_tolerance = atof(getenv("CGTOL"));
     sb_world *w = NULL;
     sb_cloth_def cd = sb_default_cloth_def();
     cd.vertex_count = nv, cd.positions = pos, cd.triangle_count = nt, cd.triangles = tris;
@@ -76,20 +80,25 @@ static drape_result drape(int n, int frames, int blender, const double *sp, cons
         fprintf(stderr, "%s\n", sb_last_error());
         exit(1);
     }
-    double *times = malloc(sizeof(double) * (size_t)frames);
+    double *times = malloc(sizeof(double) * (size_t)frames), *frame_ms = malloc(sizeof(double) * (size_t)frames);
+    int32_t *frame_steps = malloc(sizeof(int32_t) * (size_t)frames);
+    sb_world_stats stats = {0};
     for (int f = 1; f <= frames; f++) {
+        int64_t before = stats.steps + stats.rejected_steps;
         double t0 = now();
         if (sb_world_step_to(w, f / 24.0) != SB_OK) {
             fprintf(stderr, "grid %d, frame %d: %s\n", n, f, sb_last_error());
             exit(1);
         }
-        times[f - 1] = now() - t0;
+        times[f - 1] = frame_ms[f - 1] = 1e3 * (now() - t0);
+        sb_world_get_stats(w, &stats);
+        frame_steps[f - 1] = (int32_t)(stats.steps + stats.rejected_steps - before);
     }
+    double total = 0.0;
+    for (int f = 0; f < frames; f++) total += times[f];
     qsort(times, (size_t)frames, sizeof *times, compare_doubles);
-    sb_world_stats stats;
-    sb_world_get_stats(w, &stats);
-    drape_result r = {n, nv, frames, 1e3 * times[frames / 2], (double)stats.cg_iterations / frames,
-                      (double)stats.steps / frames, w};
+    drape_result r = {n, nv, frames, times[frames / 2], (double)stats.cg_iterations / frames,
+                      (double)stats.steps / frames, total / 1e3, frame_ms, frame_steps, w};
     free(times), free(pos), free(tris);
     return r;
 }
@@ -163,6 +172,11 @@ static void print_drape(const drape_result *r)
     printf("{\"grid\": %d, \"vertices\": %d, \"frames\": %d, \"ms_per_frame\": %.6g, \"cg_iterations_per_frame\": "
            "%.6g, \"steps_per_frame\": %.6g",
            r->grid, r->vertices, r->frames, r->ms_per_frame, r->cg_per_frame, r->steps_per_frame);
+    printf(", \"seconds\": %.6g, \"frame_ms\": [", r->total_seconds);
+    for (int f = 0; f < r->frames; f++) printf("%s%.4g", f ? ", " : "", r->frame_ms[f]);
+    printf("], \"frame_steps\": [");
+    for (int f = 0; f < r->frames; f++) printf("%s%d", f ? ", " : "", (int)r->frame_steps[f]);
+    printf("]");
 }
 
 int main(int argc, char **argv)
@@ -177,6 +191,7 @@ int main(int argc, char **argv)
         print_drape(&r);
         printf("}\n");
         sb_world_destroy(r.world);
+        free(r.frame_ms), free(r.frame_steps);
     } else if (strcmp(mode, "scaling") == 0) {
         double max_vertices = argc > 2 ? atof(argv[2]) : 100000.0;
         int frames = argc > 3 ? atoi(argv[3]) : 12;
@@ -204,6 +219,7 @@ int main(int argc, char **argv)
                        bandwidth, bytes, r.vertices, bound, ms_iter, ms_iter / bound);
             }
             sb_world_destroy(r.world);
+            free(r.frame_ms), free(r.frame_steps);
         }
     } else {
         fprintf(stderr, "usage: bench_cloth scaling [MAX_VERTICES] [FRAMES] | drape GRID [FRAMES] [blender]\n");
