@@ -63,9 +63,10 @@ static void consider_pair(pair_buffer *out, bool edge_edge, bool near, const int
 /* How far apart two boxes are along the axis where they are furthest apart (<= 0: overlap). */
 static double box_gap(const aabb *a, const aabb *b)
 {
-    double gx = fmax(a->lo.x - b->hi.x, b->lo.x - a->hi.x), gy = fmax(a->lo.y - b->hi.y, b->lo.y - a->hi.y);
-    double gz = fmax(a->lo.z - b->hi.z, b->lo.z - a->hi.z);
-    return fmax(fmax(gx, gy), gz);
+    /* bound_hi: fmax inlined (boxes are never NaN here: every coordinate is checked finite) */
+    double g = bound_hi(a->lo.x - b->hi.x, b->lo.x - a->hi.x);
+    g = bound_hi(g, bound_hi(a->lo.y - b->hi.y, b->lo.y - a->hi.y));
+    return bound_hi(g, bound_hi(a->lo.z - b->hi.z, b->lo.z - a->hi.z));
 }
 
 /* Feature pairs of triangle ta of cloth oa and tb of ob: each object's owned vertices

@@ -54,6 +54,8 @@ int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_
     if (collider_count == 0) return 0;
     vec3 g = v3_load(gravity);
     int32_t active = 0;
+    /* each vertex on its own: its contact, filter and forces */
+#pragma omp parallel for schedule(dynamic, 256) reduction(+ : active) if (c->vertex_count > 1024)
     for (int32_t i = 0; i < c->vertex_count; i++) {
         vertex_contact *vc = &c->contacts[i];
         if (c->pinned[i] || vc->released) {
