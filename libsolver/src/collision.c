@@ -55,7 +55,7 @@ static bool reserve(collision_scratch *s, int32_t vertices, int32_t objects)
  * out of memory (then the scratch says so too, for callers that stop early). */
 static bool current_pairs(collision_scratch *s)
 {
-    if (!pairs_valid(s) && !pairs_gather(s)) s->out_of_memory = true;
+    if (!pairs_valid(s) && !pairs_refresh(s)) s->out_of_memory = true;
     return !s->out_of_memory;
 }
 

@@ -1,7 +1,9 @@
 /* Candidate feature pairs of the collision response: every vertex-face and edge-edge pair
  * whose swept boxes come within the pair's contact distance plus twice the slack. One
  * gathering serves as long as every vertex's path stays within the slack of the box it had
- * then: for the passes within a step, and for many steps of cloth at rest.
+ * then: for the passes within a step, and for many steps of cloth at rest. When a few
+ * vertices stray, only their boxes grow and only their pairs are gathered again, sorted into
+ * the list: the same list a whole gathering with those boxes would make.
  * Each cloth triangle queries the other objects' trees on its own, so the triangles are
  * shared out among threads; the pairs come in the order (cloth, other object, triangle, its
  * triangle, feature), which depends neither on the trees' history nor on the thread count. */
@@ -42,22 +44,24 @@ static double self_surplus(const object_ref *obj)
 
 static bool contains(const int32_t *tri, int32_t v) { return tri[0] == v || tri[1] == v || tri[2] == v; }
 
-static void add_pair(pair_buffer *out, bool edge_edge, bool proximity, int32_t a, int32_t b, int32_t c, int32_t d,
-                     int32_t oa, int32_t ob)
+static void add_pair(pair_buffer *out, bool edge_edge, bool proximity, int feature, const int32_t v[4],
+                     const int32_t objects[2], int32_t ta, int32_t tb)
 {
     if (!grow((void **)&out->pairs, &out->capacity, out->count + 1, sizeof *out->pairs)) {
         out->out_of_memory = true;
         return;
     }
-    out->pairs[out->count++] = (feature_pair){edge_edge, proximity, {a, b, c, d}, {oa, ob}};
+    out->pairs[out->count++] = (feature_pair){edge_edge, proximity, (uint8_t)feature, {v[0], v[1], v[2], v[3]},
+                                              {objects[0], objects[1]}, ta, tb};
 }
 
 /* Adds a pair whose features' boxes are `gap` apart: one that takes part in proximity
  * (`near`) while within near_gap, or else one only kept from crossing while within touch_gap. */
-static void consider_pair(pair_buffer *out, bool edge_edge, bool near, const int32_t v[4], const int32_t objects[2],
-                          double gap, double near_gap, double touch_gap)
+static void consider_pair(pair_buffer *out, bool edge_edge, bool near, int feature, const int32_t v[4],
+                          const int32_t objects[2], int32_t ta, int32_t tb, double gap, double near_gap,
+                          double touch_gap)
 {
-    if (gap <= (near ? near_gap : touch_gap)) add_pair(out, edge_edge, near, v[0], v[1], v[2], v[3], objects[0], objects[1]);
+    if (gap <= (near ? near_gap : touch_gap)) add_pair(out, edge_edge, near, feature, v, objects, ta, tb);
 }
 
 /* How far apart two boxes are along the axis where they are furthest apart (<= 0: overlap). */
@@ -94,12 +98,12 @@ static void triangle_pair(const collision_scratch *s, int32_t oa, int32_t ta, in
     for (int k = 0; k < 3; k++) {
         if (topology_owns_vertex(A->topo, ta, k) && !(same && contains(b, a[k]))) {
             int32_t v[4] = {fa + a[k], fb + b[0], fb + b[1], fb + b[2]};
-            consider_pair(out, false, !collider, v, ab, box_gap(va[k], &face_b), near_gap, touch_gap);
+            consider_pair(out, false, !collider, 2 * k, v, ab, ta, tb, box_gap(va[k], &face_b), near_gap, touch_gap);
         }
         if (topology_owns_vertex(B->topo, tb, k) && !(same && contains(a, b[k]))) {
             int32_t v[4] = {fb + b[k], fa + a[0], fa + a[1], fa + a[2]};
             bool near = !collider || B->sharp_vertex[b[k]];
-            consider_pair(out, false, near, v, ba, box_gap(vb[k], &face_a), near_gap, touch_gap);
+            consider_pair(out, false, near, 2 * k + 1, v, ba, ta, tb, box_gap(vb[k], &face_a), near_gap, touch_gap);
         }
     }
     for (int i = 0; i < 3; i++) {
@@ -113,7 +117,7 @@ static void triangle_pair(const collision_scratch *s, int32_t oa, int32_t ta, in
             bool near = !collider || B->sharp_edge[B->topo->triangle_edges[3 * (size_t)tb + j]];
             aabb edge_b = aabb_union(*vb[j], *vb[(j + 1) % 3]);
             int32_t v[4] = {fa + a0, fa + a1, fb + b0, fb + b1};
-            consider_pair(out, true, near, v, ab, box_gap(&edge_a, &edge_b), near_gap, touch_gap);
+            consider_pair(out, true, near, 6 + 3 * i + j, v, ab, ta, tb, box_gap(&edge_a, &edge_b), near_gap, touch_gap);
         }
     }
 }
@@ -137,16 +141,23 @@ static void sort_ascending(int32_t *items, int32_t count)
     }
 }
 
+/* The box triangle ta of cloth oa looks for object ob's triangles with: a collider's boxes
+ * carry its thickness only, so the cloth's box brings the slack of both; a cloth's own boxes
+ * are grown for a thicker distance than its self pairs need. */
+static aabb query_box(const collision_scratch *s, int32_t oa, int32_t ob, int32_t ta)
+{
+    const object_ref *A = &s->objects[oa], *B = &s->objects[ob];
+    double extra = !B->is_cloth ? s->slack : oa == ob ? -2.0 * self_surplus(A) : 0.0;
+    return aabb_inflate(A->boxes[ta], extra);
+}
+
 /* Pairs of the triangles [begin, end) of cloth oa with object ob, into one buffer. */
 static void pairs_of_range(const collision_scratch *s, int32_t oa, int32_t ob, int32_t begin, int32_t end,
                            pair_buffer *out)
 {
-    const object_ref *A = &s->objects[oa], *B = &s->objects[ob];
-    /* a collider's boxes carry its thickness only: the cloth's box brings the slack of both;
-     * a cloth's own boxes are grown for a thicker distance than its self pairs need */
-    double extra = !B->is_cloth ? s->slack : oa == ob ? -2.0 * self_surplus(A) : 0.0;
+    const object_ref *B = &s->objects[ob];
     for (int32_t ta = begin; ta < end && !out->out_of_memory; ta++) {
-        aabb query = aabb_inflate(A->boxes[ta], extra);
+        aabb query = query_box(s, oa, ob, ta);
         out->hit_count = 0;
         bvh_query(B->tree, &query, collect_hit, out);
         sort_ascending(out->hits, out->hit_count);
@@ -189,6 +200,15 @@ static bool pairs_of_objects(collision_scratch *s, int32_t oa, int32_t ob)
     return true;
 }
 
+/* A cloth triangle's box: its vertices' path boxes, grown for the distances its pairs need. */
+static void set_triangle_box(const collision_scratch *s, object_ref *obj, int32_t t)
+{
+    const int32_t *tri = &obj->triangles[3 * (size_t)t];
+    aabb box = aabb_union(aabb_union(s->gathered[obj->first + tri[0]], s->gathered[obj->first + tri[1]]),
+                          s->gathered[obj->first + tri[2]]);
+    obj->boxes[t] = aabb_inflate(box, fmax(obj->thickness, obj->self_thickness) + s->slack);
+}
+
 bool pairs_gather(collision_scratch *s)
 {
     s->have_pairs = false;
@@ -203,13 +223,7 @@ bool pairs_gather(collision_scratch *s)
     for (int32_t o = 0; o < s->object_count; o++) {
         object_ref *obj = &s->objects[o];
         if (!obj->is_cloth) continue;
-        double margin = fmax(obj->thickness, obj->self_thickness) + s->slack;
-        for (int32_t t = 0; t < obj->triangle_count; t++) {
-            const int32_t *tri = &obj->triangles[3 * (size_t)t];
-            aabb box = aabb_union(aabb_union(s->gathered[obj->first + tri[0]], s->gathered[obj->first + tri[1]]),
-                                  s->gathered[obj->first + tri[2]]);
-            obj->boxes[t] = aabb_inflate(box, margin);
-        }
+        for (int32_t t = 0; t < obj->triangle_count; t++) set_triangle_box(s, obj, t);
         if (!bvh_update(obj->tree, obj->boxes, obj->triangle_count)) return false;
     }
     for (int32_t oa = 0; oa < s->object_count; oa++) {
@@ -220,12 +234,143 @@ bool pairs_gather(collision_scratch *s)
     s->gathered_vertex_count = s->vertex_count;
     s->gathered_object_count = s->object_count;
     s->have_pairs = true;
+    s->updates_since_gathering = 0;
     s->gather_count++;
+    return true;
+}
+
+/* --- updates ------------------------------------------------------------------------------ */
+
+/* An update gathers again when more than this fraction of the cloth triangles have a strayed
+ * vertex, or after this many updates (boxes only grow between gatherings). */
+#define UPDATE_MAX_FRACTION 0.25
+enum { UPDATE_MAX_IN_ROW = 8 };
+
+/* The triangle pair's objects: the cloth's first (a vertex of the other object on the cloth's
+ * face lists the other object first). */
+static int32_t cloth_object(const feature_pair *p) { return p->feature < 6 && (p->feature & 1) ? p->objects[1] : p->objects[0]; }
+static int32_t other_object(const feature_pair *p) { return p->feature < 6 && (p->feature & 1) ? p->objects[0] : p->objects[1]; }
+
+/* The order pairs_gather makes: cloth, other object, triangle, its triangle, feature. */
+static int compare_pairs(const void *pa, const void *pb)
+{
+    const feature_pair *a = pa, *b = pb;
+    int32_t ka[5] = {cloth_object(a), other_object(a), a->ta, a->tb, a->feature};
+    int32_t kb[5] = {cloth_object(b), other_object(b), b->ta, b->tb, b->feature};
+    for (int i = 0; i < 5; i++)
+        if (ka[i] != kb[i]) return (ka[i] > kb[i]) - (ka[i] < kb[i]);
+    return 0;
+}
+
+static bool has_strayed(const collision_scratch *s, const feature_pair *p)
+{
+    return s->strayed[p->v[0]] | s->strayed[p->v[1]] | s->strayed[p->v[2]] | s->strayed[p->v[3]];
+}
+
+static bool triangle_strayed(const collision_scratch *s, const object_ref *obj, int32_t t)
+{
+    const int32_t *tri = &obj->triangles[3 * (size_t)t];
+    return s->strayed[obj->first + tri[0]] | s->strayed[obj->first + tri[1]] | s->strayed[obj->first + tri[2]];
+}
+
+/* Pairs with a strayed vertex of triangle ta of cloth oa against object ob (for the cloth
+ * itself, each triangle pair once: from the strayed triangle, or from the first of two). */
+static void strayed_pairs_of(const collision_scratch *s, int32_t oa, int32_t ta, int32_t ob, bool from_other,
+                             pair_buffer *out)
+{
+    const object_ref *B = &s->objects[ob];
+    aabb query = query_box(s, oa, ob, ta);
+    out->hit_count = 0;
+    bvh_query(B->tree, &query, collect_hit, out);
+    int32_t hit_count = out->hit_count;
+    for (int32_t h = 0; h < hit_count && !out->out_of_memory; h++) {
+        int32_t tb = out->hits[h];
+        if (oa == ob && (tb == ta || (triangle_strayed(s, B, tb) && tb < ta))) continue;
+        if (from_other && triangle_strayed(s, B, tb)) continue; /* found from that one's side */
+        int32_t before = out->count;
+        if (from_other) triangle_pair(s, ob, tb, oa, ta, out);
+        else if (oa == ob && tb < ta) triangle_pair(s, oa, tb, oa, ta, out);
+        else triangle_pair(s, oa, ta, ob, tb, out);
+        /* pairs without a strayed vertex are already listed, decided on the same boxes */
+        int32_t kept = before;
+        for (int32_t k = before; k < out->count; k++)
+            if (has_strayed(s, &out->pairs[k])) out->pairs[kept++] = out->pairs[k];
+        out->count = kept;
+    }
+}
+
+bool pairs_refresh(collision_scratch *s)
+{
+    if (!s->have_pairs || s->gathered_vertex_count != s->vertex_count || s->gathered_object_count != s->object_count ||
+        s->updates_since_gathering >= UPDATE_MAX_IN_ROW)
+        return pairs_gather(s);
+    if (!grow((void **)&s->strayed, &s->strayed_capacity, s->vertex_count, 1)) return false;
+    for (int32_t v = 0; v < s->vertex_count; v++)
+        s->strayed[v] = !inside(&s->gathered[v], s->x0[v], s->slack) || !inside(&s->gathered[v], s->x1[v], s->slack);
+    int64_t triangles = 0, strayed_triangles = 0;
+    for (int32_t o = 0; o < s->object_count; o++) {
+        const object_ref *obj = &s->objects[o];
+        if (!obj->is_cloth) continue;
+        triangles += obj->triangle_count;
+        for (int32_t t = 0; t < obj->triangle_count; t++) strayed_triangles += triangle_strayed(s, obj, t);
+    }
+    bool collider_moved = false;
+    for (int32_t o = 0; o < s->object_count && !collider_moved; o++) {
+        const object_ref *obj = &s->objects[o];
+        if (obj->is_cloth) continue;
+        int32_t end = o + 1 < s->object_count ? s->objects[o + 1].first : s->vertex_count;
+        for (int32_t v = obj->first; v < end && !collider_moved; v++) collider_moved = s->strayed[v];
+    }
+    if (collider_moved || (double)strayed_triangles > UPDATE_MAX_FRACTION * (double)triangles) return pairs_gather(s);
+
+    /* the strayed vertices' boxes grow to hold their paths now; their triangles' boxes follow */
+    for (int32_t v = 0; v < s->vertex_count; v++)
+        if (s->strayed[v]) s->gathered[v] = aabb_union(s->gathered[v], path_box(s->x0[v], s->x1[v]));
+    for (int32_t o = 0; o < s->object_count; o++) {
+        object_ref *obj = &s->objects[o];
+        if (!obj->is_cloth) continue;
+        for (int32_t t = 0; t < obj->triangle_count; t++)
+            if (triangle_strayed(s, obj, t)) set_triangle_box(s, obj, t);
+        bvh_refit(obj->tree, obj->boxes);
+    }
+    /* the listed pairs with a strayed vertex go; those of the new boxes come, sorted in */
+    int32_t kept = 0;
+    for (int32_t k = 0; k < s->pair_count; k++)
+        if (!has_strayed(s, &s->pairs[k])) s->pairs[kept++] = s->pairs[k];
+    s->pair_count = kept;
+    if (!reserve_buffers(s, 1)) return false;
+    pair_buffer *fresh = &s->buffers[0];
+    fresh->count = 0, fresh->out_of_memory = false;
+    for (int32_t oa = 0; oa < s->object_count; oa++) {
+        const object_ref *A = &s->objects[oa];
+        if (!A->is_cloth) continue;
+        for (int32_t ob = oa; ob < s->object_count; ob++) {
+            const object_ref *B = &s->objects[ob];
+            if (ob == oa && !A->self) continue;
+            for (int32_t ta = 0; ta < A->triangle_count; ta++)
+                if (triangle_strayed(s, A, ta)) strayed_pairs_of(s, oa, ta, ob, false, fresh);
+            if (ob != oa && B->is_cloth) /* strayed triangles of the other cloth against clean ones */
+                for (int32_t tb = 0; tb < B->triangle_count; tb++)
+                    if (triangle_strayed(s, B, tb)) strayed_pairs_of(s, ob, tb, oa, true, fresh);
+        }
+    }
+    if (fresh->out_of_memory) return false;
+    qsort(fresh->pairs, (size_t)fresh->count, sizeof *fresh->pairs, compare_pairs);
+    if (!grow((void **)&s->pairs, &s->pair_capacity, s->pair_count + fresh->count, sizeof *s->pairs)) return false;
+    /* merge from the back, in place */
+    int32_t i = s->pair_count - 1, j = fresh->count - 1, to = s->pair_count + fresh->count - 1;
+    while (j >= 0) {
+        if (i >= 0 && compare_pairs(&s->pairs[i], &fresh->pairs[j]) > 0) s->pairs[to--] = s->pairs[i--];
+        else s->pairs[to--] = fresh->pairs[j--];
+    }
+    s->pair_count += fresh->count;
+    s->updates_since_gathering++;
+    s->update_count++;
     return true;
 }
 
 void pairs_free(collision_scratch *s)
 {
     for (int32_t i = 0; i < s->buffer_count; i++) free(s->buffers[i].pairs), free(s->buffers[i].hits);
-    free(s->buffers), free(s->pairs), free(s->gathered), free(s->flagged);
+    free(s->buffers), free(s->pairs), free(s->gathered), free(s->flagged), free(s->strayed);
 }

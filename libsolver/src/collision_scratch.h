@@ -29,8 +29,10 @@ typedef struct object_ref {
 typedef struct feature_pair {
     bool edge_edge;
     bool proximity;     /* pushed apart when closer than the contact distance (else crossings only) */
+    uint8_t feature;    /* which of the triangle pair's (see triangle_pair), its place in their order */
     int32_t v[4];       /* global vertex ids: vertex, face corners; or edge, edge */
     int32_t objects[2]; /* of the first and the second primitive */
+    int32_t ta, tb;     /* the triangles it came from: of the cloth, of the other object */
 } feature_pair;
 
 /* Pairs found by one thread, in the order it found them. */
@@ -59,7 +61,10 @@ typedef struct collision_scratch {
     int32_t gathered_capacity;
     double slack;       /* how far a vertex may stray from that box before they must be gathered again */
     bool have_pairs;
-    int64_t gather_count; /* gatherings so far (tests, benchmarks) */
+    int32_t updates_since_gathering;
+    int64_t gather_count, update_count; /* whole gatherings and updates so far (tests, benchmarks) */
+    uint8_t *strayed;   /* per vertex: its path left its box (an update's scratch) */
+    int32_t strayed_capacity;
     int32_t gathered_vertex_count, gathered_object_count;
     pair_buffer *buffers;
     int32_t buffer_count;
@@ -75,6 +80,11 @@ static inline double detection_tolerance(double d) { return fmax(1e-7, 1e-3 * d)
  * vertex strays further than the slack from its path now (the pairs come in an order fixed
  * by the mesh, whatever the trees' shapes or the thread count); false when out of memory. */
 bool pairs_gather(collision_scratch *s);
+
+/* Makes the pairs valid again (pairs_valid) after some vertices strayed: when few did, by
+ * growing their boxes and gathering again only the pairs they are in; else by pairs_gather.
+ * False when out of memory. */
+bool pairs_refresh(collision_scratch *s);
 
 /* Whether the gathered pairs still hold every pair that can touch or come within its contact
  * distance on the paths now. Any such set of pairs, in the gathered order, gives the response
