@@ -238,6 +238,8 @@ sb_result cloth_create(const sb_cloth_def *def, double time, const double gravit
     }
     if (!topology_build(&c->topo, c->triangles, c->triangle_count, nv) || !build_hinges(c))
         return out_of_memory(c);
+    if (c->self_collision && !rest_neighbours_build(&c->near_at_rest, c->rest_positions, &c->topo, 3.0 * c->self_thickness))
+        return out_of_memory(c);
 
     c->pin_count = def->pin_count;
     size_t pin_len = 3 * (size_t)def->pin_count + 1;
@@ -271,6 +273,7 @@ void cloth_destroy(cloth *c)
     free(c->pinned), free(c->collided), free(c->filter_proj), free(c->target_velocity), free(c->target_offset);
     free(c->external_force), free(c->contacts), free(c->contacts_start), free(c->boxes);
     topology_free(&c->topo);
+    rest_neighbours_free(&c->near_at_rest);
     bvh_free(&c->tree);
     cg_workspace_free(&c->cg);
     free(c);

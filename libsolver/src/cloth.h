@@ -9,6 +9,7 @@
 #include "cg.h"
 #include "cloth_energy.h"
 #include "simbake.h"
+#include "rest_neighbours.h"
 #include "topology.h"
 
 typedef struct cloth_material {
@@ -48,6 +49,8 @@ typedef struct cloth {
     double self_thickness;       /* half the distance kept between two parts of this cloth */
     bool self_collision;
     topology topo;               /* edges and feature ownership of the kept triangles */
+    rest_neighbours near_at_rest; /* with self collision: features within 1.5 x twice the self
+                                     thickness in the rest shape (never pushed apart) */
     aabb *boxes;                 /* triangle_count: swept boxes of the current step */
     bvh tree;
 

@@ -146,19 +146,6 @@ static double pair_friction(const collision_scratch *s, const feature_pair *p)
     return s->objects[p->objects[0]].friction * s->objects[p->objects[1]].friction;
 }
 
-/* Features of one cloth that are close in its rest shape stay close: not pushed apart. */
-static bool near_at_rest(const collision_scratch *s, const feature_pair *p, double d)
-{
-    if (p->objects[0] != p->objects[1]) return false;
-    const object_ref *obj = &s->objects[p->objects[0]];
-    vec3 x[4];
-    for (int i = 0; i < 4; i++) x[i] = v3_load(&obj->rest[3 * (size_t)(p->v[i] - obj->first)]);
-    double w[4];
-    vec3 n;
-    double rest = p->edge_edge ? edge_edge_distance(x, w, &n) : vertex_face_distance(x, w, &n);
-    return rest < 1.5 * d;
-}
-
 static void positions_of(const vec3 *x, const feature_pair *p, vec3 out[4])
 {
     for (int i = 0; i < 4; i++) out[i] = x[p->v[i]];
@@ -173,7 +160,7 @@ static bool too_close(const collision_scratch *s, const feature_pair *p, double 
     vec3 x[4];
     positions_of(s->x1, p, x);
     *dist = p->edge_edge ? edge_edge_distance(x, w, n) : vertex_face_distance(x, w, n);
-    return *dist < d && !near_at_rest(s, p, d);
+    return *dist < d;
 }
 
 /* Whether any vertex of the pair is marked in the per-vertex flags. */
@@ -514,7 +501,7 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
         cloth *c = cloths[i];
         s->objects[s->object_count++] = (object_ref){true, next, c->triangles, c->triangle_count, &c->topo,
                                                      c->thickness, c->friction, c->self_thickness, c->self_collision,
-                                                     &c->tree, c->boxes, c->rest_positions, NULL, NULL};
+                                                     &c->tree, c->boxes, &c->near_at_rest, NULL, NULL};
         for (int32_t v = 0; v < c->vertex_count; v++, next++) {
             s->x0[next] = v3_load(&c->x[3 * (size_t)v]);
             s->x1[next] = v3_load(&c->x_new[3 * (size_t)v]);

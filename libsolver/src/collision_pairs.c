@@ -77,8 +77,9 @@ static double box_gap(const aabb *a, const aabb *b)
  * against the other's face, each owned edge against each owned edge; features sharing a
  * vertex are skipped. Pairs that take part in proximity are kept while their path boxes come
  * within the contact distance plus the slack of both; the others (a cloth vertex on a collider
- * face, held by the contact filters; smooth collider features, see collision.h) while those
- * boxes come within the detection tolerance plus the slack. */
+ * face, held by the contact filters; smooth collider features, see collision.h; features of
+ * one cloth near at rest, see rest_neighbours.h) while those boxes come within the detection
+ * tolerance plus the slack. */
 static void triangle_pair(const collision_scratch *s, int32_t oa, int32_t ta, int32_t ob, int32_t tb, pair_buffer *out)
 {
     const object_ref *A = &s->objects[oa], *B = &s->objects[ob];
@@ -98,12 +99,19 @@ static void triangle_pair(const collision_scratch *s, int32_t oa, int32_t ta, in
     for (int k = 0; k < 3; k++) {
         if (topology_owns_vertex(A->topo, ta, k) && !(same && contains(b, a[k]))) {
             int32_t v[4] = {fa + a[k], fb + b[0], fb + b[1], fb + b[2]};
-            consider_pair(out, false, !collider, 2 * k, v, ab, ta, tb, box_gap(va[k], &face_b), near_gap, touch_gap);
+            double gap = box_gap(va[k], &face_b);
+            if (gap <= near_gap) {
+                bool near = !collider && !(same && rest_near_vertex_face(A->near_at_rest, a[k], tb));
+                consider_pair(out, false, near, 2 * k, v, ab, ta, tb, gap, near_gap, touch_gap);
+            }
         }
         if (topology_owns_vertex(B->topo, tb, k) && !(same && contains(a, b[k]))) {
             int32_t v[4] = {fb + b[k], fa + a[0], fa + a[1], fa + a[2]};
-            bool near = !collider || B->sharp_vertex[b[k]];
-            consider_pair(out, false, near, 2 * k + 1, v, ba, ta, tb, box_gap(vb[k], &face_a), near_gap, touch_gap);
+            double gap = box_gap(vb[k], &face_a);
+            if (gap <= near_gap) {
+                bool near = collider ? B->sharp_vertex[b[k]] : !(same && rest_near_vertex_face(A->near_at_rest, b[k], ta));
+                consider_pair(out, false, near, 2 * k + 1, v, ba, ta, tb, gap, near_gap, touch_gap);
+            }
         }
     }
     for (int i = 0; i < 3; i++) {
@@ -114,10 +122,13 @@ static void triangle_pair(const collision_scratch *s, int32_t oa, int32_t ta, in
             if (!topology_owns_edge(B->topo, tb, j)) continue;
             int32_t b0 = b[j], b1 = b[(j + 1) % 3];
             if (same && (a0 == b0 || a0 == b1 || a1 == b0 || a1 == b1)) continue;
-            bool near = !collider || B->sharp_edge[B->topo->triangle_edges[3 * (size_t)tb + j]];
             aabb edge_b = aabb_union(*vb[j], *vb[(j + 1) % 3]);
+            double gap = box_gap(&edge_a, &edge_b);
+            if (gap > near_gap) continue;
+            int32_t ea = A->topo->triangle_edges[3 * (size_t)ta + i], eb = B->topo->triangle_edges[3 * (size_t)tb + j];
+            bool near = collider ? B->sharp_edge[eb] : !(same && rest_near_edges(A->near_at_rest, ea, eb));
             int32_t v[4] = {fa + a0, fa + a1, fb + b0, fb + b1};
-            consider_pair(out, true, near, 6 + 3 * i + j, v, ab, ta, tb, box_gap(&edge_a, &edge_b), near_gap, touch_gap);
+            consider_pair(out, true, near, 6 + 3 * i + j, v, ab, ta, tb, gap, near_gap, touch_gap);
         }
     }
 }

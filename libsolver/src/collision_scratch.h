@@ -8,6 +8,7 @@
 
 #include "bvh.h"
 #include "math3.h"
+#include "rest_neighbours.h"
 #include "topology.h"
 
 /* One cloth or collider, its vertices a range of the scene's global numbering. */
@@ -22,7 +23,7 @@ typedef struct object_ref {
     bool self;
     bvh *tree;
     aabb *boxes;
-    const double *rest; /* cloth rest positions, to leave near-neighbours out of proximity */
+    const rest_neighbours *near_at_rest; /* cloth with self collision: pairs never pushed apart */
     const uint8_t *sharp_edge, *sharp_vertex; /* collider: features that take part in proximity */
 } object_ref;
 

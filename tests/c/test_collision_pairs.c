@@ -9,14 +9,19 @@
 #include <omp.h>
 #endif
 
+#include "ccd.h"
 #include "collider.h"
 #include "collision.h"
 #include "collision_scratch.h"
+#include "rest_neighbours.h"
 #include "simbake.h"
 #include "testutil.h"
 #include "world.h"
 
-enum { GRID = 16, FRAMES = 48 };
+enum { GRID = 16 };
+
+/* 2 s; 1 s under Valgrind (test_quick) */
+static int frames(void) { return test_quick() ? 24 : 48; }
 
 typedef struct drop_result {
     double *x, *v;     /* final positions and velocities */
@@ -59,7 +64,7 @@ static drop_result drop(bool forget, bool on_floor)
     sb_world *w = world_of(&g, true, solids, colliders);
     drop_result r = {malloc(sizeof(double) * 3 * (size_t)g.vertex_count),
                      malloc(sizeof(double) * 3 * (size_t)g.vertex_count), 0, 0, 0};
-    for (int f = 1; f <= FRAMES; f++) {
+    for (int f = 1, last = frames(); f <= last; f++) {
         if (forget && w->collision) {
             r.gathers += w->collision->gather_count, r.updates += w->collision->update_count;
             collision_scratch_free(w->collision);
@@ -186,7 +191,7 @@ Test(collision_pairs, cloth_over_a_box_keeps_its_edges_off_the_box_edges, .timeo
     solid_mesh box = box_mesh(half, center);
     const solid_mesh *solids[1] = {&box};
     sb_world *w = world_of(&g, false, solids, 1);
-    for (int f = 1; f <= FRAMES; f++) cr_assert_eq(sb_world_step_to(w, f / 24.0), SB_OK, "%s", sb_last_error());
+    for (int f = 1, last = frames(); f <= last; f++) cr_assert_eq(sb_world_step_to(w, f / 24.0), SB_OK, "%s", sb_last_error());
     const collider *c = w->colliders[0];
     const double *x = w->cloths[0]->x;
     double closest = INFINITY, contact = w->cloths[0]->thickness + c->thickness;
@@ -204,4 +209,49 @@ Test(collision_pairs, cloth_over_a_box_keeps_its_edges_off_the_box_edges, .timeo
     cr_assert_gt(closest, 0.9 * contact, "a cloth edge is %.3g mm from a box edge", 1e3 * closest);
     sb_world_destroy(w);
     grid_mesh_free(&g), solid_mesh_free(&box);
+}
+
+/* The table of features near at rest holds exactly the pairs closer than its distance,
+ * against every pair measured one by one. */
+Test(collision_pairs, features_near_at_rest_are_those_closer_than_the_distance)
+{
+    grid_mesh g = grid_mesh_make(7, 0.6, 0.0);
+    /* a fold, so that pairs across it are near too */
+    for (int32_t i = 0; i < g.vertex_count; i++)
+        if (g.positions[3 * i] > 0.05) g.positions[3 * i + 2] = 0.8 * (g.positions[3 * i] - 0.05);
+    topology topo;
+    cr_assert(topology_build(&topo, g.triangles, g.triangle_count, g.vertex_count));
+    double distance = 0.12; /* 1.2 edges */
+    rest_neighbours near;
+    cr_assert(rest_neighbours_build(&near, g.positions, &topo, distance));
+    int listed = 0, far = 0;
+    for (int32_t v = 0; v < g.vertex_count; v++)
+        for (int32_t t = 0; t < g.triangle_count; t++) {
+            const int32_t *tri = &g.triangles[3 * t];
+            if (tri[0] == v || tri[1] == v || tri[2] == v) continue;
+            vec3 x[4] = {v3_load(&g.positions[3 * v]), v3_load(&g.positions[3 * tri[0]]),
+                         v3_load(&g.positions[3 * tri[1]]), v3_load(&g.positions[3 * tri[2]])};
+            double w[4];
+            vec3 n;
+            bool close = vertex_face_distance(x, w, &n) < distance;
+            cr_assert_eq(rest_near_vertex_face(&near, v, t), close, "vertex %d, face %d", v, t);
+            listed += close, far += !close;
+        }
+    for (int32_t e = 0; e < topo.edge_count; e++)
+        for (int32_t f = 0; f < topo.edge_count; f++) {
+            const int32_t *a = &topo.edges[2 * e], *b = &topo.edges[2 * f];
+            if (a[0] == b[0] || a[0] == b[1] || a[1] == b[0] || a[1] == b[1]) continue;
+            vec3 x[4] = {v3_load(&g.positions[3 * a[0]]), v3_load(&g.positions[3 * a[1]]),
+                         v3_load(&g.positions[3 * b[0]]), v3_load(&g.positions[3 * b[1]])};
+            double w[4];
+            vec3 n;
+            bool close = edge_edge_distance(x, w, &n) < distance;
+            cr_assert_eq(rest_near_edges(&near, e, f), close, "edges %d and %d", e, f);
+            listed += close, far += !close;
+        }
+    cr_assert_gt(listed, 100);
+    cr_assert_gt(far, 100);
+    rest_neighbours_free(&near);
+    topology_free(&topo);
+    grid_mesh_free(&g);
 }

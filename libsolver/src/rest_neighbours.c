@@ -1,0 +1,139 @@
+#include "rest_neighbours.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bvh.h"
+#include "ccd.h"
+#include "grow.h"
+
+/* Pairs (a, b) packed as a << 32 | b, sorted later. */
+typedef struct pair_list {
+    int64_t *items;
+    int32_t count, capacity;
+    bool out_of_memory;
+} pair_list;
+
+typedef struct search {
+    const double *x;
+    const topology *topo;
+    double distance;
+    pair_list vertex_face, edge_edge;
+} search;
+
+static void push(pair_list *l, int32_t a, int32_t b)
+{
+    if (!grow((void **)&l->items, &l->capacity, l->count + 1, sizeof *l->items)) {
+        l->out_of_memory = true;
+        return;
+    }
+    l->items[l->count++] = (int64_t)a << 32 | (int64_t)(uint32_t)b;
+}
+
+static bool contains(const int32_t *tri, int32_t v) { return tri[0] == v || tri[1] == v || tri[2] == v; }
+
+static vec3 at(const search *s, int32_t v) { return v3_load(&s->x[3 * (size_t)v]); }
+
+/* Each vertex of one triangle against the other's face, each edge against each edge. */
+static void visit(void *ctx, int32_t ta, int32_t tb)
+{
+    search *s = ctx;
+    const int32_t *tris = s->topo->triangles;
+    const int32_t *a = &tris[3 * (size_t)ta], *b = &tris[3 * (size_t)tb];
+    double w[4];
+    vec3 n;
+    for (int k = 0; k < 3; k++) {
+        if (!contains(b, a[k])) {
+            vec3 p[4] = {at(s, a[k]), at(s, b[0]), at(s, b[1]), at(s, b[2])};
+            if (vertex_face_distance(p, w, &n) < s->distance) push(&s->vertex_face, a[k], tb);
+        }
+        if (!contains(a, b[k])) {
+            vec3 p[4] = {at(s, b[k]), at(s, a[0]), at(s, a[1]), at(s, a[2])};
+            if (vertex_face_distance(p, w, &n) < s->distance) push(&s->vertex_face, b[k], ta);
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            int32_t a0 = a[i], a1 = a[(i + 1) % 3], b0 = b[j], b1 = b[(j + 1) % 3];
+            if (a0 == b0 || a0 == b1 || a1 == b0 || a1 == b1) continue;
+            vec3 p[4] = {at(s, a0), at(s, a1), at(s, b0), at(s, b1)};
+            if (edge_edge_distance(p, w, &n) >= s->distance) continue;
+            int32_t ea = s->topo->triangle_edges[3 * (size_t)ta + i], eb = s->topo->triangle_edges[3 * (size_t)tb + j];
+            push(&s->edge_edge, ea, eb);
+            push(&s->edge_edge, eb, ea);
+        }
+}
+
+static int compare_i64(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Sorted, duplicates dropped, as a CSR table over `rows` first indices. */
+static bool to_table(pair_list *l, int32_t rows, int32_t **start, int32_t **items)
+{
+    qsort(l->items, (size_t)l->count, sizeof *l->items, compare_i64);
+    int32_t unique = 0;
+    for (int32_t k = 0; k < l->count; k++)
+        if (unique == 0 || l->items[k] != l->items[unique - 1]) l->items[unique++] = l->items[k];
+    *start = calloc((size_t)rows + 1, sizeof **start);
+    *items = malloc(((size_t)unique + 1) * sizeof **items);
+    if (!*start || !*items) return false;
+    for (int32_t k = 0; k < unique; k++) {
+        (*start)[(l->items[k] >> 32) + 1]++;
+        (*items)[k] = (int32_t)(l->items[k] & 0xffffffff);
+    }
+    for (int32_t r = 0; r < rows; r++) (*start)[r + 1] += (*start)[r];
+    return true;
+}
+
+bool rest_neighbours_build(rest_neighbours *r, const double *x, const topology *topo, double distance)
+{
+    memset(r, 0, sizeof *r);
+    search s = {x, topo, distance, {0}, {0}};
+    aabb *boxes = malloc(((size_t)topo->triangle_count + 1) * sizeof *boxes);
+    bvh tree = {0};
+    bool ok = boxes != NULL;
+    for (int32_t t = 0; ok && t < topo->triangle_count; t++) {
+        aabb box = aabb_empty();
+        for (int k = 0; k < 3; k++) box = aabb_add_point(box, at(&s, topo->triangles[3 * (size_t)t + k]));
+        boxes[t] = aabb_inflate(box, 0.5 * distance); /* boxes that overlap come within `distance` */
+    }
+    ok = ok && bvh_build(&tree, boxes, topo->triangle_count) && bvh_self_pairs(&tree, visit, &s) &&
+         !s.vertex_face.out_of_memory && !s.edge_edge.out_of_memory &&
+         to_table(&s.vertex_face, topo->vertex_count, &r->face_start, &r->faces) &&
+         to_table(&s.edge_edge, topo->edge_count, &r->edge_start, &r->edges);
+    bvh_free(&tree);
+    free(boxes), free(s.vertex_face.items), free(s.edge_edge.items);
+    if (!ok) rest_neighbours_free(r);
+    return ok;
+}
+
+void rest_neighbours_free(rest_neighbours *r)
+{
+    free(r->face_start), free(r->faces), free(r->edge_start), free(r->edges);
+    memset(r, 0, sizeof *r);
+}
+
+static bool listed(const int32_t *start, const int32_t *items, int32_t row, int32_t item)
+{
+    int32_t lo = start[row], hi = start[row + 1];
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (items[mid] == item) return true;
+        if (items[mid] < item) lo = mid + 1;
+        else hi = mid;
+    }
+    return false;
+}
+
+bool rest_near_vertex_face(const rest_neighbours *r, int32_t vertex, int32_t face)
+{
+    return r->face_start && listed(r->face_start, r->faces, vertex, face);
+}
+
+bool rest_near_edges(const rest_neighbours *r, int32_t edge, int32_t other)
+{
+    return r->edge_start && listed(r->edge_start, r->edges, edge, other);
+}
