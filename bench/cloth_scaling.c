@@ -13,7 +13,8 @@
  * reads or writes), and measures a STREAM-style triad bandwidth with all threads: bytes over
  * bandwidth is the bound. `drape` runs one grid, with Blender's default cloth carried over by
  * the add-on's mapping when `blender` is given (docs/blender-physics-mapping.md).
- * Output: JSON on stdout. */
+ * CGTOL=x in the environment sets the CG tolerance (world default otherwise).
+ * Output: JSON on stdout (drape: also the milliseconds and steps of every frame). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@
 typedef struct drape_result {
     int grid, vertices, frames;
     double ms_per_frame, cg_per_frame, steps_per_frame, total_seconds;
+    int64_t rejected_steps;
     double *frame_ms;       /* per frame, in order */
     int32_t *frame_steps;   /* accepted and rejected steps per frame */
     sb_world *world; /* kept for the CG timing */
@@ -98,7 +100,7 @@ static drape_result drape(int n, int frames, int blender, const double *sp, cons
     for (int f = 0; f < frames; f++) total += times[f];
     qsort(times, (size_t)frames, sizeof *times, compare_doubles);
     drape_result r = {n, nv, frames, times[frames / 2], (double)stats.cg_iterations / frames,
-                      (double)stats.steps / frames, total / 1e3, frame_ms, frame_steps, w};
+                      (double)stats.steps / frames, total / 1e3, stats.rejected_steps, frame_ms, frame_steps, w};
     free(times), free(pos), free(tris);
     return r;
 }
@@ -172,7 +174,8 @@ static void print_drape(const drape_result *r)
     printf("{\"grid\": %d, \"vertices\": %d, \"frames\": %d, \"ms_per_frame\": %.6g, \"cg_iterations_per_frame\": "
            "%.6g, \"steps_per_frame\": %.6g",
            r->grid, r->vertices, r->frames, r->ms_per_frame, r->cg_per_frame, r->steps_per_frame);
-    printf(", \"seconds\": %.6g, \"frame_ms\": [", r->total_seconds);
+    printf(", \"seconds\": %.6g, \"rejected_steps\": %lld, \"frame_ms\": [", r->total_seconds,
+           (long long)r->rejected_steps);
     for (int f = 0; f < r->frames; f++) printf("%s%.4g", f ? ", " : "", r->frame_ms[f]);
     printf("], \"frame_steps\": [");
     for (int f = 0; f < r->frames; f++) printf("%s%d", f ? ", " : "", (int)r->frame_steps[f]);
