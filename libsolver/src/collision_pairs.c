@@ -205,7 +205,7 @@ static bool pairs_of_objects(collision_scratch *s, int32_t oa, int32_t ob)
         pair_buffer *b = &s->buffers[i];
         if (b->out_of_memory || !grow((void **)&s->pairs, &s->pair_capacity, s->pair_count + b->count, sizeof *s->pairs))
             return false;
-        memcpy(&s->pairs[s->pair_count], b->pairs, (size_t)b->count * sizeof *b->pairs);
+        if (b->count > 0) memcpy(&s->pairs[s->pair_count], b->pairs, (size_t)b->count * sizeof *b->pairs);
         s->pair_count += b->count;
     }
     return true;
@@ -366,7 +366,7 @@ bool pairs_refresh(collision_scratch *s)
         }
     }
     if (fresh->out_of_memory) return false;
-    qsort(fresh->pairs, (size_t)fresh->count, sizeof *fresh->pairs, compare_pairs);
+    if (fresh->count > 1) qsort(fresh->pairs, (size_t)fresh->count, sizeof *fresh->pairs, compare_pairs);
     if (!grow((void **)&s->pairs, &s->pair_capacity, s->pair_count + fresh->count, sizeof *s->pairs)) return false;
     /* merge from the back, in place */
     int32_t i = s->pair_count - 1, j = fresh->count - 1, to = s->pair_count + fresh->count - 1;

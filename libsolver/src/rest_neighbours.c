@@ -73,7 +73,7 @@ static int compare_i64(const void *pa, const void *pb)
 /* Sorted, duplicates dropped, as a CSR table over `rows` first indices. */
 static bool to_table(pair_list *l, int32_t rows, int32_t **start, int32_t **items)
 {
-    qsort(l->items, (size_t)l->count, sizeof *l->items, compare_i64);
+    if (l->count > 1) qsort(l->items, (size_t)l->count, sizeof *l->items, compare_i64);
     int32_t unique = 0;
     for (int32_t k = 0; k < l->count; k++)
         if (unique == 0 || l->items[k] != l->items[unique - 1]) l->items[unique++] = l->items[k];
