@@ -163,12 +163,6 @@ static bool too_close(const collision_scratch *s, const feature_pair *p, double 
     return *dist < d;
 }
 
-/* Whether any vertex of the pair is marked in the per-vertex flags. */
-static bool any_marked(const uint8_t *flags, const feature_pair *p)
-{
-    return flags[p->v[0]] | flags[p->v[1]] | flags[p->v[2]] | flags[p->v[3]];
-}
-
 static bool reserve_flags(collision_scratch *s)
 {
     if (!grow((void **)&s->flagged, &s->flagged_capacity, s->pair_count, sizeof *s->flagged)) {

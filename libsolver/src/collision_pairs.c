@@ -42,8 +42,6 @@ static double self_surplus(const object_ref *obj)
     return fmax(obj->thickness, obj->self_thickness) - obj->self_thickness;
 }
 
-static bool contains(const int32_t *tri, int32_t v) { return tri[0] == v || tri[1] == v || tri[2] == v; }
-
 static void add_pair(pair_buffer *out, bool edge_edge, bool proximity, int feature, const int32_t v[4],
                      const int32_t objects[2], int32_t ta, int32_t tb)
 {
@@ -97,7 +95,7 @@ static void triangle_pair(const collision_scratch *s, int32_t oa, int32_t ta, in
         any_near = B->sharp_vertex[b[k]] || B->sharp_edge[B->topo->triangle_edges[3 * (size_t)tb + k]];
     if (box_gap(&face_a, &face_b) > (any_near ? near_gap : touch_gap)) return;
     for (int k = 0; k < 3; k++) {
-        if (topology_owns_vertex(A->topo, ta, k) && !(same && contains(b, a[k]))) {
+        if (topology_owns_vertex(A->topo, ta, k) && !(same && triangle_has_vertex(b, a[k]))) {
             int32_t v[4] = {fa + a[k], fb + b[0], fb + b[1], fb + b[2]};
             double gap = box_gap(va[k], &face_b);
             if (gap <= near_gap) {
@@ -105,7 +103,7 @@ static void triangle_pair(const collision_scratch *s, int32_t oa, int32_t ta, in
                 consider_pair(out, false, near, 2 * k, v, ab, ta, tb, gap, near_gap, touch_gap);
             }
         }
-        if (topology_owns_vertex(B->topo, tb, k) && !(same && contains(a, b[k]))) {
+        if (topology_owns_vertex(B->topo, tb, k) && !(same && triangle_has_vertex(a, b[k]))) {
             int32_t v[4] = {fb + b[k], fa + a[0], fa + a[1], fa + a[2]};
             double gap = box_gap(vb[k], &face_a);
             if (gap <= near_gap) {
@@ -273,11 +271,6 @@ static int compare_pairs(const void *pa, const void *pb)
     return 0;
 }
 
-static bool has_strayed(const collision_scratch *s, const feature_pair *p)
-{
-    return s->strayed[p->v[0]] | s->strayed[p->v[1]] | s->strayed[p->v[2]] | s->strayed[p->v[3]];
-}
-
 static bool triangle_strayed(const collision_scratch *s, const object_ref *obj, int32_t t)
 {
     const int32_t *tri = &obj->triangles[3 * (size_t)t];
@@ -305,7 +298,7 @@ static void strayed_pairs_of(const collision_scratch *s, int32_t oa, int32_t ta,
         /* pairs without a strayed vertex are already listed, decided on the same boxes */
         int32_t kept = before;
         for (int32_t k = before; k < out->count; k++)
-            if (has_strayed(s, &out->pairs[k])) out->pairs[kept++] = out->pairs[k];
+            if (any_marked(s->strayed, &out->pairs[k])) out->pairs[kept++] = out->pairs[k];
         out->count = kept;
     }
 }
@@ -347,7 +340,7 @@ bool pairs_refresh(collision_scratch *s)
     /* the listed pairs with a strayed vertex go; those of the new boxes come, sorted in */
     int32_t kept = 0;
     for (int32_t k = 0; k < s->pair_count; k++)
-        if (!has_strayed(s, &s->pairs[k])) s->pairs[kept++] = s->pairs[k];
+        if (!any_marked(s->strayed, &s->pairs[k])) s->pairs[kept++] = s->pairs[k];
     s->pair_count = kept;
     if (!reserve_buffers(s, 1)) return false;
     pair_buffer *fresh = &s->buffers[0];

@@ -74,6 +74,12 @@ typedef struct collision_scratch {
     bool out_of_memory;
 } collision_scratch;
 
+/* Whether any of the pair's four vertices is marked in the per-vertex flags. */
+static inline bool any_marked(const uint8_t *flags, const feature_pair *p)
+{
+    return flags[p->v[0]] | flags[p->v[1]] | flags[p->v[2]] | flags[p->v[3]];
+}
+
 /* Continuous detection counts features closer than this as touching (d: contact distance). */
 static inline double detection_tolerance(double d) { return fmax(1e-7, 1e-3 * d); }
 

@@ -30,8 +30,6 @@ static void push(pair_list *l, int32_t a, int32_t b)
     l->items[l->count++] = (int64_t)a << 32 | (int64_t)(uint32_t)b;
 }
 
-static bool contains(const int32_t *tri, int32_t v) { return tri[0] == v || tri[1] == v || tri[2] == v; }
-
 static vec3 at(const search *s, int32_t v) { return v3_load(&s->x[3 * (size_t)v]); }
 
 /* Each vertex of one triangle against the other's face, each edge against each edge. */
@@ -43,11 +41,11 @@ static void visit(void *ctx, int32_t ta, int32_t tb)
     double w[4];
     vec3 n;
     for (int k = 0; k < 3; k++) {
-        if (!contains(b, a[k])) {
+        if (!triangle_has_vertex(b, a[k])) {
             vec3 p[4] = {at(s, a[k]), at(s, b[0]), at(s, b[1]), at(s, b[2])};
             if (vertex_face_distance(p, w, &n) < s->distance) push(&s->vertex_face, a[k], tb);
         }
-        if (!contains(a, b[k])) {
+        if (!triangle_has_vertex(a, b[k])) {
             vec3 p[4] = {at(s, b[k]), at(s, a[0]), at(s, a[1]), at(s, a[2])};
             if (vertex_face_distance(p, w, &n) < s->distance) push(&s->vertex_face, b[k], ta);
         }

@@ -20,6 +20,9 @@ typedef struct topology {
 bool topology_build(topology *t, const int32_t *triangles, int32_t triangle_count, int32_t vertex_count);
 void topology_free(topology *t);
 
+/* Whether the triangle (three vertex indices) has vertex v. */
+static inline bool triangle_has_vertex(const int32_t *tri, int32_t v) { return tri[0] == v || tri[1] == v || tri[2] == v; }
+
 static inline bool topology_owns_vertex(const topology *t, int32_t tri, int corner)
 {
     return (t->owned[tri] >> corner) & 1u;
