@@ -143,6 +143,9 @@ static bool build_solver(cloth *c, const double gravity[3])
         return false;
     if (!bsr_element_table(&c->system, c->hinges, c->hinge_count, 4, &c->hinge_blocks))
         return false;
+    if (!colouring_build(&c->triangle_colours, c->triangles, c->triangle_count, 3, c->vertex_count) ||
+        !colouring_build(&c->hinge_colours, c->hinges, c->hinge_count, 4, c->vertex_count))
+        return false;
     size_t len = 3 * (size_t)c->vertex_count;
     double **vectors[] = {&c->force, &c->rhs, &c->dv, &c->z, &c->x_new, &c->v_new, &c->correction,
                           &c->accel, &c->target_velocity, &c->target_offset, &c->external_force};
@@ -268,6 +271,7 @@ void cloth_destroy(cloth *c)
     free(c->pins), free(c->pin_from), free(c->pin_to), free(c->filter_kind);
     bsr_free(&c->system);
     free(c->triangle_blocks), free(c->hinge_blocks);
+    colouring_free(&c->triangle_colours), colouring_free(&c->hinge_colours);
     free(c->force), free(c->rhs), free(c->dv), free(c->z), free(c->x_new), free(c->v_new);
     free(c->correction), free(c->accel);
     free(c->pinned), free(c->collided), free(c->filter_proj), free(c->target_velocity), free(c->target_offset);

@@ -8,6 +8,7 @@
 #include "bvh.h"
 #include "cg.h"
 #include "cloth_energy.h"
+#include "colouring.h"
 #include "simbake.h"
 #include "rest_neighbours.h"
 #include "topology.h"
@@ -72,6 +73,7 @@ typedef struct cloth {
     bsr system;
     int32_t *triangle_blocks;    /* triangle_count x 9 */
     int32_t *hinge_blocks;       /* hinge_count x 16 */
+    colouring triangle_colours, hinge_colours; /* assembly in parallel, colour by colour */
     double *force, *rhs, *dv, *z, *x_new, *v_new, *correction; /* vertex_count x 3 each */
     double *accel;               /* vertex_count x 3: Δv/h of the last accepted step */
     cg_workspace cg;

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "colouring.h"
+
 typedef struct assembly {
     bsr *system;
     double h;
@@ -51,56 +53,90 @@ static void add_condition(const condition *cd, const int32_t *verts, const int32
         }
 }
 
+/* Stretch and shear of triangle t. */
+static void triangle_forces(const cloth *c, int32_t t, const double *x, const double *v, double *f,
+                            const assembly *as)
+{
+    static const int32_t no_blocks[9] = {0};
+    const cloth_material *m = &c->material;
+    const int32_t *tri = &c->triangles[3 * (size_t)t];
+    const tri_rest *rest = &c->rest[t];
+    const int32_t *blocks = as ? &c->triangle_blocks[9 * (size_t)t] : no_blocks;
+    vec3 p[3] = {v3_load(&x[3 * (size_t)tri[0]]), v3_load(&x[3 * (size_t)tri[1]]), v3_load(&x[3 * (size_t)tri[2]])};
+    condition su, sv, sh;
+    if (m->k_stretch > 0.0) {
+        stretch_conditions(rest, p, &su, &sv, as != NULL);
+        double kw = m->k_stretch * rest->area, kdw = m->damping * kw;
+        add_condition(&su, tri, blocks, kw, kdw, 0.0, su.value > 0.0, v, f, as);
+        add_condition(&sv, tri, blocks, kw, kdw, 0.0, sv.value > 0.0, v, f, as);
+    }
+    if (m->k_shear > 0.0) {
+        shear_condition(rest, p, &sh, false);
+        double kw = m->k_shear * rest->area;
+        add_condition(&sh, tri, blocks, kw, m->damping * kw, 0.0, false, v, f, as);
+    }
+}
+
+/* Bending of hinge e. */
+static void hinge_forces(const cloth *c, int32_t e, const double *x, const double *v, double *f,
+                         const assembly *as)
+{
+    static const int32_t no_blocks[16] = {0};
+    const cloth_material *m = &c->material;
+    const int32_t *hv = &c->hinges[4 * (size_t)e];
+    vec3 p[4];
+    for (int k = 0; k < 4; k++) p[k] = v3_load(&x[3 * (size_t)hv[k]]);
+    condition bend;
+    if (!bend_condition(p, &bend, false)) return;
+    double kw = m->k_bend * c->hinge_weight[e];
+    const int32_t *blocks = as ? &c->hinge_blocks[16 * (size_t)e] : no_blocks;
+    add_condition(&bend, hv, blocks, kw, m->damping * kw, c->hinge_rest_angle[e], false, v, f, as);
+}
+
+/* Elements below this many are assembled on one thread. */
+enum { PARALLEL_ELEMENTS = 2048 };
+
+typedef void element_forces(const cloth *c, int32_t element, const double *x, const double *v, double *f,
+                            const assembly *as);
+
+/* Every element, colour by colour, shared among the threads of the enclosing parallel region:
+ * no two elements of a colour share a vertex, so none share a force entry or a matrix block,
+ * and every sum takes its terms in the same order on any number of threads. */
+static void walk_colours(const colouring *cc, element_forces *fn, const cloth *c, const double *x, const double *v,
+                         double *f, const assembly *as)
+{
+    for (int32_t k = 0; k < cc->colour_count; k++) {
+        if (cc->last_serial && k + 1 == cc->colour_count) {
+#pragma omp single
+            for (int32_t i = cc->start[k]; i < cc->start[k + 1]; i++) fn(c, cc->order[i], x, v, f, as);
+        } else {
+#pragma omp for schedule(static)
+            for (int32_t i = cc->start[k]; i < cc->start[k + 1]; i++) fn(c, cc->order[i], x, v, f, as);
+        }
+    }
+}
+
 static void evaluate(const cloth *c, const double *x, const double *v, const double gravity[3],
                      double *f, const assembly *as)
 {
     const cloth_material *m = &c->material;
-    size_t len = 3 * (size_t)c->vertex_count;
-    memset(f, 0, len * sizeof *f);
-    static const int32_t no_blocks[16] = {0};
-
-    for (int32_t t = 0; t < c->triangle_count; t++) {
-        const int32_t *tri = &c->triangles[3 * (size_t)t];
-        const tri_rest *rest = &c->rest[t];
-        const int32_t *blocks = as ? &c->triangle_blocks[9 * (size_t)t] : no_blocks;
-        vec3 p[3] = {v3_load(&x[3 * (size_t)tri[0]]), v3_load(&x[3 * (size_t)tri[1]]),
-                     v3_load(&x[3 * (size_t)tri[2]])};
-        condition su, sv, sh;
-        if (m->k_stretch > 0.0) {
-            stretch_conditions(rest, p, &su, &sv, as != NULL);
-            double kw = m->k_stretch * rest->area, kdw = m->damping * kw;
-            add_condition(&su, tri, blocks, kw, kdw, 0.0, su.value > 0.0, v, f, as);
-            add_condition(&sv, tri, blocks, kw, kdw, 0.0, sv.value > 0.0, v, f, as);
-        }
-        if (m->k_shear > 0.0) {
-            shear_condition(rest, p, &sh, false);
-            double kw = m->k_shear * rest->area;
-            add_condition(&sh, tri, blocks, kw, m->damping * kw, 0.0, false, v, f, as);
+    memset(f, 0, 3 * (size_t)c->vertex_count * sizeof *f);
+#pragma omp parallel if (c->triangle_count > PARALLEL_ELEMENTS)
+    {
+        walk_colours(&c->triangle_colours, triangle_forces, c, x, v, f, as);
+        if (m->k_bend > 0.0) walk_colours(&c->hinge_colours, hinge_forces, c, x, v, f, as);
+#pragma omp for schedule(static)
+        for (int32_t i = 0; i < c->vertex_count; i++) {
+            double drag = m->air_drag * c->vertex_area[i];
+            for (int a = 0; a < 3; a++)
+                f[3 * (size_t)i + a] += c->mass[i] * gravity[a] - drag * v[3 * (size_t)i + a];
+            if (as) {
+                double *blk = &as->system->vals[9 * (size_t)as->system->diag[i]];
+                for (int a = 0; a < 3; a++) blk[4 * a] += c->mass[i] + as->h * drag;
+                for (int a = 0; a < 3; a++) as->rhs[3 * (size_t)i + a] += as->h * f[3 * (size_t)i + a];
+            }
         }
     }
-    if (m->k_bend > 0.0)
-        for (int32_t e = 0; e < c->hinge_count; e++) {
-            const int32_t *hv = &c->hinges[4 * (size_t)e];
-            vec3 p[4];
-            for (int k = 0; k < 4; k++) p[k] = v3_load(&x[3 * (size_t)hv[k]]);
-            condition bend;
-            if (!bend_condition(p, &bend, false)) continue;
-            double kw = m->k_bend * c->hinge_weight[e];
-            const int32_t *blocks = as ? &c->hinge_blocks[16 * (size_t)e] : no_blocks;
-            add_condition(&bend, hv, blocks, kw, m->damping * kw, c->hinge_rest_angle[e], false, v, f, as);
-        }
-
-    for (int32_t i = 0; i < c->vertex_count; i++) {
-        double drag = m->air_drag * c->vertex_area[i];
-        for (int a = 0; a < 3; a++)
-            f[3 * (size_t)i + a] += c->mass[i] * gravity[a] - drag * v[3 * (size_t)i + a];
-        if (as) {
-            double *blk = &as->system->vals[9 * (size_t)as->system->diag[i]];
-            for (int a = 0; a < 3; a++) blk[4 * a] += c->mass[i] + as->h * drag;
-        }
-    }
-    if (as)
-        for (size_t k = 0; k < len; k++) as->rhs[k] += as->h * f[k];
 }
 
 void cloth_forces(const cloth *c, const double *x, const double *v, const double gravity[3],
