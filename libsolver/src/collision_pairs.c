@@ -141,13 +141,32 @@ static void collect_hit(void *ctx, int32_t prim)
     out->hits[out->hit_count++] = prim;
 }
 
-static void sort_ascending(int32_t *items, int32_t count)
+static int compare_i32(const void *pa, const void *pb)
 {
-    for (int32_t i = 1; i < count; i++) {
-        int32_t item = items[i], j = i;
-        for (; j > 0 && items[j - 1] > item; j--) items[j] = items[j - 1];
-        items[j] = item;
+    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Sorts the hits (distinct triangles): through a bitmap of their range when that is short
+ * (a mesh's neighbours lie in a few runs of indices), else by qsort. */
+static void sort_hits(pair_buffer *out)
+{
+    int32_t count = out->hit_count, *items = out->hits;
+    if (count < 2) return;
+    int32_t lo = items[0], hi = items[0];
+    for (int32_t i = 1; i < count; i++) lo = items[i] < lo ? items[i] : lo, hi = items[i] > hi ? items[i] : hi;
+    int32_t words = (int32_t)(((int64_t)hi - lo) / 64 + 1);
+    if (words > 4 * count ||
+        !grow((void **)&out->bits, &out->bit_capacity, words, sizeof *out->bits)) {
+        qsort(items, (size_t)count, sizeof *items, compare_i32);
+        return;
     }
+    memset(out->bits, 0, (size_t)words * sizeof *out->bits);
+    for (int32_t i = 0; i < count; i++) out->bits[(items[i] - lo) >> 6] |= (uint64_t)1 << ((items[i] - lo) & 63);
+    int32_t next = 0;
+    for (int32_t w = 0; w < words; w++)
+        for (uint64_t word = out->bits[w]; word; word &= word - 1)
+            items[next++] = lo + 64 * w + __builtin_ctzll(word);
 }
 
 /* The box triangle ta of cloth oa looks for object ob's triangles with: a collider's boxes
@@ -169,9 +188,14 @@ static void pairs_of_range(const collision_scratch *s, int32_t oa, int32_t ob, i
         aabb query = query_box(s, oa, ob, ta);
         out->hit_count = 0;
         bvh_query(B->tree, &query, collect_hit, out);
-        sort_ascending(out->hits, out->hit_count);
-        for (int32_t h = 0; h < out->hit_count; h++)
-            if (oa != ob || out->hits[h] > ta) triangle_pair(s, oa, ta, ob, out->hits[h], out);
+        if (oa == ob) { /* each pair of the cloth's own triangles once, from the lower */
+            int32_t kept = 0;
+            for (int32_t h = 0; h < out->hit_count; h++)
+                if (out->hits[h] > ta) out->hits[kept++] = out->hits[h];
+            out->hit_count = kept;
+        }
+        sort_hits(out);
+        for (int32_t h = 0; h < out->hit_count; h++) triangle_pair(s, oa, ta, ob, out->hits[h], out);
     }
 }
 
@@ -375,6 +399,6 @@ bool pairs_refresh(collision_scratch *s)
 
 void pairs_free(collision_scratch *s)
 {
-    for (int32_t i = 0; i < s->buffer_count; i++) free(s->buffers[i].pairs), free(s->buffers[i].hits);
+    for (int32_t i = 0; i < s->buffer_count; i++) free(s->buffers[i].pairs), free(s->buffers[i].hits), free(s->buffers[i].bits);
     free(s->buffers), free(s->pairs), free(s->gathered), free(s->flagged), free(s->strayed);
 }

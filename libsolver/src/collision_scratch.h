@@ -42,6 +42,8 @@ typedef struct pair_buffer {
     int32_t count, capacity;
     int32_t *hits; /* triangles of the other object met by the current triangle */
     int32_t hit_count, hit_capacity;
+    uint64_t *bits; /* sorting the hits */
+    int32_t bit_capacity;
     bool out_of_memory;
 } pair_buffer;
 
