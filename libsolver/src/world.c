@@ -16,7 +16,7 @@ SB_API sb_world_def sb_default_world_def(void)
         .max_step = 1.0 / 24.0,
         .min_step = 1e-6,
         .grow_after = 4,
-        .max_strain_change = 0.1,
+        .max_strain_change = 0.25,
         .cg_tolerance = 1e-3,
         .cg_max_iterations = 1000,
         .error_tolerance = 1e-4,
