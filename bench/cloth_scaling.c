@@ -3,6 +3,7 @@
  *
  *     build/bench/bench_cloth scaling [MAX_VERTICES] [FRAMES]   (default 100000, 12)
  *     build/bench/bench_cloth drape GRID [FRAMES] [blender]
+ *     build/bench/bench_cloth bandwidth VERTICES
  *
  * The scene is bench/blender/cloth_vs_blender.py's: a 2 m square cloth (self collision on)
  * dropped from 0.3 m above a UV sphere of 0.5 m (64 x 32). `scaling` drapes SimBake's default
@@ -11,9 +12,13 @@
  * grid it then times CG iterations on the assembled system of the last frame, counts the bytes
  * one iteration must move (matrix blocks and column indices once, every vector the iteration
  * reads or writes), and measures a STREAM-style triad bandwidth with all threads: bytes over
- * bandwidth is the bound. `drape` runs one grid, with Blender's default cloth carried over by
+ * bandwidth is the bound. A cloth whose iteration fits in the last-level cache is not bound
+ * by memory at all, so `bandwidth` times the iterations alone on a flat cloth of VERTICES
+ * (bench/run picks one whose iteration moves four times that cache), assembled at rest
+ * without a simulation. `drape` runs one grid, with Blender's default cloth carried over by
  * the add-on's mapping when `blender` is given (docs/blender-physics-mapping.md).
- * CGTOL=x in the environment sets the CG tolerance (world default otherwise).
+ * CGTOL=x and STRAIN=x in the environment set the CG tolerance and max_strain_change (world
+ * defaults otherwise).
  * Output: JSON on stdout (drape: also the milliseconds and steps of every frame). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -68,6 +73,7 @@ static drape_result drape(int n, int frames, int blender, const double *sp, cons
     grid(n, SIZE, RADIUS + DROP, &pos, &tris, &nv, &nt);
     sb_world_def wd = sb_default_world_def();
     if (getenv("CGTOL")) wd.cg_tolerance = atof(getenv("CGTOL"));
+    if (getenv("STRAIN")) wd.max_strain_change = atof(getenv("STRAIN"));
     sb_world *w = NULL;
     sb_cloth_def cd = sb_default_cloth_def();
     cd.vertex_count = nv, cd.positions = pos, cd.triangle_count = nt, cd.triangles = tris;
@@ -182,6 +188,36 @@ static void print_drape(const drape_result *r)
     printf("]");
 }
 
+/* Times CG iterations on a flat default cloth of about `vertices` (pinned along one side so
+ * the system has filters as in a bake) against the triad bound. */
+static void print_bandwidth(int vertices)
+{
+    int n = (int)ceil(sqrt((double)vertices));
+    double *pos;
+    int32_t *tris, nv, nt;
+    grid(n, SIZE, 1.0, &pos, &tris, &nv, &nt);
+    int32_t *pins = malloc(sizeof(int32_t) * (size_t)n);
+    for (int i = 0; i < n; i++) pins[i] = i;
+    sb_world_def wd = sb_default_world_def();
+    sb_cloth_def cd = sb_default_cloth_def();
+    cd.vertex_count = nv, cd.positions = pos, cd.triangle_count = nt, cd.triangles = tris;
+    cd.pin_count = n, cd.pins = pins;
+    sb_world *w = NULL;
+    int32_t id;
+    if (sb_world_create(&wd, &w) || sb_world_add_cloth(w, &cd, &id)) {
+        fprintf(stderr, "%s\n", sb_last_error());
+        exit(1);
+    }
+    double ms_iter = 0, bytes = 0;
+    time_cg(w, &ms_iter, &bytes);
+    double bandwidth = triad_bandwidth(), bound = 1e3 * bytes / (bandwidth * 1e9);
+    printf("{\"threads\": %d, \"stream_gb_per_s\": %.4g, \"bytes_per_cg_iteration\": %.6g, \"vertices\": %d, "
+           "\"bound_ms\": %.6g, \"measured_ms\": %.6g, \"ratio\": %.4g}\n",
+           threads(), bandwidth, bytes, nv, bound, ms_iter, ms_iter / bound);
+    sb_world_destroy(w);
+    free(pos), free(tris), free(pins);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "scaling";
@@ -224,8 +260,11 @@ int main(int argc, char **argv)
             sb_world_destroy(r.world);
             free(r.frame_ms), free(r.frame_steps);
         }
+    } else if (strcmp(mode, "bandwidth") == 0 && argc > 2) {
+        print_bandwidth(atoi(argv[2]));
     } else {
-        fprintf(stderr, "usage: bench_cloth scaling [MAX_VERTICES] [FRAMES] | drape GRID [FRAMES] [blender]\n");
+        fprintf(stderr, "usage: bench_cloth scaling [MAX_VERTICES] [FRAMES] | drape GRID [FRAMES] [blender] | "
+                        "bandwidth VERTICES\n");
         return 2;
     }
     free(sp), free(st);
