@@ -288,11 +288,13 @@ static int32_t other_object(const feature_pair *p) { return p->feature < 6 && (p
 static int compare_pairs(const void *pa, const void *pb)
 {
     const feature_pair *a = pa, *b = pb;
-    int32_t ka[5] = {cloth_object(a), other_object(a), a->ta, a->tb, a->feature};
-    int32_t kb[5] = {cloth_object(b), other_object(b), b->ta, b->tb, b->feature};
-    for (int i = 0; i < 5; i++)
-        if (ka[i] != kb[i]) return (ka[i] > kb[i]) - (ka[i] < kb[i]);
-    return 0;
+    int32_t ca = cloth_object(a), cb = cloth_object(b);
+    if (ca != cb) return ca < cb ? -1 : 1;
+    int32_t oa = other_object(a), ob = other_object(b);
+    if (oa != ob) return oa < ob ? -1 : 1;
+    if (a->ta != b->ta) return a->ta < b->ta ? -1 : 1;
+    if (a->tb != b->tb) return a->tb < b->tb ? -1 : 1;
+    return (a->feature > b->feature) - (a->feature < b->feature);
 }
 
 static bool triangle_strayed(const collision_scratch *s, const object_ref *obj, int32_t t)
