@@ -14,8 +14,10 @@
 #include "grow.h"
 #include "threads.h"
 
-/* The slack is this fraction of the thinnest cloth's thickness. */
-#define GATHER_SLACK 0.25
+/* The slack is this fraction of the thinnest cloth's thickness. Every pair within the contact
+ * distance plus twice the slack is gathered; 0.12 gathered 4-5% faster than 0.25 on the 64² and
+ * 128² drapes (fewer pairs; moving cloth strays from either within a step), 0.05 slower. */
+#define GATHER_SLACK 0.12
 
 static aabb path_box(vec3 a, vec3 b) { return aabb_add_point(aabb_add_point(aabb_empty(), a), b); }
 
