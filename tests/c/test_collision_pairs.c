@@ -183,7 +183,9 @@ static double segment_distance(const double *p0, const double *p1, const double 
 }
 
 /* The sharp edges of a box take part in proximity: cloth draped over it keeps its edges a
- * contact distance (the two thicknesses) off the box's edges, not merely off its faces. */
+ * contact distance (the two thicknesses) off the box's edges, not merely off its faces. After
+ * 2 s, also under Valgrind: at 1 s the cloth still slides over the edges, and an edge caught
+ * by continuous detection in the last step ends a tenth of the distance off. */
 Test(collision_pairs, cloth_over_a_box_keeps_its_edges_off_the_box_edges, .timeout = 120)
 {
     grid_mesh g = grid_mesh_make(GRID, 0.8, 0.35);
@@ -191,7 +193,7 @@ Test(collision_pairs, cloth_over_a_box_keeps_its_edges_off_the_box_edges, .timeo
     solid_mesh box = box_mesh(half, center);
     const solid_mesh *solids[1] = {&box};
     sb_world *w = world_of(&g, false, solids, 1);
-    for (int f = 1, last = frames(); f <= last; f++) cr_assert_eq(sb_world_step_to(w, f / 24.0), SB_OK, "%s", sb_last_error());
+    for (int f = 1; f <= 48; f++) cr_assert_eq(sb_world_step_to(w, f / 24.0), SB_OK, "%s", sb_last_error());
     const collider *c = w->colliders[0];
     const double *x = w->cloths[0]->x;
     double closest = INFINITY, contact = w->cloths[0]->thickness + c->thickness;
