@@ -188,6 +188,16 @@ static void print_drape(const drape_result *r)
     printf("]");
 }
 
+/* The bandwidth bound of a CG iteration as a JSON object: the bytes it moves over a triad's
+ * bandwidth, against the time it took. */
+static void print_bound(double bytes, int vertices, double ms_iter)
+{
+    double bandwidth = triad_bandwidth(), bound = 1e3 * bytes / (bandwidth * 1e9);
+    printf("{\"threads\": %d, \"stream_gb_per_s\": %.4g, \"bytes_per_cg_iteration\": %.6g, \"vertices\": %d, "
+           "\"bound_ms\": %.6g, \"measured_ms\": %.6g, \"ratio\": %.4g}",
+           threads(), bandwidth, bytes, vertices, bound, ms_iter, ms_iter / bound);
+}
+
 /* Times CG iterations on a flat default cloth of about `vertices` (pinned along one side so
  * the system has filters as in a bake) against the triad bound. */
 static void print_bandwidth(int vertices)
@@ -210,10 +220,8 @@ static void print_bandwidth(int vertices)
     }
     double ms_iter = 0, bytes = 0;
     time_cg(w, &ms_iter, &bytes);
-    double bandwidth = triad_bandwidth(), bound = 1e3 * bytes / (bandwidth * 1e9);
-    printf("{\"threads\": %d, \"stream_gb_per_s\": %.4g, \"bytes_per_cg_iteration\": %.6g, \"vertices\": %d, "
-           "\"bound_ms\": %.6g, \"measured_ms\": %.6g, \"ratio\": %.4g}\n",
-           threads(), bandwidth, bytes, nv, bound, ms_iter, ms_iter / bound);
+    print_bound(bytes, nv, ms_iter);
+    printf("\n");
     sb_world_destroy(w);
     free(pos), free(tris), free(pins);
 }
@@ -250,12 +258,10 @@ int main(int argc, char **argv)
             fflush(stdout);
             logn[i] = log((double)r.vertices), logt[i] = log(r.ms_per_frame), logc[i] = log(r.cg_per_frame);
             if (i + 1 == count) {
-                double bandwidth = triad_bandwidth(), bound = 1e3 * bytes / (bandwidth * 1e9);
-                printf("], \"exponent_time\": %.4f, \"exponent_cg\": %.4f, \"bandwidth\": {\"stream_gb_per_s\": %.4g, "
-                       "\"bytes_per_cg_iteration\": %.6g, \"vertices\": %d, \"bound_ms\": %.6g, \"measured_ms\": %.6g, "
-                       "\"ratio\": %.4g}}\n",
-                       count > 1 ? slope(logn, logt, count) : 0.0, count > 1 ? slope(logn, logc, count) : 0.0,
-                       bandwidth, bytes, r.vertices, bound, ms_iter, ms_iter / bound);
+                printf("], \"exponent_time\": %.4f, \"exponent_cg\": %.4f, \"bandwidth\": ",
+                       count > 1 ? slope(logn, logt, count) : 0.0, count > 1 ? slope(logn, logc, count) : 0.0);
+                print_bound(bytes, r.vertices, ms_iter);
+                printf("}\n");
             }
             sb_world_destroy(r.world);
             free(r.frame_ms), free(r.frame_steps);

@@ -3,11 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int compare_i32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
+#include "sort.h"
 
 bool bsr_build_pattern(bsr *m, int32_t n, const bsr_elements *sets, int set_count)
 {

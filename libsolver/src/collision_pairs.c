@@ -12,6 +12,7 @@
 
 #include "collision_scratch.h"
 #include "grow.h"
+#include "sort.h"
 #include "threads.h"
 
 /* The slack is this fraction of the thinnest cloth's thickness. Every pair within the contact
@@ -141,12 +142,6 @@ static void collect_hit(void *ctx, int32_t prim)
         return;
     }
     out->hits[out->hit_count++] = prim;
-}
-
-static int compare_i32(const void *pa, const void *pb)
-{
-    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
-    return (a > b) - (a < b);
 }
 
 /* Sorts the hits (distinct triangles): through a bitmap of their range when that is short
