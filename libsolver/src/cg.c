@@ -38,6 +38,7 @@ bool cg_workspace_init(cg_workspace *ws, int32_t n)
     ws->s = malloc(len * sizeof(double));
     ws->precond = malloc(3 * len * sizeof(double));
     ws->partial = malloc(dot_chunks(len) * sizeof(double));
+    ws->jacobi_iterations = ws->multigrid_iterations = -1;
     if (!ws->r || !ws->c || !ws->q || !ws->s || !ws->precond || !ws->partial) {
         cg_workspace_free(ws);
         return false;
@@ -48,34 +49,8 @@ bool cg_workspace_init(cg_workspace *ws, int32_t n)
 void cg_workspace_free(cg_workspace *ws)
 {
     free(ws->r), free(ws->c), free(ws->q), free(ws->s), free(ws->precond), free(ws->partial);
+    amg_free(&ws->multigrid);
     memset(ws, 0, sizeof *ws);
-}
-
-static inline int filter_kind(const cg_filter *f, int32_t i)
-{
-    return f && f->kind ? f->kind[i] : FILTER_FREE;
-}
-
-/* v_i <- S_i v_i for every vertex */
-static void apply_filter(const cg_filter *f, double *v, int32_t n)
-{
-    if (!f || !f->kind) return;
-#pragma omp parallel for schedule(static) if (n > 4096)
-    for (int32_t i = 0; i < n; i++) {
-        double *vi = &v[3 * (size_t)i];
-        switch (f->kind[i]) {
-        case FILTER_FIXED: vi[0] = vi[1] = vi[2] = 0.0; break;
-        case FILTER_PROJECT: {
-            const double *s = &f->proj[9 * (size_t)i];
-            double a = vi[0], b = vi[1], c = vi[2];
-            vi[0] = s[0] * a + s[1] * b + s[2] * c;
-            vi[1] = s[3] * a + s[4] * b + s[5] * c;
-            vi[2] = s[6] * a + s[7] * b + s[8] * c;
-            break;
-        }
-        default: break;
-        }
-    }
 }
 
 /* Block-Jacobi: the inverse of each 3x3 diagonal block (scalar Jacobi if it is singular). */
@@ -108,6 +83,59 @@ static void apply_preconditioner(const double *precond, const double *in, double
     }
 }
 
+static bool multigrid_wanted(const bsr *a, cg_workspace *ws)
+{
+    switch (ws->multigrid_mode) {
+    case CG_MULTIGRID_ALWAYS: return true;
+    case CG_MULTIGRID_NEVER: return false;
+    default: break;
+    }
+    if (a->n < CG_MULTIGRID_MIN_ROWS || ws->jacobi_iterations < 0) return false;
+    double multigrid = ws->multigrid_iterations >= 0 ? ws->multigrid_iterations : ws->jacobi_iterations / 6.0;
+    bool cheaper = CG_MULTIGRID_ITERATION_COST * (multigrid + 1.0) + CG_MULTIGRID_SETUP_COST < ws->jacobi_iterations;
+    if (++ws->solves_since_probe < CG_MULTIGRID_PROBE_EVERY) return cheaper;
+    ws->solves_since_probe = 0;
+    return !cheaper;
+}
+
+/* Whether this solve gets the multigrid, built on first use and filled for this matrix. */
+static bool multigrid_ready(const bsr *a, const cg_filter *filter, cg_workspace *ws)
+{
+    if (!multigrid_wanted(a, ws) || ws->multigrid_unavailable) return false;
+    if (ws->multigrid.level_count == 0 || ws->multigrid.fine != a) {
+        amg_free(&ws->multigrid);
+        if (!amg_build(&ws->multigrid, a)) {
+            ws->multigrid_unavailable = true;
+            return false;
+        }
+    }
+    return amg_update(&ws->multigrid, a, filter);
+}
+
+static void precondition(cg_workspace *ws, bool multigrid, const double *in, double *out)
+{
+    if (multigrid) amg_apply(&ws->multigrid, in, out);
+    else apply_preconditioner(ws->precond, in, out, ws->n);
+}
+
+/* For the filtered residual in ws->r: δ0 = filter(b)ᵀ M filter(b), the first direction
+ * c = filter(M r) and δ = rᵀ c, with M the preconditioner. False when either is not positive
+ * (or not finite), which a preconditioner never gives. */
+static bool start_directions(cg_workspace *ws, bool multigrid, const cg_filter *filter, const double *b,
+                             double *delta0, double *delta)
+{
+    int32_t n = ws->n;
+    size_t len = 3 * (size_t)n;
+    memcpy(ws->s, b, len * sizeof *ws->s);
+    filter_apply(filter, ws->s, n);
+    precondition(ws, multigrid, ws->s, ws->q);
+    *delta0 = vec_dot(ws->s, ws->q, len, ws->partial);
+    precondition(ws, multigrid, ws->r, ws->c);
+    filter_apply(filter, ws->c, n);
+    *delta = vec_dot(ws->r, ws->c, len, ws->partial);
+    return *delta0 >= 0.0 && *delta >= 0.0;
+}
+
 cg_result cg_solve(const bsr *a, const double *b, const cg_filter *filter, const double *z,
                    double *x, double tolerance, int32_t max_iterations, cg_workspace *ws)
 {
@@ -119,7 +147,7 @@ cg_result cg_solve(const bsr *a, const double *b, const cg_filter *filter, const
     /* x = S x_guess + (I - S) z */
     if (filter && filter->kind) {
         memcpy(s, x, len * sizeof *s);
-        apply_filter(filter, s, n);
+        filter_apply(filter, s, n);
         for (int32_t i = 0; i < n; i++) {
             int kind = filter_kind(filter, i);
             for (int k = 0; k < 3; k++) {
@@ -136,25 +164,23 @@ cg_result cg_solve(const bsr *a, const double *b, const cg_filter *filter, const
         }
     }
 
-    build_preconditioner(a, ws->precond);
-    /* δ0 = filter(b)ᵀ P⁻¹ filter(b) */
-    memcpy(r, b, len * sizeof *r);
-    apply_filter(filter, r, n);
-    apply_preconditioner(ws->precond, r, s, n);
-    double delta0 = vec_dot(r, s, len, ws->partial);
-
     bsr_matvec(a, x, q);
     for (size_t k = 0; k < len; k++) r[k] = b[k] - q[k];
-    apply_filter(filter, r, n);
-    apply_preconditioner(ws->precond, r, c, n);
-    apply_filter(filter, c, n);
-    double delta = vec_dot(r, c, len, ws->partial);
+    filter_apply(filter, r, n);
+    bool multigrid = multigrid_ready(a, filter, ws);
+    if (!multigrid) build_preconditioner(a, ws->precond);
+    double delta0, delta;
+    if (!start_directions(ws, multigrid, filter, b, &delta0, &delta)) {
+        multigrid = false; /* not positive: this hierarchy is no preconditioner */
+        build_preconditioner(a, ws->precond);
+        start_directions(ws, false, filter, b, &delta0, &delta);
+    }
     double threshold = tolerance * tolerance * delta0;
 
     int32_t it = 0;
     while (delta > threshold && it < max_iterations) {
         bsr_matvec(a, c, q);
-        apply_filter(filter, q, n);
+        filter_apply(filter, q, n);
         double cq = vec_dot(c, q, len, ws->partial);
         if (!(cq > 0.0)) break; /* lost positive definiteness or converged to round-off */
         double alpha = delta / cq;
@@ -163,15 +189,27 @@ cg_result cg_solve(const bsr *a, const double *b, const cg_filter *filter, const
             x[k] += alpha * c[k];
             r[k] -= alpha * q[k];
         }
-        apply_preconditioner(ws->precond, r, s, n);
+        precondition(ws, multigrid, r, s);
         double delta_old = delta;
         delta = vec_dot(r, s, len, ws->partial);
+        it++;
+        if (multigrid && !(delta >= 0.0)) {
+            /* round-off made the V-cycle indefinite: restart the directions with block Jacobi,
+             * measuring the residual in its norm from here on */
+            multigrid = false;
+            build_preconditioner(a, ws->precond);
+            start_directions(ws, false, filter, b, &delta0, &delta);
+            threshold = tolerance * tolerance * delta0;
+            continue;
+        }
         double beta = delta / delta_old;
 #pragma omp parallel for schedule(static) if (len > 12288)
         for (size_t k = 0; k < len; k++) c[k] = s[k] + beta * c[k];
-        apply_filter(filter, c, n);
-        it++;
+        filter_apply(filter, c, n);
     }
+    result.multigrid = multigrid;
+    if (multigrid) ws->multigrid_iterations = it;
+    else ws->jacobi_iterations = it;
     result.iterations = it;
     result.relative_residual = delta0 > 0.0 ? sqrt(fmax(delta, 0.0) / delta0) : 0.0;
     result.converged = delta <= threshold || delta0 == 0.0;

@@ -1,33 +1,49 @@
-/* Filtered, block-Jacobi preconditioned conjugate gradient (Baraff & Witkin 1998, §5.3).
+/* Filtered, preconditioned conjugate gradient (Baraff & Witkin 1998, §5.3).
  *
- * Solves A x = b for SPD A where each vertex i may be constrained: the filter S_i is I
- * (free), 0 (fixed) or a projection I - n nᵀ / a line p pᵀ (FILTER_PROJECT, S_i given).
- * The constrained part of x_i is (I - S_i) z_i exactly, at every iteration. */
+ * Solves A x = b for SPD A where each vertex i may be constrained by its filter S_i
+ * (filter.h). The constrained part of x_i is (I - S_i) z_i exactly, at every iteration.
+ * The preconditioner is block Jacobi or a smoothed-aggregation multigrid V-cycle (amg.h),
+ * whose iteration count grows far more slowly with the size of the cloth but which costs
+ * about two block-Jacobi iterations per iteration and ten or so per solve to set up. */
 #ifndef SB_CG_H
 #define SB_CG_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "amg.h"
 #include "bsr.h"
+#include "filter.h"
 
-enum { FILTER_FREE = 0, FILTER_FIXED = 1, FILTER_PROJECT = 2 };
-
-typedef struct cg_filter {
-    const uint8_t *kind; /* n, FILTER_*; NULL means every vertex is free */
-    const double *proj;  /* n x 9, S_i of FILTER_PROJECT vertices */
-} cg_filter;
+/* CG_MULTIGRID_AUTO (the default), on systems of at least CG_MULTIGRID_MIN_ROWS block rows,
+ * picks for each solve the preconditioner whose last solve would cost less again, counted in
+ * block-Jacobi iterations: a multigrid solve costs CG_MULTIGRID_ITERATION_COST per iteration
+ * plus CG_MULTIGRID_SETUP_COST (both measured on a 128² and a 256² drape). Before the first
+ * multigrid solve its count is guessed as a sixth of block Jacobi's (it needs 4-10x fewer,
+ * more the stiffer and larger the cloth), and every CG_MULTIGRID_PROBE_EVERY solves the other
+ * preconditioner is tried once, so neither count goes stale as the cloth changes. */
+typedef enum cg_multigrid_mode { CG_MULTIGRID_AUTO, CG_MULTIGRID_ALWAYS, CG_MULTIGRID_NEVER } cg_multigrid_mode;
+enum { CG_MULTIGRID_MIN_ROWS = 4096, CG_MULTIGRID_PROBE_EVERY = 64 };
+#define CG_MULTIGRID_ITERATION_COST 3.5
+#define CG_MULTIGRID_SETUP_COST 16.0
 
 typedef struct cg_workspace {
     int32_t n;
     double *r, *c, *q, *s, *precond; /* 3n each; precond is n x 9 */
     double *partial;                 /* partial sums of dot products */
+    amg multigrid;                   /* built on the first solve that uses it */
+    cg_multigrid_mode multigrid_mode;
+    int32_t jacobi_iterations;       /* AUTO: iterations of the last solve of each kind, -1 */
+    int32_t multigrid_iterations;    /*       before the first */
+    int32_t solves_since_probe;
+    bool multigrid_unavailable;      /* building it failed (memory): block Jacobi from then on */
 } cg_workspace;
 
 typedef struct cg_result {
     int32_t iterations;
     double relative_residual; /* sqrt(rᵀP⁻¹r / bᵀP⁻¹b) of the filtered system */
     bool converged;
+    bool multigrid; /* the V-cycle preconditioned the solve (to its end) */
 } cg_result;
 
 bool cg_workspace_init(cg_workspace *ws, int32_t n);

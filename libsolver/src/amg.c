@@ -1,0 +1,281 @@
+/* The hierarchy's values at every solve, and the V-cycle (amg.h). */
+#include <lapacke.h>
+#include <math.h>
+#include <string.h>
+
+#include "amg.h"
+#include "math3.h"
+
+enum { PARALLEL_ROWS = 2048 };
+
+static const bsr *level_matrix(const amg *m, int l) { return l == 0 ? m->fine : &m->levels[l].a; }
+
+/* Entry k (of row i) of level l's matrix as the hierarchy sees it: through the filter on
+ * level 0. `tmp` holds it when it had to be computed. */
+static inline const double *level_block(const amg *m, int l, int32_t i, int32_t k, double tmp[9])
+{
+    const bsr *a = level_matrix(m, l);
+    const double *raw = &a->vals[9 * (size_t)k];
+    if (l > 0 || !m->filter || !m->filter->kind) return raw;
+    int32_t j = a->cols[k];
+    if (m->filter->kind[i] == FILTER_FREE && m->filter->kind[j] == FILTER_FREE) return raw;
+    filter_block(m->filter, i, j, raw, tmp);
+    return tmp;
+}
+
+static inline double trace3(const double *b) { return (b[0] + b[4] + b[8]) / 3.0; }
+
+void amg_filtered_matvec(const bsr *a, const cg_filter *filter, const double *x, double *y, double *scratch)
+{
+    if (!filter || !filter->kind) {
+        bsr_matvec(a, x, y);
+        return;
+    }
+    size_t len = 3 * (size_t)a->n;
+    memcpy(scratch, x, len * sizeof *scratch);
+    filter_apply(filter, scratch, a->n);
+    bsr_matvec(a, scratch, y);
+    filter_apply(filter, y, a->n);
+#pragma omp parallel for schedule(static) if (a->n > PARALLEL_ROWS)
+    for (size_t k = 0; k < len; k++) y[k] += x[k] - scratch[k];
+}
+
+static void level_matvec(amg *m, int l, const double *x, double *y)
+{
+    if (l == 0) amg_filtered_matvec(m->fine, m->filter, x, y, m->levels[0].t);
+    else bsr_matvec(&m->levels[l].a, x, y);
+}
+
+/* Inverse diagonal blocks; false when one is not positive definite enough to invert. */
+static bool invert_diagonal(amg *m, int l)
+{
+    const bsr *a = level_matrix(m, l);
+    amg_level *lv = &m->levels[l];
+    bool ok = true;
+#pragma omp parallel for schedule(static) reduction(&& : ok) if (a->n > PARALLEL_ROWS)
+    for (int32_t i = 0; i < a->n; i++) {
+        double tmp[9];
+        const double *d = level_block(m, l, i, a->diag[i], tmp);
+        mat3 block = {{{d[0], d[1], d[2]}, {d[3], d[4], d[5]}, {d[6], d[7], d[8]}}}, inv;
+        bool good = d[0] > 0.0 && d[4] > 0.0 && d[8] > 0.0 && m3_inverse(block, &inv);
+        if (!good) inv = m3_identity();
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++) lv->dinv[9 * (size_t)i + 3 * (size_t)r + (size_t)c] = inv.m[r][c];
+        ok = ok && good;
+    }
+    return ok;
+}
+
+/* P = (I - ω D⁻¹ A) P_tent on the scalar picture of the matrix (block traces): translations
+ * of an aggregate, spread to its neighbours as the stiffness couples them. ω = 4 / (3 ρ)
+ * with ρ bounded by Gershgorin. */
+static void smooth_prolongator(amg *m, int l)
+{
+    const bsr *a = level_matrix(m, l);
+    amg_level *lv = &m->levels[l];
+    double rho = 1.0;
+#pragma omp parallel for schedule(static) reduction(max : rho) if (a->n > PARALLEL_ROWS)
+    for (int32_t i = 0; i < a->n; i++) {
+        double tmp[9], sum = 0.0;
+        for (int32_t k = a->row_start[i]; k < a->row_start[i + 1]; k++) {
+            lv->traces[k] = trace3(level_block(m, l, i, k, tmp));
+            sum += fabs(lv->traces[k]);
+        }
+        double d = lv->traces[a->diag[i]];
+        if (d > 0.0) rho = fmax(rho, sum / d);
+    }
+    double omega = 4.0 / (3.0 * rho);
+#pragma omp parallel for schedule(static) if (a->n > PARALLEL_ROWS)
+    for (int32_t i = 0; i < a->n; i++) {
+        int32_t first = lv->p_start[i], last = lv->p_start[i + 1];
+        double d = lv->traces[a->diag[i]];
+        for (int32_t e = first; e < last; e++) lv->p_vals[e] = lv->p_cols[e] == lv->aggregate[i] ? 1.0 : 0.0;
+        if (!(d > 0.0)) continue;
+        for (int32_t k = a->row_start[i]; k < a->row_start[i + 1]; k++) {
+            int32_t g = lv->aggregate[a->cols[k]], e = first;
+            while (lv->p_cols[e] != g) e++;
+            lv->p_vals[e] -= omega * lv->traces[k] / d;
+        }
+    }
+}
+
+static inline void add_scaled(double *out, const double *block, double s)
+{
+    for (int k = 0; k < 9; k++) out[k] += s * block[k];
+}
+
+/* Level l+1's matrix: W = A P, then Pᵀ W, each row by one thread in a fixed order. */
+static void galerkin_product(amg *m, int l)
+{
+    const bsr *a = level_matrix(m, l);
+    amg_level *lv = &m->levels[l];
+    bsr *coarse = &m->levels[l + 1].a;
+#pragma omp parallel for schedule(static) if (a->n > PARALLEL_ROWS)
+    for (int32_t i = 0; i < a->n; i++) {
+        int32_t lo = lv->w_start[i], hi = lv->w_start[i + 1];
+        memset(&lv->w_vals[9 * (size_t)lo], 0, 9 * (size_t)(hi - lo) * sizeof *lv->w_vals);
+        const int32_t *map = &lv->w_map[lv->w_map_start[i]];
+        for (int32_t k = a->row_start[i]; k < a->row_start[i + 1]; k++) {
+            double tmp[9];
+            const double *block = level_block(m, l, i, k, tmp);
+            int32_t j = a->cols[k];
+            for (int32_t e = lv->p_start[j]; e < lv->p_start[j + 1]; e++)
+                add_scaled(&lv->w_vals[9 * (size_t)*map++], block, lv->p_vals[e]);
+        }
+    }
+#pragma omp parallel for schedule(static) if (coarse->n > PARALLEL_ROWS)
+    for (int32_t c = 0; c < coarse->n; c++) {
+        int32_t lo = coarse->row_start[c], hi = coarse->row_start[c + 1];
+        memset(&coarse->vals[9 * (size_t)lo], 0, 9 * (size_t)(hi - lo) * sizeof *coarse->vals);
+        const int32_t *map = &lv->c_map[lv->c_map_start[c]];
+        for (int32_t s = lv->pt_start[c]; s < lv->pt_start[c + 1]; s++) {
+            int32_t i = lv->pt_rows[s];
+            double p = lv->p_vals[lv->pt_entry[s]];
+            for (int32_t w = lv->w_start[i]; w < lv->w_start[i + 1]; w++)
+                add_scaled(&coarse->vals[9 * (size_t)*map++], &lv->w_vals[9 * (size_t)w], p);
+        }
+    }
+}
+
+static double dot(const double *a, const double *b, size_t len)
+{
+    double s = 0.0;
+    for (size_t k = 0; k < len; k++) s += a[k] * b[k];
+    return s;
+}
+
+static void apply_dinv(const amg_level *lv, int32_t n, const double *in, double *out, double scale, bool add)
+{
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS)
+    for (int32_t i = 0; i < n; i++) {
+        const double *p = &lv->dinv[9 * (size_t)i], *v = &in[3 * (size_t)i];
+        for (int r = 0; r < 3; r++) {
+            double y = scale * (p[3 * r] * v[0] + p[3 * r + 1] * v[1] + p[3 * r + 2] * v[2]);
+            out[3 * (size_t)i + (size_t)r] = add ? out[3 * (size_t)i + (size_t)r] + y : y;
+        }
+    }
+}
+
+/* ω = 4 / (3 λ) of the block-Jacobi sweeps, λ the largest eigenvalue of D⁻¹A by power
+ * iteration: its Rayleigh quotient vᵀAv / vᵀDv never exceeds λmax, and the vector is kept
+ * between solves, so a few steps a solve follow the slowly changing matrix. The 1.1 keeps
+ * ω λmax below 2 (a convergent, positive smoother) while the estimate is still low. */
+static void estimate_smoother_weight(amg *m, int l, int iterations)
+{
+    const bsr *a = level_matrix(m, l);
+    amg_level *lv = &m->levels[l];
+    size_t len = 3 * (size_t)a->n;
+    double lambda = 0.0;
+    for (int it = 0; it < iterations; it++) {
+        double norm = sqrt(dot(lv->eigvec, lv->eigvec, len));
+        if (!(norm > 0.0)) break;
+        for (size_t k = 0; k < len; k++) lv->eigvec[k] /= norm;
+        level_matvec(m, l, lv->eigvec, lv->r);
+        /* D v, with D the inverse of dinv's blocks: solve through the diagonal blocks */
+        double vav = dot(lv->eigvec, lv->r, len), vdv = 0.0;
+        for (int32_t i = 0; i < a->n; i++) {
+            double tmp[9];
+            const double *d = level_block(m, l, i, a->diag[i], tmp), *v = &lv->eigvec[3 * (size_t)i];
+            for (int r = 0; r < 3; r++) vdv += v[r] * (d[3 * r] * v[0] + d[3 * r + 1] * v[1] + d[3 * r + 2] * v[2]);
+        }
+        if (vdv > 0.0) lambda = fmax(lambda, vav / vdv);
+        apply_dinv(lv, a->n, lv->r, lv->eigvec, 1.0, false);
+    }
+    lv->smoother_weight = lambda > 0.0 ? 4.0 / (3.0 * 1.1 * lambda) : 0.5;
+}
+
+static void factor_coarsest(amg *m)
+{
+    int l = m->level_count - 1;
+    const bsr *a = level_matrix(m, l);
+    m->coarsest_factored = false;
+    if (!m->coarsest_factor) return;
+    size_t dim = 3 * (size_t)a->n;
+    double *f = m->coarsest_factor;
+    memset(f, 0, dim * dim * sizeof *f);
+    for (int32_t i = 0; i < a->n; i++)
+        for (int32_t k = a->row_start[i]; k < a->row_start[i + 1]; k++) {
+            double tmp[9];
+            const double *block = level_block(m, l, i, k, tmp);
+            size_t j = (size_t)a->cols[k];
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++) f[(3 * (size_t)i + (size_t)r) * dim + 3 * j + (size_t)c] = block[3 * r + c];
+        }
+    m->coarsest_factored = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)dim, f, (lapack_int)dim) == 0;
+}
+
+bool amg_update(amg *m, const bsr *fine, const cg_filter *filter)
+{
+    if (m->level_count == 0 || m->fine != fine) return false;
+    m->filter = filter;
+    bool first = m->levels[0].smoother_weight == 0.0;
+    for (int l = 0; l < m->level_count; l++) {
+        if (!invert_diagonal(m, l)) return false;
+        estimate_smoother_weight(m, l, first ? 12 : 1);
+        if (l + 1 < m->level_count) {
+            smooth_prolongator(m, l);
+            galerkin_product(m, l);
+        }
+    }
+    factor_coarsest(m);
+    return true;
+}
+
+/* r = b - A x on level l */
+static void residual(amg *m, int l, const double *b, const double *x, double *r, int32_t n)
+{
+    level_matvec(m, l, x, r);
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS)
+    for (size_t k = 0; k < 3 * (size_t)n; k++) r[k] = b[k] - r[k];
+}
+
+static void cycle(amg *m, int l, const double *b, double *x)
+{
+    amg_level *lv = &m->levels[l];
+    int32_t n = level_matrix(m, l)->n;
+    double w = lv->smoother_weight;
+    if (l == m->level_count - 1 && m->coarsest_factored) {
+        size_t dim = 3 * (size_t)n;
+        memcpy(x, b, dim * sizeof *x);
+        LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', (lapack_int)dim, 1, m->coarsest_factor, (lapack_int)dim, x, 1);
+        return;
+    }
+    apply_dinv(lv, n, b, x, w, false);
+    residual(m, l, b, x, lv->r, n);
+    if (l == m->level_count - 1) { /* no direct solve: two more sweeps, still symmetric */
+        apply_dinv(lv, n, lv->r, x, w, true);
+        residual(m, l, b, x, lv->r, n);
+        apply_dinv(lv, n, lv->r, x, w, true);
+        return;
+    }
+    amg_level *next = &m->levels[l + 1];
+    int32_t nc = lv->coarse_n;
+#pragma omp parallel for schedule(static) if (nc > PARALLEL_ROWS)
+    for (int32_t c = 0; c < nc; c++) {
+        double s0 = 0, s1 = 0, s2 = 0;
+        for (int32_t s = lv->pt_start[c]; s < lv->pt_start[c + 1]; s++) {
+            const double *ri = &lv->r[3 * (size_t)lv->pt_rows[s]];
+            double p = lv->p_vals[lv->pt_entry[s]];
+            s0 += p * ri[0], s1 += p * ri[1], s2 += p * ri[2];
+        }
+        next->b[3 * (size_t)c] = s0, next->b[3 * (size_t)c + 1] = s1, next->b[3 * (size_t)c + 2] = s2;
+    }
+    cycle(m, l + 1, next->b, next->x);
+    /* x += P x_c, and the residual follows without a product by A: r -= (A P) x_c = W x_c */
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS)
+    for (int32_t i = 0; i < n; i++) {
+        double *xi = &x[3 * (size_t)i], *ri = &lv->r[3 * (size_t)i];
+        for (int32_t e = lv->p_start[i]; e < lv->p_start[i + 1]; e++) {
+            const double *xc = &next->x[3 * (size_t)lv->p_cols[e]];
+            double p = lv->p_vals[e];
+            for (int r = 0; r < 3; r++) xi[r] += p * xc[r];
+        }
+        for (int32_t e = lv->w_start[i]; e < lv->w_start[i + 1]; e++) {
+            const double *wb = &lv->w_vals[9 * (size_t)e], *xc = &next->x[3 * (size_t)lv->w_cols[e]];
+            for (int r = 0; r < 3; r++) ri[r] -= wb[3 * r] * xc[0] + wb[3 * r + 1] * xc[1] + wb[3 * r + 2] * xc[2];
+        }
+    }
+    apply_dinv(lv, n, lv->r, x, w, true);
+}
+
+void amg_apply(amg *m, const double *r, double *z) { cycle(m, 0, r, z); }
