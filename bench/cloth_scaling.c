@@ -18,7 +18,10 @@
  * without a simulation. `drape` runs one grid, with Blender's default cloth carried over by
  * the add-on's mapping when `blender` is given (docs/blender-physics-mapping.md).
  * CGTOL=x and STRAIN=x in the environment set the CG tolerance and max_strain_change (world
- * defaults otherwise).
+ * defaults otherwise); MULTIGRID=0 keeps block Jacobi throughout, MULTIGRID=1 the multigrid (libsolver/src/cg.h).
+ * The bandwidth figures are those of a block-Jacobi iteration, whatever the preconditioner
+ * of the bake: it is the iteration the bound describes (the multigrid's V-cycle adds about
+ * two more passes over the matrix).
  * Output: JSON on stdout (drape: also the milliseconds and steps of every frame). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -88,6 +91,8 @@ static drape_result drape(int n, int frames, int blender, const double *sp, cons
         fprintf(stderr, "%s\n", sb_last_error());
         exit(1);
     }
+    if (getenv("MULTIGRID"))
+        w->cloths[0]->cg.multigrid_mode = atoi(getenv("MULTIGRID")) ? CG_MULTIGRID_ALWAYS : CG_MULTIGRID_NEVER;
     double *times = malloc(sizeof(double) * (size_t)frames), *frame_ms = malloc(sizeof(double) * (size_t)frames);
     int32_t *frame_steps = malloc(sizeof(int32_t) * (size_t)frames);
     sb_world_stats stats = {0};
@@ -153,6 +158,8 @@ static void time_cg(sb_world *w, double *ms_per_iteration, double *bytes)
     size_t len = 3 * (size_t)c->vertex_count;
     double *x = calloc(len, sizeof *x), best = INFINITY;
     cg_filter filter = {c->filter_kind, c->filter_proj};
+    cg_multigrid_mode multigrid_mode = c->cg.multigrid_mode;
+    c->cg.multigrid_mode = CG_MULTIGRID_NEVER;
     enum { ITERATIONS = 50 };
     for (int r = 0; r < 5; r++) {
         memset(x, 0, len * sizeof *x);
@@ -162,6 +169,7 @@ static void time_cg(sb_world *w, double *ms_per_iteration, double *bytes)
         best = fmin(best, t);
     }
     free(x);
+    c->cg.multigrid_mode = multigrid_mode;
     *ms_per_iteration = 1e3 * best;
     *bytes = cg_iteration_bytes(&c->system);
 }

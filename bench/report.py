@@ -129,13 +129,13 @@ def scaling_section(scaling, image_dir):
     if "exponent_time" in scaling:
         fits.append(f"time per frame grows as n^{scaling['exponent_time']:.2f}")
     if "exponent_cg" in scaling:
-        fits.append(f"CG iterations as n^{scaling['exponent_cg']:.2f}")
+        fits.append(f"CG iterations (block-Jacobi and multigrid solves together) as n^{scaling['exponent_cg']:.2f}")
     if fits:
         out += ["", "Fitted over the vertex count n: " + ", ".join(fits) + "."]
     bw = scaling.get("bandwidth")
     if bw:
         megabytes = fmt_sig(bw["bytes_per_cg_iteration"] / 1e6)
-        out += ["", f"One CG iteration on a flat cloth of {bw['vertices']} vertices (made larger than the caches) "
+        out += ["", f"One block-Jacobi CG iteration on a flat cloth of {bw['vertices']} vertices (made larger than the caches) "
                 f"moves about {megabytes} MB; "
                 f"at the measured STREAM-triad bandwidth of {fmt_sig(bw['stream_gb_per_s'])} GB/s "
                 f"that takes at least {fmt_sig(bw['bound_ms'])} ms; "

@@ -138,7 +138,7 @@ class Markdown(unittest.TestCase):
         self.assertEqual(row(self.page, ["128²", "16384"]), ["128²", "16384", "57.0", "52.0", "0.312"])
         self.assertIn("n^1.08", self.page)
         self.assertIn("n^0.20", self.page)
-        self.assertIn("One CG iteration on a flat cloth of 99856 vertices (made larger than the caches) moves "
+        self.assertIn("One block-Jacobi CG iteration on a flat cloth of 99856 vertices (made larger than the caches) moves "
                       "about 123 MB; at the measured STREAM-triad "
                       "bandwidth of 9.80 GB/s that takes at least 1.26 ms; it takes 1.90 ms, 1.58× the bound.",
                       self.page)
