@@ -38,7 +38,6 @@ typedef struct amg_level {
     int32_t *w_map_start, *w_map, *c_map_start, *c_map;
     double *dinv;            /* n x 9: inverse diagonal blocks of Â */
     double smoother_weight;  /* ω of the block-Jacobi sweeps */
-    double *eigvec;          /* power iteration's vector for λmax(D⁻¹Â), kept between solves */
     double *x, *b, *r, *t;   /* 3n each */
 } amg_level;
 

@@ -116,12 +116,8 @@ static bool alloc_vectors(amg_level *lv, int32_t n)
     lv->b = malloc(len * sizeof(double));
     lv->r = malloc(len * sizeof(double));
     lv->t = malloc(len * sizeof(double));
-    lv->eigvec = malloc(len * sizeof(double));
     lv->dinv = malloc(3 * len * sizeof(double));
-    if (!lv->x || !lv->b || !lv->r || !lv->t || !lv->eigvec || !lv->dinv) return false;
-    /* a start with components along every direction and mode, the same on every run */
-    for (size_t k = 0; k + 1 < len; k++) lv->eigvec[k] = 1.0 + 0.5 * (double)((k * 7919u) % 13u) / 13.0;
-    return true;
+    return lv->x && lv->b && lv->r && lv->t && lv->dinv;
 }
 
 static int32_t find_col(const int32_t *cols, int32_t lo, int32_t hi, int32_t col)
@@ -243,7 +239,7 @@ static void free_level(amg_level *lv)
     free(lv->pt_start), free(lv->pt_rows), free(lv->pt_entry);
     free(lv->w_start), free(lv->w_cols), free(lv->w_vals);
     free(lv->w_map_start), free(lv->w_map), free(lv->c_map_start), free(lv->c_map);
-    free(lv->dinv), free(lv->eigvec), free(lv->x), free(lv->b), free(lv->r), free(lv->t);
+    free(lv->dinv), free(lv->x), free(lv->b), free(lv->r), free(lv->t);
 }
 
 void amg_free(amg *m)

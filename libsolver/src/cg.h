@@ -4,7 +4,7 @@
  * (filter.h). The constrained part of x_i is (I - S_i) z_i exactly, at every iteration.
  * The preconditioner is block Jacobi or a smoothed-aggregation multigrid V-cycle (amg.h),
  * whose iteration count grows far more slowly with the size of the cloth but which costs
- * about two block-Jacobi iterations per iteration and ten or so per solve to set up. */
+ * about three block-Jacobi iterations per iteration and thirty per solve to set up. */
 #ifndef SB_CG_H
 #define SB_CG_H
 
@@ -18,14 +18,15 @@
 /* CG_MULTIGRID_AUTO (the default), on systems of at least CG_MULTIGRID_MIN_ROWS block rows,
  * picks for each solve the preconditioner whose last solve would cost less again, counted in
  * block-Jacobi iterations: a multigrid solve costs CG_MULTIGRID_ITERATION_COST per iteration
- * plus CG_MULTIGRID_SETUP_COST (both measured on a 128² and a 256² drape). Before the first
+ * plus CG_MULTIGRID_SETUP_COST (measured on flat cloths of 128² and 256²: an iteration 2.9
+ * and 4.0, a set-up 25 and 30). Before the first
  * multigrid solve its count is guessed as a sixth of block Jacobi's (it needs 4-10x fewer,
  * more the stiffer and larger the cloth), and every CG_MULTIGRID_PROBE_EVERY solves the other
  * preconditioner is tried once, so neither count goes stale as the cloth changes. */
 typedef enum cg_multigrid_mode { CG_MULTIGRID_AUTO, CG_MULTIGRID_ALWAYS, CG_MULTIGRID_NEVER } cg_multigrid_mode;
 enum { CG_MULTIGRID_MIN_ROWS = 4096, CG_MULTIGRID_PROBE_EVERY = 64 };
 #define CG_MULTIGRID_ITERATION_COST 3.5
-#define CG_MULTIGRID_SETUP_COST 16.0
+#define CG_MULTIGRID_SETUP_COST 28.0
 
 typedef struct cg_workspace {
     int32_t n;

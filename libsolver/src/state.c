@@ -17,7 +17,7 @@
 #include "error.h"
 #include "world.h"
 
-enum { STATE_FORMAT = 2, HEADER_BYTES = 32, NODE_BYTES = 6 * 8 + 2 * 4, CONTACT_BYTES = 4 + 7 * 8 + 2 };
+enum { STATE_FORMAT = 3, HEADER_BYTES = 32, NODE_BYTES = 6 * 8 + 2 * 4, CONTACT_BYTES = 4 + 7 * 8 + 2 };
 static const char STATE_MAGIC[8] = "SBSTATE";
 static const uint32_t BYTE_ORDER_MARK = 0x01020304u;
 
@@ -103,6 +103,9 @@ static void write_cloth(state_writer *out, const cloth *c)
     state_put(out, c->pin_from, 3 * (size_t)c->pin_count * sizeof(double));
     state_put(out, c->pin_to, 3 * (size_t)c->pin_count * sizeof(double));
     STATE_PUT(out, c->pin_time_from), STATE_PUT(out, c->pin_time_to);
+    /* which preconditioner the next solve takes (cg.h): part of how the bake goes on */
+    STATE_PUT(out, c->cg.jacobi_iterations), STATE_PUT(out, c->cg.multigrid_iterations);
+    STATE_PUT(out, c->cg.solves_since_probe);
 }
 
 static void write_collider(state_writer *out, const collider *k)
@@ -312,9 +315,19 @@ static bool read_cloth(state_reader *in, cloth *c, int32_t index, int32_t collid
         if (in->pass == PASS_APPLY) c->contacts[i] = vc;
     }
     if (in->pass == PASS_APPLY) memcpy(c->collided, collided, n);
-    return read_doubles(in, c->pin_from, 3 * (size_t)pins, "pin targets") &&
-           read_doubles(in, c->pin_to, 3 * (size_t)pins, "pin targets") &&
-           read_doubles(in, &c->pin_time_from, 1, "pin times") && read_doubles(in, &c->pin_time_to, 1, "pin times");
+    if (!read_doubles(in, c->pin_from, 3 * (size_t)pins, "pin targets") ||
+        !read_doubles(in, c->pin_to, 3 * (size_t)pins, "pin targets") ||
+        !read_doubles(in, &c->pin_time_from, 1, "pin times") || !read_doubles(in, &c->pin_time_to, 1, "pin times"))
+        return false;
+    int32_t jacobi = 0, multigrid = 0, since_probe = 0;
+    if (!STATE_TAKE(in, jacobi) || !STATE_TAKE(in, multigrid) || !STATE_TAKE(in, since_probe))
+        return damaged(in, "it ends inside a cloth's solver counts");
+    if (in->pass == PASS_CHECK &&
+        (jacobi < -1 || multigrid < -1 || since_probe < 0 || since_probe >= CG_MULTIGRID_PROBE_EVERY))
+        return damaged(in, "a cloth's solver counts");
+    if (in->pass == PASS_APPLY)
+        c->cg.jacobi_iterations = jacobi, c->cg.multigrid_iterations = multigrid, c->cg.solves_since_probe = since_probe;
+    return true;
 }
 
 static bool read_collider(state_reader *in, collider *k, int32_t index)

@@ -8,6 +8,7 @@
 
 #include "simbake.h"
 #include "testutil.h"
+#include "world.h"
 
 enum { GRID = 12, BOXES = 6, FRAMES = 30, FRAME_SAVED = 14 };
 static const double FPS = 24.0;
@@ -309,4 +310,49 @@ Test(state, every_single_byte_flip_past_the_checksum_is_caught_or_harmless)
     run_frames(&s, 3, 5);
     free(copy), free(state);
     free_scene(&s);
+}
+
+/* A cloth large enough for the multigrid (cg.h) chooses its preconditioner from the counts
+ * of past solves; the state carries them, so the resumed bake chooses as the straight one. */
+static sb_world *large_hanging_cloth(grid_mesh *g, int32_t pins[2])
+{
+    sb_world *w;
+    sb_world_def wd = sb_default_world_def();
+    cr_assert_eq(sb_world_create(&wd, &w), SB_OK, "%s", sb_last_error());
+    sb_cloth_def c = sb_default_cloth_def();
+    c.vertex_count = g->vertex_count, c.positions = g->positions;
+    c.triangle_count = g->triangle_count, c.triangles = g->triangles;
+    c.pin_count = 2, c.pins = pins;
+    c.stretch_stiffness *= 10.0; /* block Jacobi's solves take long enough to prefer the multigrid */
+    int32_t id;
+    cr_assert_eq(sb_world_add_cloth(w, &c, &id), SB_OK, "%s", sb_last_error());
+    return w;
+}
+
+Test(state, a_resumed_large_cloth_chooses_its_preconditioner_as_before, .timeout = 600)
+{
+    enum { SIDE = 64, SAVED = 3, LAST = 6 };
+    grid_mesh g = grid_mesh_make(SIDE, 1.0, 0.6);
+    int32_t pins[2] = {0, SIDE - 1};
+    sb_world *straight = large_hanging_cloth(&g, pins), *resumed = large_hanging_cloth(&g, pins);
+    cr_assert_eq(sb_world_step_to(straight, SAVED / FPS), SB_OK, "%s", sb_last_error());
+    uint64_t size;
+    cr_assert_eq(sb_world_get_state_size(straight, &size), SB_OK);
+    void *state = malloc(size);
+    cr_assert_eq(sb_world_save_state(straight, state, size), SB_OK, "%s", sb_last_error());
+    const cg_workspace *cg = &straight->cloths[0]->cg;
+    cr_assert_geq(cg->jacobi_iterations, 0, "the solver has not counted a solve yet");
+    cr_assert_eq(sb_world_load_state(resumed, state, size), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_step_to(straight, LAST / FPS), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_step_to(resumed, LAST / FPS), SB_OK, "%s", sb_last_error());
+    cr_assert_geq(cg->multigrid_iterations, 0, "the multigrid never ran (last block-Jacobi solve: %d iterations): "
+                  "this test would prove nothing", cg->jacobi_iterations);
+    size_t len = 3 * (size_t)g.vertex_count;
+    double *a = malloc(len * sizeof *a), *b = malloc(len * sizeof *b);
+    cr_assert_eq(sb_cloth_get_positions(straight, 0, a, g.vertex_count), SB_OK);
+    cr_assert_eq(sb_cloth_get_positions(resumed, 0, b, g.vertex_count), SB_OK);
+    cr_assert(memcmp(a, b, len * sizeof *a) == 0, "the resumed cloth went elsewhere");
+    free(a), free(b), free(state);
+    sb_world_destroy(straight), sb_world_destroy(resumed);
+    grid_mesh_free(&g);
 }
