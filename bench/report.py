@@ -119,19 +119,37 @@ def cloth_section(cloth, image_dir):
             + image(image_dir, "bench_cloth.png", "Cloth: ms per frame against vertices"))
 
 
+def log_slope(xs, ys):
+    """Least-squares slope of log y against log x: the exponent e of y ∝ x^e."""
+    lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    sxx = sum((x - mx) ** 2 for x in lx)
+    return sum((x - mx) * (y - my) for x, y in zip(lx, ly)) / sxx if sxx > 0 else 0.0
+
+
 def scaling_section(scaling, image_dir):
-    rows = [(f"{p['grid']}²", str(p["vertices"]), fmt_sig(p.get("ms_per_frame")),
-             fmt_fixed(p.get("cg_iterations_per_frame"), 1), fmt_sig(p.get("ms_per_cg_iteration")))
-            for p in sorted(scaling.get("points", []), key=lambda p: p["vertices"])]
-    out = ["", "## Cloth scaling (SimBake alone)", "",
-           table(("Grid", "Vertices", "ms/frame", "CG it./frame", "ms per CG iteration"), rows)]
+    points = sorted(scaling.get("points", []), key=lambda p: p["vertices"])
+    whole = all("seconds" in p and p.get("frames") for p in points)
+    rows = [(f"{p['grid']}²", str(p["vertices"]), fmt_sig(p.get("ms_per_frame")))
+            + ((fmt_sig(1e3 * p["seconds"] / p["frames"]),) if whole else ())
+            + (fmt_fixed(p.get("cg_iterations_per_frame"), 1), fmt_sig(p.get("ms_per_cg_iteration")))
+            for p in points]
+    header = (("Grid", "Vertices", "ms/frame (median)") + (("ms/frame (whole bake)",) if whole else ())
+              + ("CG it./frame", "ms per CG iteration"))
+    out = ["", "## Cloth scaling (SimBake alone)", "", table(header, rows)]
     fits = []
     if "exponent_time" in scaling:
         fits.append(f"time per frame grows as n^{scaling['exponent_time']:.2f}")
+    if whole and len(points) > 1:
+        slope = log_slope([p["vertices"] for p in points], [p["seconds"] / p["frames"] for p in points])
+        fits.append(f"the whole bake's time per frame as n^{slope:.2f}")
     if "exponent_cg" in scaling:
         fits.append(f"CG iterations (block-Jacobi and multigrid solves together) as n^{scaling['exponent_cg']:.2f}")
     if fits:
         out += ["", "Fitted over the vertex count n: " + ", ".join(fits) + "."]
+    if whole:
+        out += ["", "The median frame of a drape is one of the frames around the landing; the whole bake's mean "
+                "also counts the frames of the impact, the costliest, and the free fall before it."]
     bw = scaling.get("bandwidth")
     if bw:
         megabytes = fmt_sig(bw["bytes_per_cg_iteration"] / 1e6)

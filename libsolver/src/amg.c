@@ -25,7 +25,8 @@ static inline const double *level_block(const amg *m, int l, int32_t i, int32_t 
 
 static inline double trace3(const double *b) { return (b[0] + b[4] + b[8]) / 3.0; }
 
-void amg_filtered_matvec(const bsr *a, const cg_filter *filter, const double *x, double *y, double *scratch)
+/* y = Â x on level 0: S A S x + (I - S) x, with `scratch` of 3n. */
+static void filtered_matvec(const bsr *a, const cg_filter *filter, const double *x, double *y, double *scratch)
 {
     if (!filter || !filter->kind) {
         bsr_matvec(a, x, y);
@@ -42,7 +43,7 @@ void amg_filtered_matvec(const bsr *a, const cg_filter *filter, const double *x,
 
 static void level_matvec(amg *m, int l, const double *x, double *y)
 {
-    if (l == 0) amg_filtered_matvec(m->fine, m->filter, x, y, m->levels[0].t);
+    if (l == 0) filtered_matvec(m->fine, m->filter, x, y, m->levels[0].t);
     else bsr_matvec(&m->levels[l].a, x, y);
 }
 

@@ -60,7 +60,4 @@ bool amg_update(amg *m, const bsr *fine, const cg_filter *filter);
 void amg_apply(amg *m, const double *r, double *z);
 void amg_free(amg *m);
 
-/* y = Â x at level 0: S A S x + (I - S) x, with `scratch` of 3n. */
-void amg_filtered_matvec(const bsr *a, const cg_filter *filter, const double *x, double *y, double *scratch);
-
 #endif

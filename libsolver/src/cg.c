@@ -39,6 +39,7 @@ bool cg_workspace_init(cg_workspace *ws, int32_t n)
     ws->precond = malloc(3 * len * sizeof(double));
     ws->partial = malloc(dot_chunks(len) * sizeof(double));
     ws->jacobi_iterations = ws->multigrid_iterations = -1;
+    ws->multigrid_min_rows = CG_MULTIGRID_MIN_ROWS;
     if (!ws->r || !ws->c || !ws->q || !ws->s || !ws->precond || !ws->partial) {
         cg_workspace_free(ws);
         return false;
@@ -90,7 +91,7 @@ static bool multigrid_wanted(const bsr *a, cg_workspace *ws)
     case CG_MULTIGRID_NEVER: return false;
     default: break;
     }
-    if (a->n < CG_MULTIGRID_MIN_ROWS || ws->jacobi_iterations < 0) return false;
+    if (a->n < ws->multigrid_min_rows || ws->jacobi_iterations < 0) return false;
     double multigrid = ws->multigrid_iterations >= 0 ? ws->multigrid_iterations : ws->jacobi_iterations / 6.0;
     bool cheaper = CG_MULTIGRID_ITERATION_COST * (multigrid + 1.0) + CG_MULTIGRID_SETUP_COST < ws->jacobi_iterations;
     if (++ws->solves_since_probe < CG_MULTIGRID_PROBE_EVERY) return cheaper;

@@ -15,7 +15,7 @@
 #include "bsr.h"
 #include "filter.h"
 
-/* CG_MULTIGRID_AUTO (the default), on systems of at least CG_MULTIGRID_MIN_ROWS block rows,
+/* CG_MULTIGRID_AUTO (the default), on systems of at least multigrid_min_rows block rows,
  * picks for each solve the preconditioner whose last solve would cost less again, counted in
  * block-Jacobi iterations: a multigrid solve costs CG_MULTIGRID_ITERATION_COST per iteration
  * plus CG_MULTIGRID_SETUP_COST (measured on flat cloths of 128² and 256²: an iteration 2.9
@@ -24,7 +24,10 @@
  * more the stiffer and larger the cloth), and every CG_MULTIGRID_PROBE_EVERY solves the other
  * preconditioner is tried once, so neither count goes stale as the cloth changes. */
 typedef enum cg_multigrid_mode { CG_MULTIGRID_AUTO, CG_MULTIGRID_ALWAYS, CG_MULTIGRID_NEVER } cg_multigrid_mode;
-enum { CG_MULTIGRID_MIN_ROWS = 4096, CG_MULTIGRID_PROBE_EVERY = 64 };
+/* The default multigrid_min_rows, above a 128² cloth: at 64² and 128² the multigrid saved
+ * CG time only on stiff cloths, and on the 128² drape of Blender's default cloth it took as
+ * long as block Jacobi and ended with a triangle stretched to 3.4x (block Jacobi: 1.75x). */
+enum { CG_MULTIGRID_MIN_ROWS = 32768, CG_MULTIGRID_PROBE_EVERY = 64 };
 #define CG_MULTIGRID_ITERATION_COST 3.5
 #define CG_MULTIGRID_SETUP_COST 28.0
 
@@ -34,6 +37,7 @@ typedef struct cg_workspace {
     double *partial;                 /* partial sums of dot products */
     amg multigrid;                   /* built on the first solve that uses it */
     cg_multigrid_mode multigrid_mode;
+    int32_t multigrid_min_rows;      /* AUTO: smaller systems keep block Jacobi */
     int32_t jacobi_iterations;       /* AUTO: iterations of the last solve of each kind, -1 */
     int32_t multigrid_iterations;    /*       before the first */
     int32_t solves_since_probe;

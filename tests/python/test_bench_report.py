@@ -48,11 +48,11 @@ def sample():
         ],
         "scaling": {
             "points": [{"grid": 32, "vertices": 1024, "ms_per_frame": 3.1, "cg_iterations_per_frame": 30.0,
-                        "ms_per_cg_iteration": 0.02},
+                        "ms_per_cg_iteration": 0.02, "seconds": 0.048, "frames": 12},
                        {"grid": 64, "vertices": 4096, "ms_per_frame": 13.0, "cg_iterations_per_frame": 40.0,
-                        "ms_per_cg_iteration": 0.0834},
+                        "ms_per_cg_iteration": 0.0834, "seconds": 0.384, "frames": 12},
                        {"grid": 128, "vertices": 16384, "ms_per_frame": 57.0, "cg_iterations_per_frame": 52.0,
-                        "ms_per_cg_iteration": 0.312}],
+                        "ms_per_cg_iteration": 0.312, "seconds": 3.072, "frames": 12}],
             "exponent_time": 1.08, "exponent_cg": 0.2,
             "bandwidth": {"stream_gb_per_s": 9.8, "bytes_per_cg_iteration": 123456789, "vertices": 99856,
                           "bound_ms": 1.26, "measured_ms": 1.9, "ratio": 1.58},
@@ -135,8 +135,9 @@ class Markdown(unittest.TestCase):
                          ["Blender cloth, quality 5", "Blender cloth, quality 2", "SimBake"])
 
     def test_scaling(self):
-        self.assertEqual(row(self.page, ["128²", "16384"]), ["128²", "16384", "57.0", "52.0", "0.312"])
+        self.assertEqual(row(self.page, ["128²", "16384"]), ["128²", "16384", "57.0", "256", "52.0", "0.312"])
         self.assertIn("n^1.08", self.page)
+        self.assertIn("the whole bake's time per frame as n^1.50", self.page)  # 4 -> 32 -> 256 ms per 4x
         self.assertIn("n^0.20", self.page)
         self.assertIn("One block-Jacobi CG iteration on a flat cloth of 99856 vertices (made larger than the caches) moves "
                       "about 123 MB; at the measured STREAM-triad "
