@@ -19,10 +19,10 @@
  * picks for each solve the preconditioner whose last solve would cost less again, counted in
  * block-Jacobi iterations: a multigrid solve costs CG_MULTIGRID_ITERATION_COST per iteration
  * plus CG_MULTIGRID_SETUP_COST (measured on flat cloths of 128² and 256²: an iteration 2.9
- * and 4.0, a set-up 25 and 30). Before the first
- * multigrid solve its count is guessed as a sixth of block Jacobi's (it needs 4-10x fewer,
- * more the stiffer and larger the cloth), and every CG_MULTIGRID_PROBE_EVERY solves the other
- * preconditioner is tried once, so neither count goes stale as the cloth changes. */
+ * and 4.0, a set-up 25 and 30). Before the first multigrid solve its count is guessed as a
+ * sixth of block Jacobi's (it needs 4-10x fewer, more the stiffer and larger the cloth), and
+ * every CG_MULTIGRID_PROBE_EVERY solves the other preconditioner is tried once, so neither
+ * count goes stale as the cloth changes. */
 typedef enum cg_multigrid_mode { CG_MULTIGRID_AUTO, CG_MULTIGRID_ALWAYS, CG_MULTIGRID_NEVER } cg_multigrid_mode;
 /* The default multigrid_min_rows, above a 128² cloth: at 64² and 128² the multigrid saved
  * CG time only on stiff cloths, and on the 128² drape of Blender's default cloth it took as
