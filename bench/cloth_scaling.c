@@ -18,7 +18,8 @@
  * without a simulation. `drape` runs one grid, with Blender's default cloth carried over by
  * the add-on's mapping when `blender` is given (docs/blender-physics-mapping.md).
  * CGTOL=x and STRAIN=x in the environment set the CG tolerance and max_strain_change (world
- * defaults otherwise); MULTIGRID=0 keeps block Jacobi throughout, MULTIGRID=1 the multigrid (libsolver/src/cg.h).
+ * defaults otherwise); MULTIGRID=0 keeps block Jacobi throughout, MULTIGRID=1 the multigrid
+ * (libsolver/src/cg.h).
  * The bandwidth figures are those of a block-Jacobi iteration, whatever the preconditioner
  * of the bake: it is the iteration the bound describes (the multigrid's V-cycle adds about
  * two more passes over the matrix).

@@ -120,19 +120,8 @@ static bool alloc_vectors(amg_level *lv, int32_t n)
     return lv->x && lv->b && lv->r && lv->t && lv->dinv;
 }
 
-static int32_t find_col(const int32_t *cols, int32_t lo, int32_t hi, int32_t col)
-{
-    hi--;
-    while (lo <= hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (cols[mid] == col) return mid;
-        if (cols[mid] < col) lo = mid + 1;
-        else hi = mid - 1;
-    }
-    return -1; /* not reached: the patterns hold every product's entries */
-}
-
-/* The landing places of the Galerkin product's terms (amg.h), found once. */
+/* The landing places of the Galerkin product's terms (amg.h), found once; the patterns
+ * hold every term's entry, so no search fails. */
 static bool product_maps(amg_level *lv, const bsr *a, const bsr *coarse)
 {
     int32_t n = a->n, nc = coarse->n;
@@ -153,7 +142,7 @@ static bool product_maps(amg_level *lv, const bsr *a, const bsr *coarse)
         int32_t out = lv->w_map_start[i];
         for (int32_t k = a->row_start[i]; k < a->row_start[i + 1]; k++)
             for (int32_t e = lv->p_start[a->cols[k]]; e < lv->p_start[a->cols[k] + 1]; e++)
-                lv->w_map[out++] = find_col(lv->w_cols, lv->w_start[i], lv->w_start[i + 1], lv->p_cols[e]);
+                lv->w_map[out++] = find_sorted_i32(lv->w_cols, lv->w_start[i], lv->w_start[i + 1], lv->p_cols[e]);
     }
     total = 0;
     for (int32_t c = 0; c < nc; c++) {
@@ -169,19 +158,22 @@ static bool product_maps(amg_level *lv, const bsr *a, const bsr *coarse)
         int32_t out = lv->c_map_start[c];
         for (int32_t s = lv->pt_start[c]; s < lv->pt_start[c + 1]; s++)
             for (int32_t w = lv->w_start[lv->pt_rows[s]]; w < lv->w_start[lv->pt_rows[s] + 1]; w++)
-                lv->c_map[out++] = find_col(coarse->cols, coarse->row_start[c], coarse->row_start[c + 1], lv->w_cols[w]);
+                lv->c_map[out++] = bsr_find(coarse, c, lv->w_cols[w]);
     }
     return true;
 }
 
-/* Level l's aggregates and P, and level l+1's matrix pattern. */
-static bool coarsen(amg *m, int l, const bsr *a)
+/* Level l's aggregates and P, and level l+1's matrix pattern. Sets *stalled, building no
+ * more, when aggregation barely shrinks the level: a coarser level would only add cost. */
+static bool coarsen(amg *m, int l, const bsr *a, bool *stalled)
 {
     amg_level *lv = &m->levels[l];
     int32_t n = a->n;
     lv->aggregate = malloc(((size_t)n + 1) * sizeof *lv->aggregate);
     if (!lv->aggregate) return false;
     lv->coarse_n = aggregate(a, lv->aggregate);
+    *stalled = lv->coarse_n * 10 > n * 8;
+    if (*stalled) return true;
     if (!union_pattern(n, a->row_start, a->cols, NULL, NULL, lv->aggregate, lv->coarse_n, &lv->p_start, &lv->p_cols))
         return false;
     lv->p_vals = malloc(((size_t)lv->p_start[n] + 1) * sizeof *lv->p_vals);
@@ -214,11 +206,7 @@ bool amg_build(amg *m, const bsr *fine)
         m->level_count = l + 1;
         if (!alloc_vectors(&m->levels[l], a->n)) break;
         bool last = a->n <= COARSEST_ROWS || l + 1 == AMG_MAX_LEVELS;
-        if (!last) {
-            if (!coarsen(m, l, a)) break;
-            /* aggregation that barely shrinks the level would only add cost */
-            if (m->levels[l].coarse_n * 10 > a->n * 8) last = true;
-        }
+        if (!last && !coarsen(m, l, a, &last)) break;
         if (last) {
             if (a->n <= COARSEST_ROWS) {
                 size_t dim = 3 * (size_t)a->n;

@@ -70,14 +70,7 @@ bool bsr_build_pattern(bsr *m, int32_t n, const bsr_elements *sets, int set_coun
 
 int32_t bsr_find(const bsr *m, int32_t i, int32_t j)
 {
-    int32_t lo = m->row_start[i], hi = m->row_start[i + 1] - 1;
-    while (lo <= hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (m->cols[mid] == j) return mid;
-        if (m->cols[mid] < j) lo = mid + 1;
-        else hi = mid - 1;
-    }
-    return -1;
+    return find_sorted_i32(m->cols, m->row_start[i], m->row_start[i + 1], j);
 }
 
 bool bsr_element_table(const bsr *m, const int32_t *elements, int32_t element_count,
