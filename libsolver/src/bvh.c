@@ -84,6 +84,7 @@ bool bvh_build(bvh *t, const aabb *boxes, int32_t count)
     t->boxes = boxes;
     for (int32_t i = 0; i < count; i++) t->prims[i] = i;
     if (count > 0) build_node(t, 0, count);
+    bvh_set_last(t);
     t->built_area = inner_area(t);
     return true;
 }
@@ -101,6 +102,21 @@ void bvh_refit(bvh *t, const aabb *boxes)
         } else {
             node->box = aabb_union(t->nodes[i + 1].box, t->nodes[node->index].box);
         }
+    }
+}
+
+void bvh_set_last(bvh *t)
+{
+    for (int32_t i = t->node_count - 1; i >= 0; i--) { /* children after their parent */
+        bvh_node *node = &t->nodes[i];
+        int32_t last = -1;
+        if (node->count > 0) {
+            for (int32_t k = 0; k < node->count; k++) last = t->prims[node->index + k] > last ? t->prims[node->index + k] : last;
+        } else {
+            int32_t left = t->nodes[i + 1].last, right = t->nodes[node->index].last;
+            last = left > right ? left : right;
+        }
+        node->last = last;
     }
 }
 
@@ -175,22 +191,29 @@ bool bvh_self_pairs(bvh *t, bvh_pair_fn report, void *ctx) { return traverse(t, 
 
 bool bvh_tree_pairs(bvh *t, const bvh *u, bvh_pair_fn report, void *ctx) { return traverse(t, u, report, ctx); }
 
-void bvh_query(const bvh *t, const aabb *box, bvh_prim_fn report, void *ctx)
+static void query(const bvh *t, const aabb *box, int32_t above, bvh_prim_fn report, void *ctx)
 {
     if (t->node_count == 0) return;
     int32_t stack[128], top = 0; /* depth of a median-split tree is about log2(count / 4) */
     stack[top++] = 0;
     while (top > 0) {
         const bvh_node *node = &t->nodes[stack[--top]];
-        if (!aabb_overlap(&node->box, box)) continue;
+        if (node->last <= above || !aabb_overlap(&node->box, box)) continue;
         if (node->count > 0) {
             for (int32_t k = 0; k < node->count; k++) {
                 int32_t prim = t->prims[node->index + k];
-                if (aabb_overlap(&t->boxes[prim], box)) report(ctx, prim);
+                if (prim > above && aabb_overlap(&t->boxes[prim], box)) report(ctx, prim);
             }
         } else {
             stack[top++] = (int32_t)(node - t->nodes) + 1;
             stack[top++] = node->index;
         }
     }
+}
+
+void bvh_query(const bvh *t, const aabb *box, bvh_prim_fn report, void *ctx) { query(t, box, -1, report, ctx); }
+
+void bvh_query_above(const bvh *t, const aabb *box, int32_t above, bvh_prim_fn report, void *ctx)
+{
+    query(t, box, above, report, ctx);
 }

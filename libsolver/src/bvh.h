@@ -46,6 +46,7 @@ typedef struct bvh_node {
     aabb box;
     int32_t count;     /* primitives in a leaf; 0 for an inner node */
     int32_t index;     /* leaf: first entry in prims; inner: right child (left is the next node) */
+    int32_t last;      /* the largest primitive id below */
 } bvh_node;
 
 typedef struct bvh_pair { int32_t a, b; } bvh_pair;
@@ -65,6 +66,8 @@ bool bvh_build(bvh *t, const aabb *boxes, int32_t count);
 void bvh_refit(bvh *t, const aabb *boxes);
 /* Builds anew when refitting has made the tree's boxes twice as large as when built. */
 bool bvh_update(bvh *t, const aabb *boxes, int32_t count);
+/* Sets every node's `last` from its leaves' primitives (after a build, or nodes loaded). */
+void bvh_set_last(bvh *t);
 void bvh_free(bvh *t);
 
 typedef void (*bvh_pair_fn)(void *ctx, int32_t a, int32_t b);
@@ -76,5 +79,8 @@ bool bvh_self_pairs(bvh *t, bvh_pair_fn report, void *ctx);
 bool bvh_tree_pairs(bvh *t, const bvh *u, bvh_pair_fn report, void *ctx);
 /* Every primitive whose box overlaps `box`. */
 void bvh_query(const bvh *t, const aabb *box, bvh_prim_fn report, void *ctx);
+/* The same, for primitives numbered above `above` only: subtrees of lower ids are skipped
+ * (a mesh's pairs with itself, each found once from its lower triangle). */
+void bvh_query_above(const bvh *t, const aabb *box, int32_t above, bvh_prim_fn report, void *ctx);
 
 #endif

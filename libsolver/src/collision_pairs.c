@@ -1,12 +1,12 @@
 /* Candidate feature pairs of the collision response: every vertex-face and edge-edge pair
  * whose swept boxes come within the pair's contact distance plus twice the slack. One
  * gathering serves as long as every vertex's path stays within the slack of the box it had
- * then: for the passes within a step, and for many steps of cloth at rest. When a few
- * vertices stray, only their boxes grow and only their pairs are gathered again, sorted into
- * the list: the same list a whole gathering with those boxes would make.
+ * then: for the passes within a step, and for many steps of cloth at rest (when a few
+ * vertices stray, collision_update.c gathers only their pairs again).
  * Each cloth triangle queries the other objects' trees on its own, so the triangles are
- * shared out among threads; the pairs come in the order (cloth, other object, triangle, its
- * triangle, feature), which depends neither on the trees' history nor on the thread count. */
+ * shared out among threads in chunks; the pairs come in the order (cloth, other object,
+ * triangle, its triangle, feature), which depends neither on the trees' history nor on the
+ * thread count. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,21 +20,16 @@
  * 128² drapes (fewer pairs; moving cloth strays from either within a step), 0.05 slower. */
 #define GATHER_SLACK 0.12
 
-static aabb path_box(vec3 a, vec3 b) { return aabb_add_point(aabb_add_point(aabb_empty(), a), b); }
-
-static bool inside(const aabb *box, vec3 p, double margin)
-{
-    return p.x >= box->lo.x - margin && p.x <= box->hi.x + margin && p.y >= box->lo.y - margin &&
-           p.y <= box->hi.y + margin && p.z >= box->lo.z - margin && p.z <= box->hi.z + margin;
-}
+/* Chunks per thread when triangles are shared out: the pairs crowd where the cloth folds,
+ * so equal halves of the triangles are far from equal work. */
+enum { CHUNKS_PER_THREAD = 8, TRIANGLES_PER_CHUNK = 256 };
 
 bool pairs_valid(const collision_scratch *s)
 {
     if (!s->have_pairs || s->gathered_vertex_count != s->vertex_count || s->gathered_object_count != s->object_count)
         return false;
     for (int32_t v = 0; v < s->vertex_count; v++)
-        if (!inside(&s->gathered[v], s->x0[v], s->slack) || !inside(&s->gathered[v], s->x1[v], s->slack))
-            return false;
+        if (!path_within_box(s, v)) return false;
     return true;
 }
 
@@ -81,7 +76,7 @@ static double box_gap(const aabb *a, const aabb *b)
  * face, held by the contact filters; smooth collider features, see collision.h; features of
  * one cloth near at rest, see rest_neighbours.h) while those boxes come within the detection
  * tolerance plus the slack. */
-static void triangle_pair(const collision_scratch *s, int32_t oa, int32_t ta, int32_t ob, int32_t tb, pair_buffer *out)
+void pairs_of_triangles(const collision_scratch *s, int32_t oa, int32_t ta, int32_t ob, int32_t tb, pair_buffer *out)
 {
     const object_ref *A = &s->objects[oa], *B = &s->objects[ob];
     const int32_t *a = &A->triangles[3 * (size_t)ta], *b = &B->triangles[3 * (size_t)tb];
@@ -134,7 +129,7 @@ static void triangle_pair(const collision_scratch *s, int32_t oa, int32_t ta, in
     }
 }
 
-static void collect_hit(void *ctx, int32_t prim)
+void pairs_collect_hit(void *ctx, int32_t prim)
 {
     pair_buffer *out = ctx;
     if (!grow((void **)&out->hits, &out->hit_capacity, out->hit_count + 1, sizeof *out->hits)) {
@@ -166,10 +161,9 @@ static void sort_hits(pair_buffer *out)
             items[next++] = lo + 64 * w + __builtin_ctzll(word);
 }
 
-/* The box triangle ta of cloth oa looks for object ob's triangles with: a collider's boxes
- * carry its thickness only, so the cloth's box brings the slack of both; a cloth's own boxes
- * are grown for a thicker distance than its self pairs need. */
-static aabb query_box(const collision_scratch *s, int32_t oa, int32_t ob, int32_t ta)
+/* A collider's boxes carry its thickness only, so the cloth's box brings the slack of both;
+ * a cloth's own boxes are grown for a thicker distance than its self pairs need. */
+aabb pairs_query_box(const collision_scratch *s, int32_t oa, int32_t ob, int32_t ta)
 {
     const object_ref *A = &s->objects[oa], *B = &s->objects[ob];
     double extra = !B->is_cloth ? s->slack : oa == ob ? -2.0 * self_surplus(A) : 0.0;
@@ -182,56 +176,65 @@ static void pairs_of_range(const collision_scratch *s, int32_t oa, int32_t ob, i
 {
     const object_ref *B = &s->objects[ob];
     for (int32_t ta = begin; ta < end && !out->out_of_memory; ta++) {
-        aabb query = query_box(s, oa, ob, ta);
+        aabb query = pairs_query_box(s, oa, ob, ta);
         out->hit_count = 0;
-        bvh_query(B->tree, &query, collect_hit, out);
-        if (oa == ob) { /* each pair of the cloth's own triangles once, from the lower */
-            int32_t kept = 0;
-            for (int32_t h = 0; h < out->hit_count; h++)
-                if (out->hits[h] > ta) out->hits[kept++] = out->hits[h];
-            out->hit_count = kept;
-        }
+        if (oa == ob) bvh_query_above(B->tree, &query, ta, pairs_collect_hit, out); /* each pair once */
+        else bvh_query(B->tree, &query, pairs_collect_hit, out);
         sort_hits(out);
-        for (int32_t h = 0; h < out->hit_count; h++) triangle_pair(s, oa, ta, ob, out->hits[h], out);
+        for (int32_t h = 0; h < out->hit_count; h++) pairs_of_triangles(s, oa, ta, ob, out->hits[h], out);
     }
 }
 
-static bool reserve_buffers(collision_scratch *s, int32_t count)
+bool pairs_reserve_buffers(collision_scratch *s, int32_t count)
 {
-    if (count <= s->buffer_count) return true;
-    pair_buffer *grown = realloc(s->buffers, (size_t)count * sizeof *grown);
-    if (!grown) return false;
-    memset(grown + s->buffer_count, 0, (size_t)(count - s->buffer_count) * sizeof *grown);
-    s->buffers = grown;
-    s->buffer_count = count;
+    if (count > s->buffer_count) {
+        pair_buffer *grown = realloc(s->buffers, (size_t)count * sizeof *grown);
+        if (!grown) return false;
+        memset(grown + s->buffer_count, 0, (size_t)(count - s->buffer_count) * sizeof *grown);
+        s->buffers = grown;
+        s->buffer_count = count;
+    }
+    for (int32_t i = 0; i < count; i++) s->buffers[i].count = 0, s->buffers[i].key_count = 0, s->buffers[i].out_of_memory = false;
+    return true;
+}
+
+int32_t pairs_chunk_count(int32_t items)
+{
+    int32_t most = CHUNKS_PER_THREAD * thread_count(), chunks = items / TRIANGLES_PER_CHUNK + 1;
+    return chunks < most ? chunks : most;
+}
+
+bool pairs_append_buffers(collision_scratch *s, int32_t count, feature_pair **to, int32_t *to_count,
+                          int32_t *to_capacity)
+{
+    int64_t total = *to_count;
+    for (int32_t i = 0; i < count; i++) {
+        if (s->buffers[i].out_of_memory) return false;
+        total += s->buffers[i].count;
+    }
+    if (total > INT32_MAX || !grow((void **)to, to_capacity, (int32_t)total, sizeof **to)) return false;
+    for (int32_t i = 0; i < count; i++) {
+        const pair_buffer *b = &s->buffers[i];
+        if (b->count > 0) memcpy(&(*to)[*to_count], b->pairs, (size_t)b->count * sizeof *b->pairs);
+        *to_count += b->count;
+    }
     return true;
 }
 
 /* Pairs of cloth oa with object ob, appended to s->pairs in triangle order. */
 static bool pairs_of_objects(collision_scratch *s, int32_t oa, int32_t ob)
 {
-    int32_t triangles = s->objects[oa].triangle_count, threads = thread_count(), used = 1;
-    if (!reserve_buffers(s, threads)) return false;
-    for (int32_t i = 0; i < threads; i++) s->buffers[i].count = 0, s->buffers[i].out_of_memory = false;
-#pragma omp parallel num_threads(threads) if (triangles > 512)
-    {
-        int32_t id = thread_index(), team = team_size();
-        if (id == 0) used = team;
-        int32_t begin = (int32_t)((int64_t)triangles * id / team), end = (int32_t)((int64_t)triangles * (id + 1) / team);
-        pairs_of_range(s, oa, ob, begin, end, &s->buffers[id]);
+    int32_t triangles = s->objects[oa].triangle_count, chunks = pairs_chunk_count(triangles);
+    if (!pairs_reserve_buffers(s, chunks)) return false;
+#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
+    for (int32_t c = 0; c < chunks; c++) {
+        int32_t begin = (int32_t)((int64_t)triangles * c / chunks), end = (int32_t)((int64_t)triangles * (c + 1) / chunks);
+        pairs_of_range(s, oa, ob, begin, end, &s->buffers[c]);
     }
-    for (int32_t i = 0; i < used; i++) {
-        pair_buffer *b = &s->buffers[i];
-        if (b->out_of_memory || !grow((void **)&s->pairs, &s->pair_capacity, s->pair_count + b->count, sizeof *s->pairs))
-            return false;
-        if (b->count > 0) memcpy(&s->pairs[s->pair_count], b->pairs, (size_t)b->count * sizeof *b->pairs);
-        s->pair_count += b->count;
-    }
-    return true;
+    return pairs_append_buffers(s, chunks, &s->pairs, &s->pair_count, &s->pair_capacity);
 }
 
-/* A cloth triangle's box: its vertices' path boxes, grown for the distances its pairs need. */
-static void set_triangle_box(const collision_scratch *s, object_ref *obj, int32_t t)
+void pairs_set_triangle_box(const collision_scratch *s, object_ref *obj, int32_t t)
 {
     const int32_t *tri = &obj->triangles[3 * (size_t)t];
     aabb box = aabb_union(aabb_union(s->gathered[obj->first + tri[0]], s->gathered[obj->first + tri[1]]),
@@ -242,18 +245,24 @@ static void set_triangle_box(const collision_scratch *s, object_ref *obj, int32_
 bool pairs_gather(collision_scratch *s)
 {
     s->have_pairs = false;
-    s->pair_count = 0;
     if (!grow((void **)&s->gathered, &s->gathered_capacity, s->vertex_count, sizeof *s->gathered))
         return false;
     s->slack = INFINITY;
     for (int32_t o = 0; o < s->object_count; o++)
         if (s->objects[o].is_cloth) s->slack = fmin(s->slack, GATHER_SLACK * s->objects[o].thickness);
     for (int32_t v = 0; v < s->vertex_count; v++) s->gathered[v] = path_box(s->x0[v], s->x1[v]);
+    return pairs_gather_within_boxes(s);
+}
+
+bool pairs_gather_within_boxes(collision_scratch *s)
+{
+    s->have_pairs = false;
+    s->pair_count = 0;
     /* a collider's tree was built for this step's paths (collider_prepare_step) */
     for (int32_t o = 0; o < s->object_count; o++) {
         object_ref *obj = &s->objects[o];
         if (!obj->is_cloth) continue;
-        for (int32_t t = 0; t < obj->triangle_count; t++) set_triangle_box(s, obj, t);
+        for (int32_t t = 0; t < obj->triangle_count; t++) pairs_set_triangle_box(s, obj, t);
         if (!bvh_update(obj->tree, obj->boxes, obj->triangle_count)) return false;
     }
     for (int32_t oa = 0; oa < s->object_count; oa++) {
@@ -269,135 +278,10 @@ bool pairs_gather(collision_scratch *s)
     return true;
 }
 
-/* --- updates ------------------------------------------------------------------------------ */
-
-/* An update gathers again when more than this fraction of the cloth triangles have a strayed
- * vertex, or after this many updates (boxes only grow between gatherings). */
-#define UPDATE_MAX_FRACTION 0.25
-enum { UPDATE_MAX_IN_ROW = 8 };
-
-/* The triangle pair's objects: the cloth's first (a vertex of the other object on the cloth's
- * face lists the other object first). */
-static int32_t cloth_object(const feature_pair *p) { return p->feature < 6 && (p->feature & 1) ? p->objects[1] : p->objects[0]; }
-static int32_t other_object(const feature_pair *p) { return p->feature < 6 && (p->feature & 1) ? p->objects[0] : p->objects[1]; }
-
-/* The order pairs_gather makes: cloth, other object, triangle, its triangle, feature. */
-static int compare_pairs(const void *pa, const void *pb)
-{
-    const feature_pair *a = pa, *b = pb;
-    int32_t ca = cloth_object(a), cb = cloth_object(b);
-    if (ca != cb) return ca < cb ? -1 : 1;
-    int32_t oa = other_object(a), ob = other_object(b);
-    if (oa != ob) return oa < ob ? -1 : 1;
-    if (a->ta != b->ta) return a->ta < b->ta ? -1 : 1;
-    if (a->tb != b->tb) return a->tb < b->tb ? -1 : 1;
-    return (a->feature > b->feature) - (a->feature < b->feature);
-}
-
-static bool triangle_strayed(const collision_scratch *s, const object_ref *obj, int32_t t)
-{
-    const int32_t *tri = &obj->triangles[3 * (size_t)t];
-    return s->strayed[obj->first + tri[0]] | s->strayed[obj->first + tri[1]] | s->strayed[obj->first + tri[2]];
-}
-
-/* Pairs with a strayed vertex of triangle ta of cloth oa against object ob (for the cloth
- * itself, each triangle pair once: from the strayed triangle, or from the first of two). */
-static void strayed_pairs_of(const collision_scratch *s, int32_t oa, int32_t ta, int32_t ob, bool from_other,
-                             pair_buffer *out)
-{
-    const object_ref *B = &s->objects[ob];
-    aabb query = query_box(s, oa, ob, ta);
-    out->hit_count = 0;
-    bvh_query(B->tree, &query, collect_hit, out);
-    int32_t hit_count = out->hit_count;
-    for (int32_t h = 0; h < hit_count && !out->out_of_memory; h++) {
-        int32_t tb = out->hits[h];
-        if (oa == ob && (tb == ta || (triangle_strayed(s, B, tb) && tb < ta))) continue;
-        if (from_other && triangle_strayed(s, B, tb)) continue; /* found from that one's side */
-        int32_t before = out->count;
-        if (from_other) triangle_pair(s, ob, tb, oa, ta, out);
-        else if (oa == ob && tb < ta) triangle_pair(s, oa, tb, oa, ta, out);
-        else triangle_pair(s, oa, ta, ob, tb, out);
-        /* pairs without a strayed vertex are already listed, decided on the same boxes */
-        int32_t kept = before;
-        for (int32_t k = before; k < out->count; k++)
-            if (any_marked(s->strayed, &out->pairs[k])) out->pairs[kept++] = out->pairs[k];
-        out->count = kept;
-    }
-}
-
-bool pairs_refresh(collision_scratch *s)
-{
-    if (!s->have_pairs || s->gathered_vertex_count != s->vertex_count || s->gathered_object_count != s->object_count ||
-        s->updates_since_gathering >= UPDATE_MAX_IN_ROW)
-        return pairs_gather(s);
-    if (!grow((void **)&s->strayed, &s->strayed_capacity, s->vertex_count, 1)) return false;
-    for (int32_t v = 0; v < s->vertex_count; v++)
-        s->strayed[v] = !inside(&s->gathered[v], s->x0[v], s->slack) || !inside(&s->gathered[v], s->x1[v], s->slack);
-    int64_t triangles = 0, strayed_triangles = 0;
-    for (int32_t o = 0; o < s->object_count; o++) {
-        const object_ref *obj = &s->objects[o];
-        if (!obj->is_cloth) continue;
-        triangles += obj->triangle_count;
-        for (int32_t t = 0; t < obj->triangle_count; t++) strayed_triangles += triangle_strayed(s, obj, t);
-    }
-    bool collider_moved = false;
-    for (int32_t o = 0; o < s->object_count && !collider_moved; o++) {
-        const object_ref *obj = &s->objects[o];
-        if (obj->is_cloth) continue;
-        int32_t end = o + 1 < s->object_count ? s->objects[o + 1].first : s->vertex_count;
-        for (int32_t v = obj->first; v < end && !collider_moved; v++) collider_moved = s->strayed[v];
-    }
-    if (collider_moved || (double)strayed_triangles > UPDATE_MAX_FRACTION * (double)triangles) return pairs_gather(s);
-
-    /* the strayed vertices' boxes grow to hold their paths now; their triangles' boxes follow */
-    for (int32_t v = 0; v < s->vertex_count; v++)
-        if (s->strayed[v]) s->gathered[v] = aabb_union(s->gathered[v], path_box(s->x0[v], s->x1[v]));
-    for (int32_t o = 0; o < s->object_count; o++) {
-        object_ref *obj = &s->objects[o];
-        if (!obj->is_cloth) continue;
-        for (int32_t t = 0; t < obj->triangle_count; t++)
-            if (triangle_strayed(s, obj, t)) set_triangle_box(s, obj, t);
-        bvh_refit(obj->tree, obj->boxes);
-    }
-    /* the listed pairs with a strayed vertex go; those of the new boxes come, sorted in */
-    int32_t kept = 0;
-    for (int32_t k = 0; k < s->pair_count; k++)
-        if (!any_marked(s->strayed, &s->pairs[k])) s->pairs[kept++] = s->pairs[k];
-    s->pair_count = kept;
-    if (!reserve_buffers(s, 1)) return false;
-    pair_buffer *fresh = &s->buffers[0];
-    fresh->count = 0, fresh->out_of_memory = false;
-    for (int32_t oa = 0; oa < s->object_count; oa++) {
-        const object_ref *A = &s->objects[oa];
-        if (!A->is_cloth) continue;
-        for (int32_t ob = oa; ob < s->object_count; ob++) {
-            const object_ref *B = &s->objects[ob];
-            if (ob == oa && !A->self) continue;
-            for (int32_t ta = 0; ta < A->triangle_count; ta++)
-                if (triangle_strayed(s, A, ta)) strayed_pairs_of(s, oa, ta, ob, false, fresh);
-            if (ob != oa && B->is_cloth) /* strayed triangles of the other cloth against clean ones */
-                for (int32_t tb = 0; tb < B->triangle_count; tb++)
-                    if (triangle_strayed(s, B, tb)) strayed_pairs_of(s, ob, tb, oa, true, fresh);
-        }
-    }
-    if (fresh->out_of_memory) return false;
-    if (fresh->count > 1) qsort(fresh->pairs, (size_t)fresh->count, sizeof *fresh->pairs, compare_pairs);
-    if (!grow((void **)&s->pairs, &s->pair_capacity, s->pair_count + fresh->count, sizeof *s->pairs)) return false;
-    /* merge from the back, in place */
-    int32_t i = s->pair_count - 1, j = fresh->count - 1, to = s->pair_count + fresh->count - 1;
-    while (j >= 0) {
-        if (i >= 0 && compare_pairs(&s->pairs[i], &fresh->pairs[j]) > 0) s->pairs[to--] = s->pairs[i--];
-        else s->pairs[to--] = fresh->pairs[j--];
-    }
-    s->pair_count += fresh->count;
-    s->updates_since_gathering++;
-    s->update_count++;
-    return true;
-}
-
 void pairs_free(collision_scratch *s)
 {
-    for (int32_t i = 0; i < s->buffer_count; i++) free(s->buffers[i].pairs), free(s->buffers[i].hits), free(s->buffers[i].bits);
+    for (int32_t i = 0; i < s->buffer_count; i++)
+        free(s->buffers[i].pairs), free(s->buffers[i].hits), free(s->buffers[i].bits), free(s->buffers[i].keys);
     free(s->buffers), free(s->pairs), free(s->gathered), free(s->flagged), free(s->strayed);
+    free(s->strayed_triangles), free(s->keys), free(s->fresh);
 }

@@ -36,7 +36,7 @@ typedef struct feature_pair {
     int32_t ta, tb;     /* the triangles it came from: of the cloth, of the other object */
 } feature_pair;
 
-/* Pairs found by one thread, in the order it found them. */
+/* Pairs found from one chunk of triangles, in the order they were found. */
 typedef struct pair_buffer {
     feature_pair *pairs;
     int32_t count, capacity;
@@ -44,6 +44,8 @@ typedef struct pair_buffer {
     int32_t hit_count, hit_capacity;
     uint64_t *bits; /* sorting the hits */
     int32_t bit_capacity;
+    uint64_t *keys; /* an update's triangle pairs (collision_update.c) */
+    int32_t key_count, key_capacity;
     bool out_of_memory;
 } pair_buffer;
 
@@ -71,6 +73,13 @@ typedef struct collision_scratch {
     int32_t gathered_vertex_count, gathered_object_count;
     pair_buffer *buffers;
     int32_t buffer_count;
+    /* an update's scratch: strayed triangles, their triangle pairs sorted, the new pairs */
+    int32_t *strayed_triangles;
+    int32_t strayed_triangle_capacity;
+    uint64_t *keys;
+    int32_t key_capacity;
+    feature_pair *fresh;
+    int32_t fresh_count, fresh_capacity;
     uint8_t *flagged;   /* per pair: PAIR_* bits of the parallel pre-pass at the start of a pass */
     int32_t flagged_capacity;
     bool out_of_memory;
@@ -85,10 +94,28 @@ static inline bool any_marked(const uint8_t *flags, const feature_pair *p)
 /* Continuous detection counts features closer than this as touching (d: contact distance). */
 static inline double detection_tolerance(double d) { return fmax(1e-7, 1e-3 * d); }
 
+/* A vertex's path from x0 to x1 as a box. */
+static inline aabb path_box(vec3 a, vec3 b) { return aabb_add_point(aabb_add_point(aabb_empty(), a), b); }
+
+static inline bool within_box(const aabb *box, vec3 p, double margin)
+{
+    return p.x >= box->lo.x - margin && p.x <= box->hi.x + margin && p.y >= box->lo.y - margin &&
+           p.y <= box->hi.y + margin && p.z >= box->lo.z - margin && p.z <= box->hi.z + margin;
+}
+
+/* Whether vertex v's path stays within the slack of the box it had at the gathering. */
+static inline bool path_within_box(const collision_scratch *s, int32_t v)
+{
+    return within_box(&s->gathered[v], s->x0[v], s->slack) && within_box(&s->gathered[v], s->x1[v], s->slack);
+}
+
 /* Gathers every feature pair that can touch or come within its contact distance while no
  * vertex strays further than the slack from its path now (the pairs come in an order fixed
  * by the mesh, whatever the trees' shapes or the thread count); false when out of memory. */
 bool pairs_gather(collision_scratch *s);
+
+/* pairs_gather on the vertices' boxes as they are (tests compare it with an update). */
+bool pairs_gather_within_boxes(collision_scratch *s);
 
 /* Makes the pairs valid again (pairs_valid) after some vertices strayed: when few did, by
  * growing their boxes and gathering again only the pairs they are in; else by pairs_gather.
@@ -101,5 +128,23 @@ bool pairs_refresh(collision_scratch *s);
 bool pairs_valid(const collision_scratch *s);
 
 void pairs_free(collision_scratch *s);
+
+/* Shared by the gathering (collision_pairs.c) and the updates (collision_update.c). */
+
+/* Adds the feature pairs of triangle ta of cloth oa and tb of object ob to `out`. */
+void pairs_of_triangles(const collision_scratch *s, int32_t oa, int32_t ta, int32_t ob, int32_t tb, pair_buffer *out);
+/* The box triangle ta of cloth oa looks for object ob's triangles with. */
+aabb pairs_query_box(const collision_scratch *s, int32_t oa, int32_t ob, int32_t ta);
+/* bvh_query's callback: appends the triangle to the buffer's hits. */
+void pairs_collect_hit(void *ctx, int32_t prim);
+/* Cloth triangle t's box from its vertices' boxes, grown for the distances its pairs need. */
+void pairs_set_triangle_box(const collision_scratch *s, object_ref *obj, int32_t t);
+/* At least `count` pair buffers, the first `count` emptied. */
+bool pairs_reserve_buffers(collision_scratch *s, int32_t count);
+/* Appends the first `count` buffers' pairs, in buffer order, to the array *to. */
+bool pairs_append_buffers(collision_scratch *s, int32_t count, feature_pair **to, int32_t *to_count,
+                          int32_t *to_capacity);
+/* How many chunks `items` pieces of work are split into, to even out the threads' shares. */
+int32_t pairs_chunk_count(int32_t items);
 
 #endif

@@ -277,6 +277,7 @@ static bool read_tree(state_reader *in, bvh *t, const aabb *boxes, int32_t primi
     }
     if (prim_count > 0) memcpy(t->prims, prims, 4 * (size_t)prim_count);
     t->node_count = node_count, t->prim_count = prim_count, t->built_area = built_area, t->boxes = boxes;
+    bvh_set_last(t);
     return true;
 }
 

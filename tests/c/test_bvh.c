@@ -135,6 +135,11 @@ Test(bvh, pairs_between_two_trees_and_box_queries_match_brute_force)
         uint8_t *hit = calloc((size_t)na, 1);
         bvh_query(&ta, &box, mark, hit);
         for (int32_t a = 0; a < na; a++) cr_assert_eq(hit[a], aabb_overlap(&ba[a], &box), "query %d prim %d", q, a);
+        int32_t above = q * na / 50;
+        memset(hit, 0, (size_t)na);
+        bvh_query_above(&ta, &box, above, mark, hit);
+        for (int32_t a = 0; a < na; a++)
+            cr_assert_eq(hit[a], a > above && aabb_overlap(&ba[a], &box), "query %d above %d prim %d", q, above, a);
         free(hit);
     }
     free(s.seen);

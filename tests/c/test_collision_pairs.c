@@ -113,15 +113,53 @@ Test(collision_pairs, the_response_does_not_depend_on_when_the_pairs_were_gather
 Test(collision_pairs, the_response_does_not_depend_on_the_thread_count, .timeout = 120)
 {
     int saved = omp_get_max_threads();
-    omp_set_num_threads(1);
-    drop_result one = drop(false, true);
-    omp_set_num_threads(3); /* more threads than cores: the triangles split three ways */
-    drop_result three = drop(false, true);
-    omp_set_num_threads(saved);
-    expect_same(&one, &three, "one thread or three");
-    drop_result_free(&one), drop_result_free(&three);
+    for (int on_floor = 0; on_floor <= 1; on_floor++) { /* over the box, updates run too */
+        omp_set_num_threads(1);
+        drop_result one = drop(false, on_floor);
+        omp_set_num_threads(3); /* more threads than cores: the triangles split three ways */
+        drop_result three = drop(false, on_floor);
+        omp_set_num_threads(saved);
+        expect_same(&one, &three, on_floor ? "one thread or three, on the floor" : "one thread or three, over the box");
+        drop_result_free(&one), drop_result_free(&three);
+    }
 }
 #endif
+
+static bool same_pair(const feature_pair *a, const feature_pair *b)
+{
+    return a->edge_edge == b->edge_edge && a->proximity == b->proximity && a->feature == b->feature &&
+           !memcmp(a->v, b->v, sizeof a->v) && !memcmp(a->objects, b->objects, sizeof a->objects) && a->ta == b->ta &&
+           a->tb == b->tb;
+}
+
+/* After every frame whose pairs were last updated rather than gathered, a whole gathering
+ * with the same boxes lists the same pairs in the same order. */
+Test(collision_pairs, an_update_lists_what_a_whole_gathering_of_its_boxes_lists, .timeout = 120)
+{
+    grid_mesh g = grid_mesh_make(GRID, 0.8, 0.35);
+    double half[3] = {0.15, 0.15, 0.15}, box_center[3] = {-0.1, 0, 0.15}, ball_center[3] = {0.25, 0.05, 0.1};
+    solid_mesh box = box_mesh(half, box_center), ball = sphere_mesh(0.1, 8, 16, ball_center);
+    const solid_mesh *solids[2] = {&box, &ball};
+    sb_world *w = world_of(&g, true, solids, 2);
+    int compared = 0;
+    for (int f = 1, last = frames(); f <= last; f++) {
+        cr_assert_eq(sb_world_step_to(w, f / 24.0), SB_OK, "%s", sb_last_error());
+        collision_scratch *s = w->collision;
+        if (!s || s->updates_since_gathering == 0) continue;
+        int32_t count = s->pair_count;
+        feature_pair *updated = malloc(sizeof *updated * (size_t)count);
+        memcpy(updated, s->pairs, sizeof *updated * (size_t)count);
+        cr_assert(pairs_gather_within_boxes(s));
+        cr_assert_eq(s->pair_count, count, "frame %d: %d pairs gathered, %d after the update", f, s->pair_count, count);
+        for (int32_t k = 0; k < count; k++) cr_assert(same_pair(&s->pairs[k], &updated[k]), "frame %d: pair %d", f, k);
+        compared++;
+        free(updated);
+    }
+    cr_log_info("compared after %d frames", compared);
+    cr_assert_gt(compared, 2);
+    sb_world_destroy(w);
+    grid_mesh_free(&g), solid_mesh_free(&box), solid_mesh_free(&ball);
+}
 
 static int count_set(const uint8_t *flags, int32_t count)
 {

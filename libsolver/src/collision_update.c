@@ -1,0 +1,202 @@
+/* Updates of the candidate pairs when a few vertices strayed from their boxes: only their
+ * boxes grow, and only the pairs they are in are gathered again and sorted into the list,
+ * which becomes the same list a whole gathering with those boxes would make.
+ * The strayed triangles' queries are shared out among threads; the triangle pairs they find
+ * are sorted, and their feature pairs made in that order, chunk by chunk in parallel, so the
+ * new pairs come sorted whatever the number of threads. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision_scratch.h"
+#include "grow.h"
+#include "threads.h"
+
+/* An update gathers again when more than this fraction of the cloth triangles have a strayed
+ * vertex, or after this many updates (boxes only grow between gatherings). */
+#define UPDATE_MAX_FRACTION 0.25
+enum { UPDATE_MAX_IN_ROW = 8 };
+
+/* The triangle pair's objects: the cloth's first (a vertex of the other object on the cloth's
+ * face lists the other object first). */
+static int32_t cloth_object(const feature_pair *p) { return p->feature < 6 && (p->feature & 1) ? p->objects[1] : p->objects[0]; }
+static int32_t other_object(const feature_pair *p) { return p->feature < 6 && (p->feature & 1) ? p->objects[0] : p->objects[1]; }
+
+/* The order pairs_gather makes: cloth, other object, triangle, its triangle, feature. */
+static int compare_pairs(const feature_pair *a, const feature_pair *b)
+{
+    int32_t ca = cloth_object(a), cb = cloth_object(b);
+    if (ca != cb) return ca < cb ? -1 : 1;
+    int32_t oa = other_object(a), ob = other_object(b);
+    if (oa != ob) return oa < ob ? -1 : 1;
+    if (a->ta != b->ta) return a->ta < b->ta ? -1 : 1;
+    if (a->tb != b->tb) return a->tb < b->tb ? -1 : 1;
+    return (a->feature > b->feature) - (a->feature < b->feature);
+}
+
+static int compare_keys(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+static bool triangle_strayed(const collision_scratch *s, const object_ref *obj, int32_t t)
+{
+    const int32_t *tri = &obj->triangles[3 * (size_t)t];
+    return s->strayed[obj->first + tri[0]] | s->strayed[obj->first + tri[1]] | s->strayed[obj->first + tri[2]];
+}
+
+static void add_key(pair_buffer *out, int32_t first, int32_t second)
+{
+    if (!grow((void **)&out->keys, &out->key_capacity, out->key_count + 1, sizeof *out->keys)) {
+        out->out_of_memory = true;
+        return;
+    }
+    out->keys[out->key_count++] = (uint64_t)(uint32_t)first << 32 | (uint32_t)second;
+}
+
+/* The triangle pairs with strayed triangle ta of cloth oa against object ob, as keys
+ * (triangle of the lower object << 32 | triangle of the higher). For the cloth itself each
+ * triangle pair comes once: from the strayed triangle, or from the first of two; with
+ * `from_other`, oa is the higher of two cloths and only its pairs with clean triangles of
+ * ob come (the others come from ob's strayed triangles). */
+static void strayed_keys(const collision_scratch *s, int32_t oa, int32_t ta, int32_t ob, bool from_other, pair_buffer *out)
+{
+    const object_ref *B = &s->objects[ob];
+    aabb query = pairs_query_box(s, oa, ob, ta);
+    out->hit_count = 0;
+    bvh_query(B->tree, &query, pairs_collect_hit, out);
+    for (int32_t h = 0; h < out->hit_count && !out->out_of_memory; h++) {
+        int32_t tb = out->hits[h];
+        if (oa == ob && (tb == ta || (triangle_strayed(s, B, tb) && tb < ta))) continue;
+        if (from_other && triangle_strayed(s, B, tb)) continue;
+        if (from_other || (oa == ob && tb < ta)) add_key(out, tb, ta);
+        else add_key(out, ta, tb);
+    }
+}
+
+/* The feature pairs with a strayed vertex of the sorted triangle pairs [begin, end) of cloth
+ * oa and object ob (the others are listed already, decided on the same boxes). */
+static void strayed_pairs_of_keys(const collision_scratch *s, int32_t oa, int32_t ob, const uint64_t *keys,
+                                  int32_t begin, int32_t end, pair_buffer *out)
+{
+    for (int32_t k = begin; k < end && !out->out_of_memory; k++) {
+        int32_t before = out->count;
+        pairs_of_triangles(s, oa, (int32_t)(keys[k] >> 32), ob, (int32_t)(keys[k] & 0xffffffffu), out);
+        int32_t kept = before;
+        for (int32_t i = before; i < out->count; i++)
+            if (any_marked(s->strayed, &out->pairs[i])) out->pairs[kept++] = out->pairs[i];
+        out->count = kept;
+    }
+}
+
+/* The strayed triangles' pairs of cloth oa with object ob, appended to s->fresh in order. */
+static bool fresh_pairs_of_objects(collision_scratch *s, int32_t oa, int32_t ob)
+{
+    const object_ref *A = &s->objects[oa], *B = &s->objects[ob];
+    bool other_cloth = ob != oa && B->is_cloth;
+    int32_t count = A->triangle_count + (other_cloth ? B->triangle_count : 0), from_a = 0, strayed = 0;
+    if (!grow((void **)&s->strayed_triangles, &s->strayed_triangle_capacity, count, sizeof *s->strayed_triangles))
+        return false;
+    for (int32_t t = 0; t < A->triangle_count; t++)
+        if (triangle_strayed(s, A, t)) s->strayed_triangles[strayed++] = t;
+    from_a = strayed;
+    for (int32_t t = 0; other_cloth && t < B->triangle_count; t++)
+        if (triangle_strayed(s, B, t)) s->strayed_triangles[strayed++] = t;
+
+    int32_t chunks = pairs_chunk_count(strayed);
+    if (!pairs_reserve_buffers(s, chunks)) return false;
+#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
+    for (int32_t c = 0; c < chunks; c++) {
+        int32_t begin = (int32_t)((int64_t)strayed * c / chunks), end = (int32_t)((int64_t)strayed * (c + 1) / chunks);
+        for (int32_t i = begin; i < end; i++) {
+            if (i < from_a) strayed_keys(s, oa, s->strayed_triangles[i], ob, false, &s->buffers[c]);
+            else strayed_keys(s, ob, s->strayed_triangles[i], oa, true, &s->buffers[c]);
+        }
+    }
+    int64_t keys = 0;
+    for (int32_t c = 0; c < chunks; c++) {
+        if (s->buffers[c].out_of_memory) return false;
+        keys += s->buffers[c].key_count;
+    }
+    if (keys > INT32_MAX || !grow((void **)&s->keys, &s->key_capacity, (int32_t)keys, sizeof *s->keys)) return false;
+    int32_t key_count = 0;
+    for (int32_t c = 0; c < chunks; c++) {
+        const pair_buffer *b = &s->buffers[c];
+        if (b->key_count > 0) memcpy(&s->keys[key_count], b->keys, (size_t)b->key_count * sizeof *b->keys);
+        key_count += b->key_count;
+    }
+    if (key_count > 1) qsort(s->keys, (size_t)key_count, sizeof *s->keys, compare_keys);
+
+    chunks = pairs_chunk_count(key_count);
+    if (!pairs_reserve_buffers(s, chunks)) return false;
+#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
+    for (int32_t c = 0; c < chunks; c++) {
+        int32_t begin = (int32_t)((int64_t)key_count * c / chunks), end = (int32_t)((int64_t)key_count * (c + 1) / chunks);
+        strayed_pairs_of_keys(s, oa, ob, s->keys, begin, end, &s->buffers[c]);
+    }
+    return pairs_append_buffers(s, chunks, &s->fresh, &s->fresh_count, &s->fresh_capacity);
+}
+
+/* Merges the sorted new pairs into the sorted list, from the back, in place. */
+static bool merge_fresh(collision_scratch *s)
+{
+    int64_t total = (int64_t)s->pair_count + s->fresh_count;
+    if (total > INT32_MAX || !grow((void **)&s->pairs, &s->pair_capacity, (int32_t)total, sizeof *s->pairs)) return false;
+    int32_t i = s->pair_count - 1, j = s->fresh_count - 1, to = (int32_t)total - 1;
+    while (j >= 0) {
+        if (i >= 0 && compare_pairs(&s->pairs[i], &s->fresh[j]) > 0) s->pairs[to--] = s->pairs[i--];
+        else s->pairs[to--] = s->fresh[j--];
+    }
+    s->pair_count = (int32_t)total;
+    return true;
+}
+
+bool pairs_refresh(collision_scratch *s)
+{
+    if (!s->have_pairs || s->gathered_vertex_count != s->vertex_count || s->gathered_object_count != s->object_count ||
+        s->updates_since_gathering >= UPDATE_MAX_IN_ROW)
+        return pairs_gather(s);
+    if (!grow((void **)&s->strayed, &s->strayed_capacity, s->vertex_count, 1)) return false;
+    for (int32_t v = 0; v < s->vertex_count; v++) s->strayed[v] = !path_within_box(s, v);
+    int64_t triangles = 0, strayed_triangles = 0;
+    for (int32_t o = 0; o < s->object_count; o++) {
+        const object_ref *obj = &s->objects[o];
+        if (!obj->is_cloth) continue;
+        triangles += obj->triangle_count;
+        for (int32_t t = 0; t < obj->triangle_count; t++) strayed_triangles += triangle_strayed(s, obj, t);
+    }
+    bool collider_moved = false;
+    for (int32_t o = 0; o < s->object_count && !collider_moved; o++) {
+        const object_ref *obj = &s->objects[o];
+        if (obj->is_cloth) continue;
+        int32_t end = o + 1 < s->object_count ? s->objects[o + 1].first : s->vertex_count;
+        for (int32_t v = obj->first; v < end && !collider_moved; v++) collider_moved = s->strayed[v];
+    }
+    if (collider_moved || (double)strayed_triangles > UPDATE_MAX_FRACTION * (double)triangles) return pairs_gather(s);
+
+    /* the strayed vertices' boxes grow to hold their paths now; their triangles' boxes follow */
+    for (int32_t v = 0; v < s->vertex_count; v++)
+        if (s->strayed[v]) s->gathered[v] = aabb_union(s->gathered[v], path_box(s->x0[v], s->x1[v]));
+    for (int32_t o = 0; o < s->object_count; o++) {
+        object_ref *obj = &s->objects[o];
+        if (!obj->is_cloth) continue;
+        for (int32_t t = 0; t < obj->triangle_count; t++)
+            if (triangle_strayed(s, obj, t)) pairs_set_triangle_box(s, obj, t);
+        bvh_refit(obj->tree, obj->boxes);
+    }
+    /* the listed pairs with a strayed vertex go; those of the new boxes come, sorted in */
+    int32_t kept = 0;
+    for (int32_t k = 0; k < s->pair_count; k++)
+        if (!any_marked(s->strayed, &s->pairs[k])) s->pairs[kept++] = s->pairs[k];
+    s->pair_count = kept;
+    s->fresh_count = 0;
+    for (int32_t oa = 0; oa < s->object_count; oa++) {
+        if (!s->objects[oa].is_cloth) continue;
+        for (int32_t ob = oa; ob < s->object_count; ob++)
+            if ((ob != oa || s->objects[oa].self) && !fresh_pairs_of_objects(s, oa, ob)) return false;
+    }
+    if (!merge_fresh(s)) return false;
+    s->updates_since_gathering++;
+    s->update_count++;
+    return true;
+}
