@@ -80,6 +80,8 @@ typedef struct collision_scratch {
     int32_t key_capacity;
     feature_pair *fresh;
     int32_t fresh_count, fresh_capacity;
+    feature_pair *spare; /* the list's next array */
+    int32_t spare_capacity;
     uint8_t *flagged;   /* per pair: PAIR_* bits of the parallel pre-pass at the start of a pass */
     int32_t flagged_capacity;
     bool out_of_memory;

@@ -16,20 +16,17 @@
 #define UPDATE_MAX_FRACTION 0.25
 enum { UPDATE_MAX_IN_ROW = 8 };
 
-/* The triangle pair's objects: the cloth's first (a vertex of the other object on the cloth's
- * face lists the other object first). */
-static int32_t cloth_object(const feature_pair *p) { return p->feature < 6 && (p->feature & 1) ? p->objects[1] : p->objects[0]; }
-static int32_t other_object(const feature_pair *p) { return p->feature < 6 && (p->feature & 1) ? p->objects[0] : p->objects[1]; }
-
-/* The order pairs_gather makes: cloth, other object, triangle, its triangle, feature. */
+/* The order pairs_gather makes: cloth, other object, triangle, its triangle, feature. The
+ * cloth comes first: a vertex of the other object on the cloth's face lists the other object
+ * first. Branch-free, as the merge compares every listed pair. */
 static int compare_pairs(const feature_pair *a, const feature_pair *b)
 {
-    int32_t ca = cloth_object(a), cb = cloth_object(b);
-    if (ca != cb) return ca < cb ? -1 : 1;
-    int32_t oa = other_object(a), ob = other_object(b);
+    int sa = (a->feature < 6) & (a->feature & 1), sb = (b->feature < 6) & (b->feature & 1);
+    uint64_t oa = (uint64_t)(uint32_t)a->objects[sa] << 32 | (uint32_t)a->objects[sa ^ 1];
+    uint64_t ob = (uint64_t)(uint32_t)b->objects[sb] << 32 | (uint32_t)b->objects[sb ^ 1];
+    uint64_t ta = (uint64_t)(uint32_t)a->ta << 32 | (uint32_t)a->tb, tb = (uint64_t)(uint32_t)b->ta << 32 | (uint32_t)b->tb;
     if (oa != ob) return oa < ob ? -1 : 1;
-    if (a->ta != b->ta) return a->ta < b->ta ? -1 : 1;
-    if (a->tb != b->tb) return a->tb < b->tb ? -1 : 1;
+    if (ta != tb) return ta < tb ? -1 : 1;
     return (a->feature > b->feature) - (a->feature < b->feature);
 }
 
@@ -137,17 +134,25 @@ static bool fresh_pairs_of_objects(collision_scratch *s, int32_t oa, int32_t ob)
     return pairs_append_buffers(s, chunks, &s->fresh, &s->fresh_count, &s->fresh_capacity);
 }
 
-/* Merges the sorted new pairs into the sorted list, from the back, in place. */
+/* The listed pairs without a strayed vertex and the new ones, merged in order into the spare
+ * array, which then becomes the list. */
 static bool merge_fresh(collision_scratch *s)
 {
-    int64_t total = (int64_t)s->pair_count + s->fresh_count;
-    if (total > INT32_MAX || !grow((void **)&s->pairs, &s->pair_capacity, (int32_t)total, sizeof *s->pairs)) return false;
-    int32_t i = s->pair_count - 1, j = s->fresh_count - 1, to = (int32_t)total - 1;
-    while (j >= 0) {
-        if (i >= 0 && compare_pairs(&s->pairs[i], &s->fresh[j]) > 0) s->pairs[to--] = s->pairs[i--];
-        else s->pairs[to--] = s->fresh[j--];
+    int64_t most = (int64_t)s->pair_count + s->fresh_count;
+    if (most > INT32_MAX || !grow((void **)&s->spare, &s->spare_capacity, (int32_t)most, sizeof *s->spare)) return false;
+    const feature_pair *listed = s->pairs, *fresh = s->fresh;
+    feature_pair *out = s->spare;
+    int32_t j = 0, n = 0;
+    for (int32_t i = 0; i < s->pair_count; i++) {
+        if (any_marked(s->strayed, &listed[i])) continue;
+        while (j < s->fresh_count && compare_pairs(&fresh[j], &listed[i]) < 0) out[n++] = fresh[j++];
+        out[n++] = listed[i];
     }
-    s->pair_count = (int32_t)total;
+    while (j < s->fresh_count) out[n++] = fresh[j++];
+    feature_pair *pairs = s->pairs;
+    int32_t capacity = s->pair_capacity;
+    s->pairs = s->spare, s->pair_capacity = s->spare_capacity, s->pair_count = n;
+    s->spare = pairs, s->spare_capacity = capacity;
     return true;
 }
 
@@ -185,10 +190,6 @@ bool pairs_refresh(collision_scratch *s)
         bvh_refit(obj->tree, obj->boxes);
     }
     /* the listed pairs with a strayed vertex go; those of the new boxes come, sorted in */
-    int32_t kept = 0;
-    for (int32_t k = 0; k < s->pair_count; k++)
-        if (!any_marked(s->strayed, &s->pairs[k])) s->pairs[kept++] = s->pairs[k];
-    s->pair_count = kept;
     s->fresh_count = 0;
     for (int32_t oa = 0; oa < s->object_count; oa++) {
         if (!s->objects[oa].is_cloth) continue;
