@@ -11,12 +11,15 @@ typedef struct assembly {
     double *rhs;     /* accumulates h² ∂f/∂x u; h f0 is added at the end */
 } assembly;
 
-/* Adds one condition's force and, with an assembly, its matrix blocks and h² K v0. */
-static void add_condition(const condition *cd, const int32_t *verts, const int32_t *blocks,
-                          double kw, double kdw, double rest_value, bool second_order,
-                          const double *v, double *f, const assembly *as)
+/* Adds one condition's force and, with an assembly, its matrix blocks and h² K v0. Inlined
+ * with nv, the condition's vertex count, a constant: the loops then unroll (assembly took
+ * 9% of a 128² drape with nv read from the condition). */
+static inline __attribute__((always_inline)) void add_condition(const condition *cd, int nv, const int32_t *verts,
+                                                                const int32_t *blocks, double kw, double kdw,
+                                                                double rest_value, bool second_order,
+                                                                const double *v, double *f, const assembly *as)
 {
-    int nv = cd->vertex_count, dofs = 3 * nv;
+    int dofs = 3 * nv;
     double d = cd->value - rest_value;
     double cdot = 0.0; /* Ċ = ∇C · v */
     for (int i = 0; i < nv; i++)
@@ -67,13 +70,13 @@ static void triangle_forces(const cloth *c, int32_t t, const double *x, const do
     if (m->k_stretch > 0.0) {
         stretch_conditions(rest, p, &su, &sv, as != NULL);
         double kw = m->k_stretch * rest->area, kdw = m->damping * kw;
-        add_condition(&su, tri, blocks, kw, kdw, 0.0, su.value > 0.0, v, f, as);
-        add_condition(&sv, tri, blocks, kw, kdw, 0.0, sv.value > 0.0, v, f, as);
+        add_condition(&su, 3, tri, blocks, kw, kdw, 0.0, su.value > 0.0, v, f, as);
+        add_condition(&sv, 3, tri, blocks, kw, kdw, 0.0, sv.value > 0.0, v, f, as);
     }
     if (m->k_shear > 0.0) {
         shear_condition(rest, p, &sh, false);
         double kw = m->k_shear * rest->area;
-        add_condition(&sh, tri, blocks, kw, m->damping * kw, 0.0, false, v, f, as);
+        add_condition(&sh, 3, tri, blocks, kw, m->damping * kw, 0.0, false, v, f, as);
     }
 }
 
@@ -90,7 +93,7 @@ static void hinge_forces(const cloth *c, int32_t e, const double *x, const doubl
     if (!bend_condition(p, &bend, false)) return;
     double kw = m->k_bend * c->hinge_weight[e];
     const int32_t *blocks = as ? &c->hinge_blocks[16 * (size_t)e] : no_blocks;
-    add_condition(&bend, hv, blocks, kw, m->damping * kw, c->hinge_rest_angle[e], false, v, f, as);
+    add_condition(&bend, 4, hv, blocks, kw, m->damping * kw, c->hinge_rest_angle[e], false, v, f, as);
 }
 
 /* Elements below this many are assembled on one thread. */
