@@ -172,14 +172,17 @@ static bool reserve_flags(collision_scratch *s)
     return true;
 }
 
-/* Whether the boxes of the pair's two features, over the points given, come within `gap`. */
-static bool features_within(const feature_pair *p, const vec3 *from, const vec3 *to, double gap)
+/* Whether the boxes of the pair's two features, over the points given, come within `gap`;
+ * `to` NULL: at `from` alone. */
+static inline __attribute__((always_inline)) bool features_within(const feature_pair *p, const vec3 *from,
+                                                                   const vec3 *to, double gap)
 {
     int split = p->edge_edge ? 2 : 1;
     aabb first = aabb_empty(), second = aabb_empty();
     for (int i = 0; i < 4; i++) {
         aabb *box = i < split ? &first : &second;
-        *box = aabb_add_point(aabb_add_point(*box, from[p->v[i]]), to[p->v[i]]);
+        *box = aabb_add_point(*box, from[p->v[i]]);
+        if (to) *box = aabb_add_point(*box, to[p->v[i]]);
     }
     first = aabb_inflate(first, gap);
     return aabb_overlap(&first, &second);
@@ -205,7 +208,7 @@ static int32_t proximity_pass(collision_scratch *s)
         double dist, w[4];
         vec3 n;
         uint8_t bits = 0;
-        if (p->proximity && features_within(p, s->x1, s->x1, pair_distance(s, p)))
+        if (p->proximity && features_within(p, s->x1, NULL, pair_distance(s, p)))
             bits = PAIR_IN_REACH | (too_close(s, p, &dist, w, &n) ? PAIR_FLAGGED : 0);
         s->flagged[k] = bits;
     }

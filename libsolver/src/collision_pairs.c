@@ -213,11 +213,15 @@ bool pairs_append_buffers(collision_scratch *s, int32_t count, feature_pair **to
         total += s->buffers[i].count;
     }
     if (total > INT32_MAX || !grow((void **)to, to_capacity, (int32_t)total, sizeof **to)) return false;
+    feature_pair *dest = *to + *to_count;
+#pragma omp parallel for schedule(dynamic, 1) if (total - *to_count > 65536)
     for (int32_t i = 0; i < count; i++) {
         const pair_buffer *b = &s->buffers[i];
-        if (b->count > 0) memcpy(&(*to)[*to_count], b->pairs, (size_t)b->count * sizeof *b->pairs);
-        *to_count += b->count;
+        int64_t offset = 0;
+        for (int32_t k = 0; k < i; k++) offset += s->buffers[k].count;
+        if (b->count > 0) memcpy(dest + offset, b->pairs, (size_t)b->count * sizeof *b->pairs);
     }
+    *to_count = (int32_t)total;
     return true;
 }
 
