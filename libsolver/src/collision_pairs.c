@@ -212,6 +212,7 @@ bool pairs_append_buffers(collision_scratch *s, int32_t count, feature_pair **to
         if (s->buffers[i].out_of_memory) return false;
         total += s->buffers[i].count;
     }
+    if (total == *to_count) return true;
     if (total > INT32_MAX || !grow((void **)to, to_capacity, (int32_t)total, sizeof **to)) return false;
     feature_pair *dest = *to + *to_count;
 #pragma omp parallel for schedule(dynamic, 1) if (total - *to_count > 65536)

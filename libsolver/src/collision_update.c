@@ -127,6 +127,7 @@ static bool fresh_pairs_of_objects(collision_scratch *s, int32_t oa, int32_t ob)
         if (s->buffers[c].out_of_memory) return false;
         keys += s->buffers[c].key_count;
     }
+    if (keys == 0) return true;
     if (keys > INT32_MAX / 2 || !grow((void **)&s->keys, &s->key_capacity, 2 * (int32_t)keys, sizeof *s->keys))
         return false;
     /* as first * (triangles of ob) + second, which orders them alike in fewer bits */
