@@ -9,7 +9,6 @@
 
 #include "collision_scratch.h"
 #include "grow.h"
-#include "threads.h"
 
 /* An update gathers again when more than this fraction of the cloth triangles have a strayed
  * vertex, or after this many updates (boxes only grow between gatherings). */
@@ -54,23 +53,26 @@ static bool triangle_strayed(const collision_scratch *s, const object_ref *obj, 
     return s->strayed[obj->first + tri[0]] | s->strayed[obj->first + tri[1]] | s->strayed[obj->first + tri[2]];
 }
 
-static void add_key(pair_buffer *out, int32_t first, int32_t second)
+/* A triangle pair as first * seconds + second (first of the lower object, second of the
+ * higher, which has `seconds` triangles): ordered as the pairs are, in few bits to sort. */
+static void add_key(pair_buffer *out, int32_t first, int32_t second, int32_t seconds)
 {
     if (!grow((void **)&out->keys, &out->key_capacity, out->key_count + 1, sizeof *out->keys)) {
         out->out_of_memory = true;
         return;
     }
-    out->keys[out->key_count++] = (uint64_t)(uint32_t)first << 32 | (uint32_t)second;
+    out->keys[out->key_count++] = (uint64_t)first * (uint64_t)seconds + (uint64_t)second;
 }
 
-/* The triangle pairs with strayed triangle ta of cloth oa against object ob, as keys
- * (triangle of the lower object << 32 | triangle of the higher). For the cloth itself each
+/* The triangle pairs with strayed triangle ta of cloth oa against object ob, as keys. For
+ * the cloth itself each
  * triangle pair comes once: from the strayed triangle, or from the first of two; with
  * `from_other`, oa is the higher of two cloths and only its pairs with clean triangles of
  * ob come (the others come from ob's strayed triangles). */
 static void strayed_keys(const collision_scratch *s, int32_t oa, int32_t ta, int32_t ob, bool from_other, pair_buffer *out)
 {
     const object_ref *B = &s->objects[ob];
+    int32_t seconds = s->objects[from_other ? oa : ob].triangle_count;
     aabb query = pairs_query_box(s, oa, ob, ta);
     out->hit_count = 0;
     bvh_query(B->tree, &query, pairs_collect_hit, out);
@@ -78,8 +80,8 @@ static void strayed_keys(const collision_scratch *s, int32_t oa, int32_t ta, int
         int32_t tb = out->hits[h];
         if (oa == ob && (tb == ta || (triangle_strayed(s, B, tb) && tb < ta))) continue;
         if (from_other && triangle_strayed(s, B, tb)) continue;
-        if (from_other || (oa == ob && tb < ta)) add_key(out, tb, ta);
-        else add_key(out, ta, tb);
+        if (from_other || (oa == ob && tb < ta)) add_key(out, tb, ta, seconds);
+        else add_key(out, ta, tb, seconds);
     }
 }
 
@@ -88,9 +90,10 @@ static void strayed_keys(const collision_scratch *s, int32_t oa, int32_t ta, int
 static void strayed_pairs_of_keys(const collision_scratch *s, int32_t oa, int32_t ob, const uint64_t *keys,
                                   int32_t begin, int32_t end, pair_buffer *out)
 {
+    uint64_t seconds = (uint64_t)s->objects[ob].triangle_count;
     for (int32_t k = begin; k < end && !out->out_of_memory; k++) {
         int32_t before = out->count;
-        pairs_of_triangles(s, oa, (int32_t)(keys[k] >> 32), ob, (int32_t)(keys[k] & 0xffffffffu), out);
+        pairs_of_triangles(s, oa, (int32_t)(keys[k] / seconds), ob, (int32_t)(keys[k] % seconds), out);
         int32_t kept = before;
         for (int32_t i = before; i < out->count; i++)
             if (any_marked(s->strayed, &out->pairs[i])) out->pairs[kept++] = out->pairs[i];
@@ -130,15 +133,13 @@ static bool fresh_pairs_of_objects(collision_scratch *s, int32_t oa, int32_t ob)
     if (keys == 0) return true;
     if (keys > INT32_MAX / 2 || !grow((void **)&s->keys, &s->key_capacity, 2 * (int32_t)keys, sizeof *s->keys))
         return false;
-    /* as first * (triangles of ob) + second, which orders them alike in fewer bits */
-    uint64_t seconds = (uint64_t)B->triangle_count;
     int32_t key_count = 0;
     for (int32_t c = 0; c < chunks; c++) {
         const pair_buffer *b = &s->buffers[c];
-        for (int32_t k = 0; k < b->key_count; k++) s->keys[key_count++] = (b->keys[k] >> 32) * seconds + (b->keys[k] & 0xffffffffu);
+        if (b->key_count > 0) memcpy(&s->keys[key_count], b->keys, (size_t)b->key_count * sizeof *b->keys);
+        key_count += b->key_count;
     }
-    radix_sort(s->keys, s->keys + key_count, key_count, (uint64_t)A->triangle_count * seconds);
-    for (int32_t k = 0; k < key_count; k++) s->keys[k] = (s->keys[k] / seconds) << 32 | (s->keys[k] % seconds);
+    radix_sort(s->keys, s->keys + key_count, key_count, (uint64_t)A->triangle_count * (uint64_t)B->triangle_count);
 
     chunks = pairs_chunk_count(key_count);
     if (!pairs_reserve_buffers(s, chunks)) return false;
