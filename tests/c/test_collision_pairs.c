@@ -291,6 +291,13 @@ Test(collision_pairs, features_near_at_rest_are_those_closer_than_the_distance)
         }
     cr_assert_gt(listed, 100);
     cr_assert_gt(far, 100);
+    /* each row strictly ascending: sorted for the lookups' binary search, each pair once */
+    for (int32_t v = 0; v < g.vertex_count; v++)
+        for (int32_t k = near.face_start[v] + 1; k < near.face_start[v + 1]; k++)
+            cr_assert_lt(near.faces[k - 1], near.faces[k], "vertex %d", v);
+    for (int32_t e = 0; e < topo.edge_count; e++)
+        for (int32_t k = near.edge_start[e] + 1; k < near.edge_start[e + 1]; k++)
+            cr_assert_lt(near.edges[k - 1], near.edges[k], "edge %d", e);
     rest_neighbours_free(&near);
     topology_free(&topo);
     grid_mesh_free(&g);
