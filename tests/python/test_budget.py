@@ -57,6 +57,9 @@ class MemoryEstimate(unittest.TestCase):
     def test_self_collision_on_a_finer_cloth(self):
         self.check_bounds(100, True, 1.0)
 
+    def test_self_collision_with_contacts_spanning_many_edges(self):
+        self.check_bounds(80, True, 0.1)  # 2 thickness = 7.4 edges
+
 
 class Budget(unittest.TestCase):
     cloth = budget.ClothSize(1_000_000, False, 0.005, 0.002)
