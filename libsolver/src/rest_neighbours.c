@@ -6,6 +6,7 @@
 #include "bvh.h"
 #include "ccd.h"
 #include "grow.h"
+#include "threads.h"
 
 /* Pairs (a, b) packed as a << 32 | b. */
 typedef struct pair_list {
@@ -66,6 +67,59 @@ static void visit(void *ctx, int32_t ta, int32_t tb)
         }
 }
 
+typedef struct triangle_search {
+    search *s;
+    int32_t triangle;
+} triangle_search;
+
+static void visit_above(void *ctx, int32_t other)
+{
+    triangle_search *q = ctx;
+    visit(q->s, q->triangle, other);
+}
+
+static bool append(pair_list *to, const pair_list *from)
+{
+    if (from->out_of_memory || (int64_t)to->count + from->count > INT32_MAX ||
+        !grow((void **)&to->items, &to->capacity, to->count + from->count, sizeof *to->items))
+        return false;
+    if (from->count > 0) memcpy(to->items + to->count, from->items, (size_t)from->count * sizeof *from->items);
+    to->count += from->count;
+    return true;
+}
+
+/* Chunks of triangles per thread: pairs crowd where the mesh folds, so equal shares of the
+ * triangles are unequal work. */
+enum { CHUNKS_PER_THREAD = 8 };
+
+/* Every triangle queries the tree for those above it (each pair once), in chunks shared out
+ * among threads, each chunk into lists of its own, joined afterwards: to_table sorts them, so
+ * their order does not matter. */
+static bool search_pairs(search *all, const bvh *tree, const aabb *boxes, int32_t triangles)
+{
+    int32_t chunks = CHUNKS_PER_THREAD * thread_count();
+    if (chunks > triangles) chunks = triangles;
+    if (chunks < 1) return true;
+    search *parts = calloc((size_t)chunks, sizeof *parts);
+    if (!parts) return false;
+#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
+    for (int32_t c = 0; c < chunks; c++) {
+        parts[c] = (search){all->x, all->topo, all->distance, {0}, {0}};
+        int32_t begin = (int32_t)((int64_t)triangles * c / chunks), end = (int32_t)((int64_t)triangles * (c + 1) / chunks);
+        for (int32_t t = begin; t < end; t++) {
+            triangle_search q = {&parts[c], t};
+            bvh_query_above(tree, &boxes[t], t, visit_above, &q);
+        }
+    }
+    bool ok = true;
+    for (int32_t c = 0; c < chunks; c++) {
+        ok = ok && append(&all->vertex_face, &parts[c].vertex_face) && append(&all->edge_edge, &parts[c].edge_edge);
+        free(parts[c].vertex_face.items), free(parts[c].edge_edge.items);
+    }
+    free(parts);
+    return ok;
+}
+
 /* The pairs as a CSR table over `rows` first indices, each row ascending: two stable
  * counting passes, by the second index and then by the first, sort them in linear time (a
  * qsort of the packed pairs took half the time of making a 100k-vertex cloth). There are no
@@ -106,8 +160,7 @@ bool rest_neighbours_build(rest_neighbours *r, const double *x, const topology *
         for (int k = 0; k < 3; k++) box = aabb_add_point(box, at(&s, topo->triangles[3 * (size_t)t + k]));
         boxes[t] = aabb_inflate(box, 0.5 * distance); /* boxes that overlap come within `distance` */
     }
-    ok = ok && bvh_build(&tree, boxes, topo->triangle_count) && bvh_self_pairs(&tree, visit, &s) &&
-         !s.vertex_face.out_of_memory && !s.edge_edge.out_of_memory &&
+    ok = ok && bvh_build(&tree, boxes, topo->triangle_count) && search_pairs(&s, &tree, boxes, topo->triangle_count) &&
          to_table(&s.vertex_face, topo->vertex_count, topo->triangle_count, &r->face_start, &r->faces) &&
          to_table(&s.edge_edge, topo->edge_count, topo->edge_count, &r->edge_start, &r->edges);
     bvh_free(&tree);
