@@ -20,10 +20,6 @@
  * 128² drapes (fewer pairs; moving cloth strays from either within a step), 0.05 slower. */
 #define GATHER_SLACK 0.12
 
-/* Chunks per thread when triangles are shared out: the pairs crowd where the cloth folds,
- * so equal halves of the triangles are far from equal work. */
-enum { CHUNKS_PER_THREAD = 8, TRIANGLES_PER_CHUNK = 256 };
-
 bool pairs_valid(const collision_scratch *s)
 {
     if (!s->have_pairs || s->gathered_vertex_count != s->vertex_count || s->gathered_object_count != s->object_count)
@@ -198,12 +194,6 @@ bool pairs_reserve_buffers(collision_scratch *s, int32_t count)
     return true;
 }
 
-int32_t pairs_chunk_count(int32_t items)
-{
-    int32_t most = CHUNKS_PER_THREAD * thread_count(), chunks = items / TRIANGLES_PER_CHUNK + 1;
-    return chunks < most ? chunks : most;
-}
-
 bool pairs_append_buffers(collision_scratch *s, int32_t count, feature_pair **to, int32_t *to_count,
                           int32_t *to_capacity)
 {
@@ -229,12 +219,11 @@ bool pairs_append_buffers(collision_scratch *s, int32_t count, feature_pair **to
 /* Pairs of cloth oa with object ob, appended to s->pairs in triangle order. */
 static bool pairs_of_objects(collision_scratch *s, int32_t oa, int32_t ob)
 {
-    int32_t triangles = s->objects[oa].triangle_count, chunks = pairs_chunk_count(triangles);
+    int32_t triangles = s->objects[oa].triangle_count, chunks = chunk_count(triangles);
     if (!pairs_reserve_buffers(s, chunks)) return false;
 #pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
     for (int32_t c = 0; c < chunks; c++) {
-        int32_t begin = (int32_t)((int64_t)triangles * c / chunks), end = (int32_t)((int64_t)triangles * (c + 1) / chunks);
-        pairs_of_range(s, oa, ob, begin, end, &s->buffers[c]);
+        pairs_of_range(s, oa, ob, chunk_start(triangles, c, chunks), chunk_start(triangles, c + 1, chunks), &s->buffers[c]);
     }
     return pairs_append_buffers(s, chunks, &s->pairs, &s->pair_count, &s->pair_capacity);
 }

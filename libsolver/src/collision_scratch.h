@@ -146,7 +146,5 @@ bool pairs_reserve_buffers(collision_scratch *s, int32_t count);
 /* Appends the first `count` buffers' pairs, in buffer order, to the array *to. */
 bool pairs_append_buffers(collision_scratch *s, int32_t count, feature_pair **to, int32_t *to_count,
                           int32_t *to_capacity);
-/* How many chunks `items` pieces of work are split into, to even out the threads' shares. */
-int32_t pairs_chunk_count(int32_t items);
 
 #endif

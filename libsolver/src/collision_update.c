@@ -9,6 +9,7 @@
 
 #include "collision_scratch.h"
 #include "grow.h"
+#include "threads.h"
 
 /* An update gathers again when more than this fraction of the cloth triangles have a strayed
  * vertex, or after this many updates (boxes only grow between gatherings). */
@@ -65,10 +66,9 @@ static void add_key(pair_buffer *out, int32_t first, int32_t second, int32_t sec
 }
 
 /* The triangle pairs with strayed triangle ta of cloth oa against object ob, as keys. For
- * the cloth itself each
- * triangle pair comes once: from the strayed triangle, or from the first of two; with
- * `from_other`, oa is the higher of two cloths and only its pairs with clean triangles of
- * ob come (the others come from ob's strayed triangles). */
+ * the cloth itself each triangle pair comes once: from the strayed triangle, or from the
+ * first of two; with `from_other`, oa is the higher of two cloths and only its pairs with
+ * clean triangles of ob come (the others come from ob's strayed triangles). */
 static void strayed_keys(const collision_scratch *s, int32_t oa, int32_t ta, int32_t ob, bool from_other, pair_buffer *out)
 {
     const object_ref *B = &s->objects[ob];
@@ -115,12 +115,12 @@ static bool fresh_pairs_of_objects(collision_scratch *s, int32_t oa, int32_t ob)
     for (int32_t t = 0; other_cloth && t < B->triangle_count; t++)
         if (triangle_strayed(s, B, t)) s->strayed_triangles[strayed++] = t;
 
-    int32_t chunks = pairs_chunk_count(strayed);
+    int32_t chunks = chunk_count(strayed);
     if (!pairs_reserve_buffers(s, chunks)) return false;
 #pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
     for (int32_t c = 0; c < chunks; c++) {
-        int32_t begin = (int32_t)((int64_t)strayed * c / chunks), end = (int32_t)((int64_t)strayed * (c + 1) / chunks);
-        for (int32_t i = begin; i < end; i++) {
+        int32_t end = chunk_start(strayed, c + 1, chunks);
+        for (int32_t i = chunk_start(strayed, c, chunks); i < end; i++) {
             if (i < from_a) strayed_keys(s, oa, s->strayed_triangles[i], ob, false, &s->buffers[c]);
             else strayed_keys(s, ob, s->strayed_triangles[i], oa, true, &s->buffers[c]);
         }
@@ -141,12 +141,12 @@ static bool fresh_pairs_of_objects(collision_scratch *s, int32_t oa, int32_t ob)
     }
     radix_sort(s->keys, s->keys + key_count, key_count, (uint64_t)A->triangle_count * (uint64_t)B->triangle_count);
 
-    chunks = pairs_chunk_count(key_count);
+    chunks = chunk_count(key_count);
     if (!pairs_reserve_buffers(s, chunks)) return false;
 #pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
     for (int32_t c = 0; c < chunks; c++) {
-        int32_t begin = (int32_t)((int64_t)key_count * c / chunks), end = (int32_t)((int64_t)key_count * (c + 1) / chunks);
-        strayed_pairs_of_keys(s, oa, ob, s->keys, begin, end, &s->buffers[c]);
+        strayed_pairs_of_keys(s, oa, ob, s->keys, chunk_start(key_count, c, chunks), chunk_start(key_count, c + 1, chunks),
+                              &s->buffers[c]);
     }
     return pairs_append_buffers(s, chunks, &s->fresh, &s->fresh_count, &s->fresh_capacity);
 }

@@ -88,25 +88,19 @@ static bool append(pair_list *to, const pair_list *from)
     return true;
 }
 
-/* Chunks of triangles per thread: pairs crowd where the mesh folds, so equal shares of the
- * triangles are unequal work. */
-enum { CHUNKS_PER_THREAD = 8 };
-
 /* Every triangle queries the tree for those above it (each pair once), in chunks shared out
  * among threads, each chunk into lists of its own, joined afterwards: to_table sorts them, so
  * their order does not matter. */
 static bool search_pairs(search *all, const bvh *tree, const aabb *boxes, int32_t triangles)
 {
-    int32_t chunks = CHUNKS_PER_THREAD * thread_count();
-    if (chunks > triangles) chunks = triangles;
-    if (chunks < 1) return true;
+    int32_t chunks = chunk_count(triangles);
     search *parts = calloc((size_t)chunks, sizeof *parts);
     if (!parts) return false;
 #pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
     for (int32_t c = 0; c < chunks; c++) {
         parts[c] = (search){all->x, all->topo, all->distance, {0}, {0}};
-        int32_t begin = (int32_t)((int64_t)triangles * c / chunks), end = (int32_t)((int64_t)triangles * (c + 1) / chunks);
-        for (int32_t t = begin; t < end; t++) {
+        int32_t end = chunk_start(triangles, c + 1, chunks);
+        for (int32_t t = chunk_start(triangles, c, chunks); t < end; t++) {
             triangle_search q = {&parts[c], t};
             bvh_query_above(tree, &boxes[t], t, visit_above, &q);
         }

@@ -36,4 +36,20 @@ static inline int32_t team_size(void)
 #endif
 }
 
+/* Uneven work (pairs crowd where cloth folds) is shared out in chunks, taken dynamically:
+ * up to CHUNKS_PER_THREAD per thread, none smaller than ITEMS_PER_CHUNK items. */
+enum { CHUNKS_PER_THREAD = 8, ITEMS_PER_CHUNK = 256 };
+
+static inline int32_t chunk_count(int32_t items)
+{
+    int32_t most = CHUNKS_PER_THREAD * thread_count(), chunks = items / ITEMS_PER_CHUNK + 1;
+    return chunks < most ? chunks : most;
+}
+
+/* The first item of chunk c of `chunks` over `items` (chunk c ends where c + 1 starts). */
+static inline int32_t chunk_start(int32_t items, int32_t c, int32_t chunks)
+{
+    return (int32_t)((int64_t)items * c / chunks);
+}
+
 #endif

@@ -14,6 +14,7 @@
 #include "collision.h"
 #include "collision_scratch.h"
 #include "rest_neighbours.h"
+#include "threads.h"
 #include "simbake.h"
 #include "testutil.h"
 #include "world.h"
@@ -252,16 +253,18 @@ Test(collision_pairs, cloth_over_a_box_keeps_its_edges_off_the_box_edges, .timeo
 }
 
 /* The table of features near at rest holds exactly the pairs closer than its distance,
- * against every pair measured one by one. */
+ * against every pair measured one by one. 800 triangles: their search runs in several chunks
+ * (threads.h), whose lists are joined. */
 Test(collision_pairs, features_near_at_rest_are_those_closer_than_the_distance)
 {
-    grid_mesh g = grid_mesh_make(7, 0.6, 0.0);
+    grid_mesh g = grid_mesh_make(21, 0.6, 0.0);
     /* a fold, so that pairs across it are near too */
     for (int32_t i = 0; i < g.vertex_count; i++)
         if (g.positions[3 * i] > 0.05) g.positions[3 * i + 2] = 0.8 * (g.positions[3 * i] - 0.05);
     topology topo;
     cr_assert(topology_build(&topo, g.triangles, g.triangle_count, g.vertex_count));
-    double distance = 0.12; /* 1.2 edges */
+    double distance = 0.036; /* 1.2 edges */
+    cr_assert_gt(chunk_count(g.triangle_count), 1);
     rest_neighbours near;
     cr_assert(rest_neighbours_build(&near, g.positions, &topo, distance));
     int listed = 0, far = 0;
