@@ -171,7 +171,7 @@ typedef struct sb_world_stats {
     double last_step;           /* size of the last accepted step, s */
     int32_t last_contacts;      /* cloth vertices held on colliders in the last step */
     int64_t collisions;         /* continuous collisions resolved by impulses */
-    int64_t impact_zones;       /* collisions resolved by rigid impact zones (the failsafe) */
+    int64_t impact_zones;       /* steps that needed rigid impact zones (the failsafe) */
 } sb_world_stats;
 
 /* Why the last sb_world_step_to failed, for callers that explain it in their own words

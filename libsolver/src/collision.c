@@ -438,11 +438,13 @@ static int compare_zone_entries(const void *pa, const void *pb)
     return (a->vertex > b->vertex) - (a->vertex < b->vertex);
 }
 
-/* Rounds of: detect, merge colliding vertices into zones, move every zone rigidly. */
+/* Rounds of: detect, merge colliding vertices into zones, move every zone rigidly. Only zones
+ * move, so after the first round only pairs with a vertex in a zone can have changed; the
+ * others are not tested again. The tests run in parallel, the merging in pair order. */
 static int32_t impact_zones(collision_scratch *s, int32_t vertex_count, double h, int32_t *unresolved)
 {
     for (int32_t v = 0; v < vertex_count; v++) s->zone[v] = v;
-    bool *in_zone = calloc((size_t)vertex_count, sizeof *in_zone);
+    uint8_t *in_zone = calloc((size_t)vertex_count, sizeof *in_zone);
     zone_entry *entries = malloc((size_t)vertex_count * sizeof *entries);
     int32_t *anchors = malloc((size_t)vertex_count * sizeof *anchors);
     if (!in_zone || !entries || !anchors) {
@@ -452,15 +454,21 @@ static int32_t impact_zones(collision_scratch *s, int32_t vertex_count, double h
     }
     int32_t round = 0, hits = 0;
     for (; round <= ZONE_ROUNDS + 1; round++) {
-        if (!current_pairs(s)) break;
-        hits = 0;
+        if (!current_pairs(s) || !reserve_flags(s)) break;
+        bool first_round = round == 0;
+#pragma omp parallel for schedule(dynamic, 1024) if (s->pair_count > 4096)
         for (int32_t k = 0; k < s->pair_count; k++) {
             const feature_pair *p = &s->pairs[k];
             ccd_hit hit;
-            if (!detect(s, p, &hit)) continue;
+            s->flagged[k] = (first_round || any_marked(in_zone, p)) && detect(s, p, &hit);
+        }
+        hits = 0;
+        for (int32_t k = 0; k < s->pair_count; k++) {
+            if (!s->flagged[k]) continue;
+            const feature_pair *p = &s->pairs[k];
             hits++;
             for (int i = 0; i < 4; i++) {
-                in_zone[p->v[i]] = true;
+                in_zone[p->v[i]] = 1;
                 unite(s->zone, p->v[0], p->v[i]);
             }
         }
