@@ -138,6 +138,23 @@ static double reference_edge_edge(const vec3 x0[4], const vec3 x1[4], int subste
     return -1;
 }
 
+/* Paths that pass a face's plane (or an edge's) just beside it: within the tolerance they
+ * touch, beyond it they do not. The root of the coplanarity cubic lies beside the face, so
+ * this is where dropping roots whose features are apart (ccd.c) must draw the line. A plane
+ * crossing far outside (1 m) is no hit either. */
+Test(ccd, passing_beside_a_face_or_an_edge_touches_only_within_the_tolerance)
+{
+    vec3 a = v3(0, 0, 0), b = v3(1, 0, 0), c = v3(0, 1, 0);
+    const double offsets[] = {0.5 * tol, 0.99 * tol, 1.01 * tol, 2.0 * tol, 1.0};
+    for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++) {
+        double d = offsets[i], expected = d <= tol ? 0.5 : -1.0;
+        /* the vertex crosses z = 0 at (0.5, -d), d from the edge y = 0 */
+        expect_vf(v3(0.5, -d, 1), v3(0.5, -d, -1), STILL(a), STILL(b), STILL(c), expected);
+        /* the second edge, along y from y = d, sweeps down through the first one's line */
+        expect_ee(STILL(a), STILL(b), v3(0.5, d, 1), v3(0.5, d, -1), v3(0.5, 1, 1), v3(0.5, 1, -1), expected);
+    }
+}
+
 Test(ccd, no_crossing_missed_against_fine_substeps, .timeout = 120)
 {
     test_rng rng = rng_seed(31);
