@@ -36,6 +36,21 @@ static inline bool aabb_overlap(const aabb *a, const aabb *b)
     return a->lo.x <= b->hi.x && b->lo.x <= a->hi.x && a->lo.y <= b->hi.y && b->lo.y <= a->hi.y &&
            a->lo.z <= b->hi.z && b->lo.z <= a->hi.z;
 }
+/* Whether the box of points [0, split) and that of points [split, 4) come within `gap`, the
+ * boxes taken over two sets of the four points' positions (`to` NULL: over `from` alone),
+ * e.g. the ends of straight paths: a vertex against a face (split 1), an edge against an
+ * edge (split 2). */
+static inline bool point_boxes_within(const vec3 from[4], const vec3 *to, int split, double gap)
+{
+    aabb first = aabb_empty(), second = aabb_empty();
+    for (int i = 0; i < 4; i++) {
+        aabb *box = i < split ? &first : &second;
+        *box = aabb_add_point(*box, from[i]);
+        if (to) *box = aabb_add_point(*box, to[i]);
+    }
+    first = aabb_inflate(first, gap);
+    return aabb_overlap(&first, &second);
+}
 static inline double aabb_half_area(const aabb *b)
 {
     vec3 d = v3_sub(b->hi, b->lo);

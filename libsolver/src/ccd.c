@@ -82,13 +82,7 @@ static bool apart_over(const vec3 x0[4], const vec3 x1[4], int split, double lo,
     vec3 a[4], b[4];
     lerp4(x0, x1, lo, a);
     lerp4(x0, x1, hi, b);
-    aabb first = aabb_empty(), second = aabb_empty();
-    for (int i = 0; i < 4; i++) {
-        aabb *box = i < split ? &first : &second;
-        *box = aabb_add_point(aabb_add_point(*box, a[i]), b[i]);
-    }
-    second = aabb_inflate(second, tol);
-    return !aabb_overlap(&first, &second);
+    return !point_boxes_within(a, b, split, tol);
 }
 
 /* Sorted candidate times: roots of the cubic in [0, 1] and its turning points there. A root

@@ -177,15 +177,10 @@ static bool reserve_flags(collision_scratch *s)
 static inline __attribute__((always_inline)) bool features_within(const feature_pair *p, const vec3 *from,
                                                                    const vec3 *to, double gap)
 {
-    int split = p->edge_edge ? 2 : 1;
-    aabb first = aabb_empty(), second = aabb_empty();
-    for (int i = 0; i < 4; i++) {
-        aabb *box = i < split ? &first : &second;
-        *box = aabb_add_point(*box, from[p->v[i]]);
-        if (to) *box = aabb_add_point(*box, to[p->v[i]]);
-    }
-    first = aabb_inflate(first, gap);
-    return aabb_overlap(&first, &second);
+    vec3 a[4], b[4];
+    positions_of(from, p, a);
+    if (to) positions_of(to, p, b);
+    return point_boxes_within(a, to ? b : NULL, p->edge_edge ? 2 : 1, gap);
 }
 
 /* The passes below move vertices pair by pair, each pair seeing what the ones before it did.
