@@ -135,6 +135,19 @@ static bool build_hinges(cloth *c)
     return true;
 }
 
+/* Elements are assembled ASSEMBLY_GROUP consecutive ones at a time, which keeps a region of
+ * the matrix in cache (colouring.h). A mesh numbered without locality has groups that meet
+ * too many others for few colours: it is coloured element by element instead. */
+enum { ASSEMBLY_GROUP = 256, GROUPED_COLOURS_MAX = 16 };
+
+static bool colour_elements(colouring *out, const int32_t *elements, int32_t count, int32_t per, int32_t vertices)
+{
+    if (!colouring_build(out, elements, count, per, vertices, ASSEMBLY_GROUP)) return false;
+    if (!out->last_serial && out->colour_count <= GROUPED_COLOURS_MAX) return true;
+    colouring_free(out);
+    return colouring_build(out, elements, count, per, vertices, 1);
+}
+
 static bool build_solver(cloth *c, const double gravity[3])
 {
     bsr_elements sets[2] = {{c->triangles, c->triangle_count, 3}, {c->hinges, c->hinge_count, 4}};
@@ -143,8 +156,8 @@ static bool build_solver(cloth *c, const double gravity[3])
         return false;
     if (!bsr_element_table(&c->system, c->hinges, c->hinge_count, 4, &c->hinge_blocks))
         return false;
-    if (!colouring_build(&c->triangle_colours, c->triangles, c->triangle_count, 3, c->vertex_count) ||
-        !colouring_build(&c->hinge_colours, c->hinges, c->hinge_count, 4, c->vertex_count))
+    if (!colour_elements(&c->triangle_colours, c->triangles, c->triangle_count, 3, c->vertex_count) ||
+        !colour_elements(&c->hinge_colours, c->hinges, c->hinge_count, 4, c->vertex_count))
         return false;
     size_t len = 3 * (size_t)c->vertex_count;
     double **vectors[] = {&c->force, &c->rhs, &c->dv, &c->z, &c->x_new, &c->v_new, &c->correction,

@@ -4,30 +4,37 @@
 #include <string.h>
 
 bool colouring_build(colouring *out, const int32_t *elements, int32_t element_count, int32_t per_element,
-                     int32_t vertex_count)
+                     int32_t vertex_count, int32_t group_size)
 {
     memset(out, 0, sizeof *out);
+    if (group_size < 1) group_size = 1;
+    int32_t group_count = element_count / group_size + (element_count % group_size != 0);
     uint64_t *used = calloc((size_t)vertex_count + 1, sizeof *used); /* per vertex: colours it has */
-    uint8_t *colour = malloc((size_t)element_count + 1);
+    uint8_t *colour = malloc((size_t)group_count + 1);
     out->start = calloc(COLOURING_MAX + 1, sizeof *out->start);
-    out->order = malloc(((size_t)element_count + 1) * sizeof *out->order);
-    if (!used || !colour || !out->start || !out->order) {
+    out->group_start = malloc(((size_t)group_count + 1) * sizeof *out->group_start);
+    out->groups = malloc(((size_t)group_count + 1) * sizeof *out->groups);
+    if (!used || !colour || !out->start || !out->group_start || !out->groups) {
         free(used), free(colour), colouring_free(out);
         return false;
     }
+    out->group_count = group_count;
     const int serial = COLOURING_MAX - 1;
     int32_t counts[COLOURING_MAX] = {0};
-    for (int32_t e = 0; e < element_count; e++) {
-        const int32_t *v = &elements[(size_t)e * (size_t)per_element];
+    for (int32_t g = 0; g < group_count; g++) {
+        size_t begin = (size_t)g * (size_t)group_size * (size_t)per_element;
+        size_t end = (size_t)(g + 1 < group_count ? (g + 1) * group_size : element_count) * (size_t)per_element;
+        out->group_start[g] = g * group_size;
         uint64_t taken = 0;
-        for (int32_t k = 0; k < per_element; k++) taken |= used[v[k]];
+        for (size_t k = begin; k < end; k++) taken |= used[elements[k]];
         int c = 0;
         while (c < serial && (taken >> c) & 1u) c++;
         if (c < serial)
-            for (int32_t k = 0; k < per_element; k++) used[v[k]] |= (uint64_t)1 << c;
-        colour[e] = (uint8_t)c;
+            for (size_t k = begin; k < end; k++) used[elements[k]] |= (uint64_t)1 << c;
+        colour[g] = (uint8_t)c;
         counts[c]++;
     }
+    out->group_start[group_count] = element_count;
     /* colours in use, in order; the serial one (if any) last */
     int32_t next = 0;
     for (int c = 0; c < COLOURING_MAX; c++) {
@@ -43,9 +50,9 @@ bool colouring_build(colouring *out, const int32_t *elements, int32_t element_co
         free(used), free(colour), colouring_free(out);
         return false;
     }
-    for (int32_t e = 0; e < element_count; e++) {
-        int32_t place = counts[colour[e]];
-        out->order[out->start[place] + fill[place]++] = e;
+    for (int32_t g = 0; g < group_count; g++) {
+        int32_t place = counts[colour[g]];
+        out->groups[out->start[place] + fill[place]++] = g;
     }
     free(fill), free(used), free(colour);
     return true;
@@ -53,6 +60,6 @@ bool colouring_build(colouring *out, const int32_t *elements, int32_t element_co
 
 void colouring_free(colouring *c)
 {
-    free(c->start), free(c->order);
+    free(c->start), free(c->group_start), free(c->groups);
     memset(c, 0, sizeof *c);
 }
