@@ -115,7 +115,7 @@ static void walk_colours(const colouring *cc, element_forces *fn, const cloth *c
                 for (int32_t e = cc->group_start[cc->groups[g]]; e < cc->group_start[cc->groups[g] + 1]; e++)
                     fn(c, e, x, v, f, as);
         } else {
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, cc->chunk)
             for (int32_t g = cc->start[k]; g < cc->start[k + 1]; g++)
                 for (int32_t e = cc->group_start[cc->groups[g]]; e < cc->group_start[cc->groups[g] + 1]; e++)
                     fn(c, e, x, v, f, as);

@@ -19,6 +19,7 @@ bool colouring_build(colouring *out, const int32_t *elements, int32_t element_co
         return false;
     }
     out->group_count = group_count;
+    out->chunk = group_size < 64 ? 64 / group_size : 1;
     const int serial = COLOURING_MAX - 1;
     int32_t counts[COLOURING_MAX] = {0};
     for (int32_t g = 0; g < group_count; g++) {

@@ -17,6 +17,7 @@ typedef struct colouring {
     int32_t *group_start; /* group_count + 1: group g is elements [group_start[g], group_start[g + 1]) */
     int32_t *groups;      /* group indices, by colour, ascending within each */
     int32_t group_count;
+    int32_t chunk;        /* groups a thread takes at a time: some 64 elements */
     bool last_serial;     /* the last colour may share vertices: walk it on one thread */
 } colouring;
 
