@@ -23,7 +23,8 @@
  * The bandwidth figures are those of a block-Jacobi iteration, whatever the preconditioner
  * of the bake: it is the iteration the bound describes (the multigrid's V-cycle adds about
  * two more passes over the matrix).
- * Output: JSON on stdout (drape: also the milliseconds and steps of every frame). */
+ * Output: JSON on stdout (drape: also the milliseconds and steps of every frame, and the
+ * largest edge strain at the end). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +48,7 @@
 typedef struct drape_result {
     int grid, vertices, frames;
     double ms_per_frame, cg_per_frame, steps_per_frame, total_seconds;
+    double max_edge_strain; /* at the end: largest |length / rest length - 1| of a triangle edge */
     int64_t rejected_steps;
     double *frame_ms;       /* per frame, in order */
     int32_t *frame_steps;   /* accepted and rejected steps per frame */
@@ -67,6 +69,22 @@ static void blender_material(sb_cloth_def *cd, int grid)
     cd->thickness = 0.015;
     cd->self_thickness = 0.0075; /* half of Blender's self distance 0.015 */
     cd->friction = 1.0;
+}
+
+static double max_edge_strain(const double *rest, const double *x, const int32_t *tris, int32_t nt)
+{
+    double worst = 0.0;
+    for (int32_t t = 0; t < nt; t++)
+        for (int k = 0; k < 3; k++) {
+            int32_t a = tris[3 * t + k], b = tris[3 * t + (k + 1) % 3];
+            double r2 = 0.0, l2 = 0.0;
+            for (int d = 0; d < 3; d++) {
+                double dr = rest[3 * a + d] - rest[3 * b + d], dl = x[3 * a + d] - x[3 * b + d];
+                r2 += dr * dr, l2 += dl * dl;
+            }
+            worst = fmax(worst, fabs(sqrt(l2 / r2) - 1.0));
+        }
+    return worst;
 }
 
 static drape_result drape(int n, int frames, int blender, const double *sp, const int32_t *st, int32_t snv,
@@ -112,7 +130,8 @@ static drape_result drape(int n, int frames, int blender, const double *sp, cons
     for (int f = 0; f < frames; f++) total += times[f];
     qsort(times, (size_t)frames, sizeof *times, compare_doubles);
     drape_result r = {n, nv, frames, times[frames / 2], (double)stats.cg_iterations / frames,
-                      (double)stats.steps / frames, total / 1e3, stats.rejected_steps, frame_ms, frame_steps, w};
+                      (double)stats.steps / frames, total / 1e3, max_edge_strain(pos, w->cloths[0]->x, tris, nt),
+                      stats.rejected_steps, frame_ms, frame_steps, w};
     free(times), free(pos), free(tris);
     return r;
 }
@@ -189,8 +208,8 @@ static void print_drape(const drape_result *r)
     printf("{\"grid\": %d, \"vertices\": %d, \"frames\": %d, \"ms_per_frame\": %.6g, \"cg_iterations_per_frame\": "
            "%.6g, \"steps_per_frame\": %.6g",
            r->grid, r->vertices, r->frames, r->ms_per_frame, r->cg_per_frame, r->steps_per_frame);
-    printf(", \"seconds\": %.6g, \"rejected_steps\": %lld, \"frame_ms\": [", r->total_seconds,
-           (long long)r->rejected_steps);
+    printf(", \"seconds\": %.6g, \"max_edge_strain\": %.4g, \"rejected_steps\": %lld, \"frame_ms\": [",
+           r->total_seconds, r->max_edge_strain, (long long)r->rejected_steps);
     for (int f = 0; f < r->frames; f++) printf("%s%.4g", f ? ", " : "", r->frame_ms[f]);
     printf("], \"frame_steps\": [");
     for (int f = 0; f < r->frames; f++) printf("%s%d", f ? ", " : "", (int)r->frame_steps[f]);
