@@ -73,7 +73,7 @@ typedef struct sb_world_def {
     double max_step;            /* largest internal step, s (default 1/24) */
     double min_step;            /* a step that must shrink below this fails (default 1e-6 s) */
     int32_t grow_after;         /* steps accepted in a row before the step doubles again (4) */
-    double max_strain_change;   /* implicit: reject a step taking a triangle's stretch away from rest by more (0.25) */
+    double max_strain_change;   /* implicit: reject a step changing any triangle's stretch by more (0.25) */
     double cg_tolerance;        /* implicit: relative residual of the conjugate gradient (1e-3) */
     int32_t cg_max_iterations;  /* implicit: iteration cap per step (1000) */
     double error_tolerance;     /* explicit: step-doubling error per step, m (1e-4) */
@@ -199,7 +199,7 @@ typedef struct sb_failure {
     double time;                /* s: the step that failed started here (the world is there) */
     double step;                /* s: size of the last step tried */
     double cg_residual;         /* relative, of the last try */
-    double strain_change;       /* largest change of a triangle's stretch away from rest in the last try */
+    double strain_change;       /* largest change of a triangle's stretch in the last try */
     double speed;               /* m/s: fastest vertex or body in the last try */
 } sb_failure;
 

@@ -6,19 +6,9 @@
 
 static bool in_contact(const cloth *c, int32_t v) { return c->contacts[v].collider >= 0 || c->collided[v]; }
 
-/* How much further from rest (1) a stretch s0 -> s1 of |w_u| or |w_v| goes; past rest, the
- * overshoot. A return towards rest is what the cloth's stiffness does and adds nothing to
- * control: limiting it kept a patch that a landing's collision response left at 9x its size
- * stretched for dozens of short steps. */
-static double strain_added(double s0, double s1)
-{
-    double d0 = s0 - 1.0, d1 = s1 - 1.0;
-    return d0 * d1 >= 0.0 ? fmax(0.0, fabs(d1) - fabs(d0)) : fabs(d1);
-}
-
-/* Largest strain_added over the triangles between two states. Triangles with a vertex held
- * by a collider, or moved by the collision response last step, are left out: contact moves
- * them however short the step, so a smaller step could not help. */
+/* Largest change of |w_u| or |w_v| over the triangles between two states. Triangles with a
+ * vertex held by a collider, or moved by the collision response last step, are left out:
+ * contact moves them however short the step, so a smaller step could not help. */
 static double max_strain_change(const cloth *c, const double *x0, const double *x1)
 {
     double worst = 0.0;
@@ -34,8 +24,8 @@ static double max_strain_change(const cloth *c, const double *x0, const double *
             wu1 = v3_madd(wu1, p1, r->cu[k]);
             wv1 = v3_madd(wv1, p1, r->cv[k]);
         }
-        worst = fmax(worst, strain_added(v3_len(wu0), v3_len(wu1)));
-        worst = fmax(worst, strain_added(v3_len(wv0), v3_len(wv1)));
+        worst = fmax(worst, fabs(v3_len(wu1) - v3_len(wu0)));
+        worst = fmax(worst, fabs(v3_len(wv1) - v3_len(wv0)));
     }
     return worst;
 }
