@@ -1,4 +1,5 @@
-/* Scenes shared by the benchmarks: a UV sphere, a square grid, and power-law fits. */
+/* Scenes shared by the benchmarks: a UV sphere, a square grid, power-law fits, and the
+ * largest edge strain of a cloth against its rest mesh. */
 #ifndef SB_BENCH_SCENE_H
 #define SB_BENCH_SCENE_H
 
@@ -68,6 +69,26 @@ static inline void grid(int n, double size, double height, double **pos, int32_t
             memcpy(&(*tris)[k], v, sizeof v);
             k += 6;
         }
+}
+
+static inline double edge_length(const double *x, int32_t a, int32_t b)
+{
+    double d0 = x[3 * a] - x[3 * b], d1 = x[3 * a + 1] - x[3 * b + 1], d2 = x[3 * a + 2] - x[3 * b + 2];
+    return sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+}
+
+/* Largest |length / rest length - 1| over the triangles' edges (edges of zero rest length
+ * left out). */
+static inline double max_edge_strain(const double *rest, const double *x, const int32_t *tris, int32_t nt)
+{
+    double worst = 0.0;
+    for (int32_t t = 0; t < nt; t++)
+        for (int k = 0; k < 3; k++) {
+            int32_t a = tris[3 * t + k], b = tris[3 * t + (k + 1) % 3];
+            double l0 = edge_length(rest, a, b);
+            if (l0 > 0) worst = fmax(worst, fabs(edge_length(x, a, b) / l0 - 1.0));
+        }
+    return worst;
 }
 
 #endif

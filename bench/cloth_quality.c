@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_scene.h"
 #include "collision.h"
 #include "simbake.h"
 #include "world.h"
@@ -62,12 +63,6 @@ static double deepest_inside(const double *points, int32_t count, const double *
     return deepest;
 }
 
-static double edge_length(const double *x, int32_t a, int32_t b)
-{
-    double d0 = x[3 * a] - x[3 * b], d1 = x[3 * a + 1] - x[3 * b + 1], d2 = x[3 * a + 2] - x[3 * b + 2];
-    return sqrt(d0 * d0 + d1 * d1 + d2 * d2);
-}
-
 int main(int argc, char **argv)
 {
     FILE *f = argc > 1 ? fopen(argv[1], "rb") : NULL;
@@ -85,13 +80,7 @@ int main(int argc, char **argv)
     int32_t *sphere_tris = read_block(f, 3 * (size_t)st, sizeof(int32_t));
     fclose(f);
 
-    double strain = 0.0;
-    for (int32_t t = 0; t < nt; t++)
-        for (int k = 0; k < 3; k++) {
-            int32_t a = tris[3 * t + k], b = tris[3 * t + (k + 1) % 3];
-            double l0 = edge_length(rest, a, b);
-            if (l0 > 0) strain = fmax(strain, fabs(edge_length(final, a, b) / l0 - 1.0));
-        }
+    double strain = max_edge_strain(rest, final, tris, nt);
 
     /* the final cloth and the sphere in a world of their own, for the exact intersection count */
     sb_world_def wd = sb_default_world_def();

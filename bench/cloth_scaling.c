@@ -71,22 +71,6 @@ static void blender_material(sb_cloth_def *cd, int grid)
     cd->friction = 1.0;
 }
 
-static double max_edge_strain(const double *rest, const double *x, const int32_t *tris, int32_t nt)
-{
-    double worst = 0.0;
-    for (int32_t t = 0; t < nt; t++)
-        for (int k = 0; k < 3; k++) {
-            int32_t a = tris[3 * t + k], b = tris[3 * t + (k + 1) % 3];
-            double r2 = 0.0, l2 = 0.0;
-            for (int d = 0; d < 3; d++) {
-                double dr = rest[3 * a + d] - rest[3 * b + d], dl = x[3 * a + d] - x[3 * b + d];
-                r2 += dr * dr, l2 += dl * dl;
-            }
-            worst = fmax(worst, fabs(sqrt(l2 / r2) - 1.0));
-        }
-    return worst;
-}
-
 static drape_result drape(int n, int frames, int blender, const double *sp, const int32_t *st, int32_t snv,
                           int32_t snt)
 {
