@@ -105,20 +105,22 @@ typedef void element_forces(const cloth *c, int32_t element, const double *x, co
 /* Every element, colour by colour, shared among the threads of the enclosing parallel region
  * a group at a time: no two groups of a colour share a vertex, so none share a force entry or
  * a matrix block, and every sum takes its terms in the same order on any number of threads. */
+static inline void walk_group(const colouring *cc, int32_t g, element_forces *fn, const cloth *c, const double *x,
+                              const double *v, double *f, const assembly *as)
+{
+    for (int32_t e = g * cc->group_size, end = colouring_group_end(cc, g); e < end; e++) fn(c, e, x, v, f, as);
+}
+
 static void walk_colours(const colouring *cc, element_forces *fn, const cloth *c, const double *x, const double *v,
                          double *f, const assembly *as)
 {
     for (int32_t k = 0; k < cc->colour_count; k++) {
         if (cc->last_serial && k + 1 == cc->colour_count) {
 #pragma omp single
-            for (int32_t g = cc->start[k]; g < cc->start[k + 1]; g++)
-                for (int32_t e = cc->group_start[cc->groups[g]]; e < cc->group_start[cc->groups[g] + 1]; e++)
-                    fn(c, e, x, v, f, as);
+            for (int32_t g = cc->start[k]; g < cc->start[k + 1]; g++) walk_group(cc, cc->groups[g], fn, c, x, v, f, as);
         } else {
 #pragma omp for schedule(dynamic, cc->chunk)
-            for (int32_t g = cc->start[k]; g < cc->start[k + 1]; g++)
-                for (int32_t e = cc->group_start[cc->groups[g]]; e < cc->group_start[cc->groups[g] + 1]; e++)
-                    fn(c, e, x, v, f, as);
+            for (int32_t g = cc->start[k]; g < cc->start[k + 1]; g++) walk_group(cc, cc->groups[g], fn, c, x, v, f, as);
         }
     }
 }

@@ -12,20 +12,18 @@ bool colouring_build(colouring *out, const int32_t *elements, int32_t element_co
     uint64_t *used = calloc((size_t)vertex_count + 1, sizeof *used); /* per vertex: colours it has */
     uint8_t *colour = malloc((size_t)group_count + 1);
     out->start = calloc(COLOURING_MAX + 1, sizeof *out->start);
-    out->group_start = malloc(((size_t)group_count + 1) * sizeof *out->group_start);
     out->groups = malloc(((size_t)group_count + 1) * sizeof *out->groups);
-    if (!used || !colour || !out->start || !out->group_start || !out->groups) {
+    if (!used || !colour || !out->start || !out->groups) {
         free(used), free(colour), colouring_free(out);
         return false;
     }
-    out->group_count = group_count;
+    out->group_count = group_count, out->group_size = group_size, out->element_count = element_count;
     out->chunk = group_size < 64 ? 64 / group_size : 1;
     const int serial = COLOURING_MAX - 1;
     int32_t counts[COLOURING_MAX] = {0};
     for (int32_t g = 0; g < group_count; g++) {
         size_t begin = (size_t)g * (size_t)group_size * (size_t)per_element;
-        size_t end = (size_t)(g + 1 < group_count ? (g + 1) * group_size : element_count) * (size_t)per_element;
-        out->group_start[g] = g * group_size;
+        size_t end = (size_t)colouring_group_end(out, g) * (size_t)per_element;
         uint64_t taken = 0;
         for (size_t k = begin; k < end; k++) taken |= used[elements[k]];
         int c = 0;
@@ -35,7 +33,6 @@ bool colouring_build(colouring *out, const int32_t *elements, int32_t element_co
         colour[g] = (uint8_t)c;
         counts[c]++;
     }
-    out->group_start[group_count] = element_count;
     /* colours in use, in order; the serial one (if any) last */
     int32_t next = 0;
     for (int c = 0; c < COLOURING_MAX; c++) {
@@ -61,6 +58,6 @@ bool colouring_build(colouring *out, const int32_t *elements, int32_t element_co
 
 void colouring_free(colouring *c)
 {
-    free(c->start), free(c->group_start), free(c->groups);
+    free(c->start), free(c->groups);
     memset(c, 0, sizeof *c);
 }

@@ -14,12 +14,18 @@
 typedef struct colouring {
     int32_t colour_count;
     int32_t *start;       /* colour_count + 1: colour k is groups[start[k] .. start[k + 1]) */
-    int32_t *group_start; /* group_count + 1: group g is elements [group_start[g], group_start[g + 1]) */
     int32_t *groups;      /* group indices, by colour, ascending within each */
-    int32_t group_count;
+    int32_t group_count, group_size, element_count;
     int32_t chunk;        /* groups a thread takes at a time: some 64 elements */
     bool last_serial;     /* the last colour may share vertices: walk it on one thread */
 } colouring;
+
+/* Group g: elements [g * group_size, its end). */
+static inline int32_t colouring_group_end(const colouring *c, int32_t g)
+{
+    int64_t end = ((int64_t)g + 1) * c->group_size;
+    return end < c->element_count ? (int32_t)end : c->element_count;
+}
 
 /* Greedy colouring of the runs of `group_size` consecutive elements, in order: each group
  * takes the lowest colour none of its vertices has yet. Groups that find none of the first

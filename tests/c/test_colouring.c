@@ -22,9 +22,11 @@ static void expect_colouring(const colouring *c, const int32_t *elements, int32_
     cr_assert_eq(c->start[0], 0);
     cr_assert_eq(c->start[c->colour_count], c->group_count, "%d placed, %d groups", c->start[c->colour_count],
                  c->group_count);
-    for (int32_t g = 0; g < c->group_count; g++)
-        cr_assert_eq(c->group_start[g], g * group, "group %d starts at element %d", g, c->group_start[g]);
-    cr_assert_eq(c->group_start[c->group_count], count);
+    cr_assert_eq(c->group_size, group);
+    for (int32_t g = 0; g < c->group_count; g++) {
+        int32_t end = colouring_group_end(c, g);
+        cr_assert_eq(end, g + 1 < c->group_count ? (g + 1) * group : count, "group %d ends at element %d", g, end);
+    }
     uint8_t *seen = calloc((size_t)c->group_count + 1, 1);
     int32_t *owner = malloc(((size_t)vertex_count + 1) * sizeof *owner); /* the group that last took it */
     int32_t *owner_colour = malloc(((size_t)vertex_count + 1) * sizeof *owner_colour);
@@ -37,7 +39,7 @@ static void expect_colouring(const colouring *c, const int32_t *elements, int32_
             cr_assert(g >= 0 && g < c->group_count && !seen[g], "group %d placed twice or out of range", g);
             seen[g] = 1;
             if (i > c->start[k]) cr_assert_gt(g, c->groups[i - 1], "colour %d is not in group order", k);
-            for (int32_t e = c->group_start[g]; e < c->group_start[g + 1]; e++)
+            for (int32_t e = g * group, end = colouring_group_end(c, g); e < end; e++)
                 for (int32_t j = 0; j < per; j++) {
                     int32_t v = elements[(size_t)e * (size_t)per + (size_t)j];
                     if (!serial && owner_colour[v] == k)
@@ -47,33 +49,6 @@ static void expect_colouring(const colouring *c, const int32_t *elements, int32_
         }
     }
     free(seen), free(owner), free(owner_colour);
-}
-
-Test(colouring, a_grid_takes_few_colours_and_no_two_elements_of_one_share_a_vertex)
-{
-    grid_mesh g = grid_mesh_make(20, 1.0, 0.0);
-    colouring c;
-    cr_assert(colouring_build(&c, g.triangles, g.triangle_count, 3, g.vertex_count, 1));
-    expect_colouring(&c, g.triangles, g.triangle_count, 3, g.vertex_count, 1);
-    cr_assert(!c.last_serial);
-    /* each vertex of a regular grid is on six triangles: greedy needs at least six colours */
-    cr_assert(c.colour_count >= 6 && c.colour_count <= 12, "%d colours", c.colour_count);
-    colouring_free(&c);
-    grid_mesh_free(&g);
-}
-
-/* Runs of 64 triangles of a 100² grid are about a third of a row of squares: each meets the
- * runs beside it and those of the rows above and below, so a few colours do. */
-Test(colouring, groups_of_a_grid_in_row_order_take_a_few_colours)
-{
-    grid_mesh g = grid_mesh_make(100, 1.0, 0.0);
-    colouring c;
-    cr_assert(colouring_build(&c, g.triangles, g.triangle_count, 3, g.vertex_count, 64));
-    expect_colouring(&c, g.triangles, g.triangle_count, 3, g.vertex_count, 64);
-    cr_assert(!c.last_serial);
-    cr_assert(c.colour_count >= 2 && c.colour_count <= 6, "%d colours", c.colour_count);
-    colouring_free(&c);
-    grid_mesh_free(&g);
 }
 
 /* Puts the grid's triangles in a random (fixed) order. */
@@ -89,19 +64,46 @@ static void shuffle_triangles(grid_mesh *g)
     }
 }
 
+/* The colouring of the runs of `group` triangles of an n² grid (its triangles in random
+ * order when `shuffled`), checked by expect_colouring. */
+static colouring colour_grid(int32_t n, int32_t group, bool shuffled)
+{
+    grid_mesh g = grid_mesh_make(n, 1.0, 0.0);
+    if (shuffled) shuffle_triangles(&g);
+    colouring c;
+    cr_assert(colouring_build(&c, g.triangles, g.triangle_count, 3, g.vertex_count, group));
+    expect_colouring(&c, g.triangles, g.triangle_count, 3, g.vertex_count, group);
+    grid_mesh_free(&g);
+    return c;
+}
+
+Test(colouring, a_grid_takes_few_colours_and_no_two_elements_of_one_share_a_vertex)
+{
+    colouring c = colour_grid(20, 1, false);
+    cr_assert(!c.last_serial);
+    /* each vertex of a regular grid is on six triangles: greedy needs at least six colours */
+    cr_assert(c.colour_count >= 6 && c.colour_count <= 12, "%d colours", c.colour_count);
+    colouring_free(&c);
+}
+
+/* Runs of 64 triangles of a 100² grid are about a third of a row of squares: each meets the
+ * runs beside it and those of the rows above and below, so a few colours do. */
+Test(colouring, groups_of_a_grid_in_row_order_take_a_few_colours)
+{
+    colouring c = colour_grid(100, 64, false);
+    cr_assert(!c.last_serial);
+    cr_assert(c.colour_count >= 2 && c.colour_count <= 6, "%d colours", c.colour_count);
+    colouring_free(&c);
+}
+
 /* The same grid with its triangles in random order: every run of triangles is spread over
  * the whole mesh, so the runs meet each other everywhere and run out of colours (the cloth
  * then colours it element by element, cloth.c). */
 Test(colouring, groups_of_a_mesh_in_random_order_run_out_of_colours)
 {
-    grid_mesh g = grid_mesh_make(100, 1.0, 0.0);
-    shuffle_triangles(&g);
-    colouring c;
-    cr_assert(colouring_build(&c, g.triangles, g.triangle_count, 3, g.vertex_count, 64));
-    expect_colouring(&c, g.triangles, g.triangle_count, 3, g.vertex_count, 64);
+    colouring c = colour_grid(100, 64, true);
     cr_assert(c.last_serial || c.colour_count > 16, "%d colours", c.colour_count);
     colouring_free(&c);
-    grid_mesh_free(&g);
 }
 
 Test(colouring, a_fan_beyond_the_colours_ends_in_one_serial_colour)
