@@ -18,7 +18,8 @@ typedef enum step_outcome {
     STEP_TOO_MUCH_STRAIN,  /* some triangle's stretch changed more than allowed */
     STEP_CG_FAILED,        /* the linear solve did not get anywhere near the tolerance */
     STEP_NOT_FINITE,       /* NaN or Inf in the new state */
-    STEP_TOO_FAST          /* a free vertex faster than max_speed */
+    STEP_TOO_FAST,         /* a free vertex faster than max_speed */
+    STEP_NEEDS_ZONES       /* impulses left collisions that only impact zones would end */
 } step_outcome;
 
 typedef struct step_report {

@@ -491,7 +491,7 @@ static int32_t impact_zones(collision_scratch *s, int32_t vertex_count, double h
 /* --- the whole response ------------------------------------------------------------------ */
 
 bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32_t cloth_count,
-                        collider *const *colliders, int32_t collider_count, double h,
+                        collider *const *colliders, int32_t collider_count, double h, bool allow_zones,
                         collision_report *report)
 {
     memset(report, 0, sizeof *report);
@@ -543,6 +543,11 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
         if (!current_pairs(s)) return false;
         hits = impulse_round(s, vertices, round == 0);
         report->impulses += hits;
+    }
+    if (hits > 0 && !allow_zones) {
+        report->needs_zones = true;
+        report->unresolved = hits;
+        return true;
     }
     if (hits > 0) report->zone_rounds = impact_zones(s, vertices, h, &report->unresolved);
     if (s->out_of_memory) return false;

@@ -25,6 +25,7 @@ typedef struct collision_report {
     int32_t impulses;    /* continuous collisions resolved by impulses */
     int32_t zone_rounds; /* rounds of impact zones needed (0 when impulses sufficed) */
     int32_t unresolved;  /* collisions left (only with non-rigidly moving pins/colliders) */
+    bool needs_zones;    /* impulses left collisions and zones were not allowed: nothing written */
 } collision_report;
 
 typedef struct collision_scratch collision_scratch;
@@ -32,9 +33,11 @@ typedef struct collision_scratch collision_scratch;
 void collision_scratch_free(collision_scratch *s);
 
 /* Resolves collisions of the step [t, t + h] in place in each cloth's x_new and v_new.
- * Colliders must be prepared for the step. False only when out of memory. */
+ * Colliders must be prepared for the step. When impulses leave collisions and `allow_zones`
+ * is false, it stops there, changes nothing and sets report->needs_zones: the caller is to
+ * retry a shorter step. False only when out of memory. */
 bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32_t cloth_count,
-                        collider *const *colliders, int32_t collider_count, double h,
+                        collider *const *colliders, int32_t collider_count, double h, bool allow_zones,
                         collision_report *report);
 
 /* Number of intersecting triangle pairs (exact test) among the cloths' current positions

@@ -18,6 +18,7 @@ static const char *outcome_reason(step_outcome o)
     case STEP_CG_FAILED: return "the conjugate gradient did not converge";
     case STEP_NOT_FINITE: return "the state became non-finite";
     case STEP_TOO_FAST: return "a vertex moved faster than max_speed: the energy blew up";
+    case STEP_NEEDS_ZONES: return "collisions that only rigid impact zones would resolve";
     default: return "accepted";
     }
 }
@@ -49,6 +50,18 @@ static sb_result out_of_memory(sb_world *w, const char *what)
 {
     w->failure = (sb_failure){.kind = SB_FAILURE_OUT_OF_MEMORY, .time = w->time};
     return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory %s at t = %g s", what, w->time);
+}
+
+/* Impact zones are the failsafe of the response, and a harsh one: a zone moves rigidly, held
+ * where it began when it touches a still collider, while its neighbours take the solve's
+ * paths, so the triangles between them stretch by up to h times their relative speed (a
+ * landing at 1/24 s left patches 4-10x their rest length). A step that needs zones is tried
+ * again at half its length, down to this fraction of max_step; shorter steps take the zones. */
+enum { ZONE_FREE_STEP_DIVISOR = 8 };
+
+static bool zones_allowed(const sb_world *w, double h)
+{
+    return h <= w->def.max_step / ZONE_FREE_STEP_DIVISOR || 0.5 * h < w->def.min_step;
 }
 
 /* Next step: the preferred one, stretched by up to 1% to land exactly on `end`. */
@@ -87,6 +100,7 @@ static sb_result step_implicit(sb_world *w, double end)
         step_outcome outcome = STEP_ACCEPTED;
         int32_t failed = -1, iterations = 0;
         step_report report = {0};
+        collision_report collisions = {0};
         for (int32_t i = 0; i < w->cloth_count && outcome == STEP_ACCEPTED; i++) {
             outcome = cloth_implicit_step(w->cloths[i], w->time, h, &params, &report);
             iterations += report.cg_iterations;
@@ -96,12 +110,14 @@ static sb_result step_implicit(sb_world *w, double end)
         if (outcome == STEP_ACCEPTED) {
             for (int32_t i = 0; i < w->cloth_count; i++)
                 contacts_after_solve(w->cloths[i], w->colliders, h);
-            collision_report collisions;
             if (!collisions_resolve(&w->collision, w->cloths, w->cloth_count, w->colliders, w->collider_count,
-                                    h, &collisions)) {
+                                    h, zones_allowed(w, h), &collisions)) {
                 rigid_undo_advance(w);
                 return out_of_memory(w, "resolving collisions");
             }
+            if (collisions.needs_zones) outcome = STEP_NEEDS_ZONES;
+        }
+        if (outcome == STEP_ACCEPTED) {
             w->stats.collisions += collisions.impulses;
             w->stats.impact_zones += collisions.zone_rounds > 0;
             w->stats.last_contacts = contacts;
