@@ -1,8 +1,9 @@
 /* Candidate feature pairs of the collision response: every vertex-face and edge-edge pair
- * whose swept boxes come within the pair's contact distance plus twice the slack. One
- * gathering serves as long as every vertex's path stays within the slack of the box it had
- * then: for the passes within a step, and for many steps of cloth at rest (when a few
- * vertices stray, collision_update.c gathers only their pairs again).
+ * that can come within the pair's contact distance plus twice the slack, judged by its swept
+ * boxes and by its relative motion (features moving together stay out, however far they
+ * move). One gathering serves as long as both ends of every vertex's path stay within the
+ * slack of where they were then: for the passes within a step, and for many steps of cloth at
+ * rest (when a few vertices stray, collision_update.c gathers only their pairs again).
  * Each cloth triangle queries the other objects' trees on its own, so the triangles are
  * shared out among threads in chunks; the pairs come in the order (cloth, other object,
  * triangle, its triangle, feature), which depends neither on the trees' history nor on the
@@ -65,13 +66,48 @@ static double box_gap(const aabb *a, const aabb *b)
     return bound_hi(g, bound_hi(a->lo.z - b->hi.z, b->lo.z - a->hi.z));
 }
 
+/* How much closer any point of one feature can come to any point of the other over the step
+ * than at its start: such points are fixed convex combinations of their corners, so their
+ * separation changes by at most the largest |u_a - u_b| over corners a of one and b of the
+ * other (u = x1 - x0 at the gathering). Cloth moving as one, however fast, closes nothing.
+ * It depends on the features' own corners only, as an update keeps pairs without a strayed one. */
+static double closing_bound(const collision_scratch *s, const int32_t *ga, int na, const int32_t *gb, int nb)
+{
+    double worst = 0.0;
+    for (int i = 0; i < na; i++) {
+        vec3 ua = v3_sub(s->gathered_x1[ga[i]], s->gathered_x0[ga[i]]);
+        for (int j = 0; j < nb; j++)
+            worst = bound_hi(worst, v3_len2(v3_sub(ua, v3_sub(s->gathered_x1[gb[j]], s->gathered_x0[gb[j]]))));
+    }
+    return sqrt(worst);
+}
+
+static aabb start_box(const collision_scratch *s, const int32_t *v, int count)
+{
+    aabb box = aabb_empty();
+    for (int i = 0; i < count; i++) box = aabb_add_point(box, s->gathered_x0[v[i]]);
+    return box;
+}
+
+/* A lower bound on how close two features (corners ga, gb) come over the step: the larger of
+ * their path boxes' gap and their start boxes' gap less the closing bound; the second only
+ * when the first is within `limit`. */
+static double features_gap(const collision_scratch *s, const aabb *path_a, const aabb *path_b, const int32_t *ga,
+                           int na, const int32_t *gb, int nb, double limit)
+{
+    double gap = box_gap(path_a, path_b);
+    if (gap > limit) return gap;
+    aabb start_a = start_box(s, ga, na), start_b = start_box(s, gb, nb);
+    return bound_hi(gap, box_gap(&start_a, &start_b) - closing_bound(s, ga, na, gb, nb));
+}
+
 /* Feature pairs of triangle ta of cloth oa and tb of ob: each object's owned vertices
  * against the other's face, each owned edge against each owned edge; features sharing a
- * vertex are skipped. Pairs that take part in proximity are kept while their path boxes come
- * within the contact distance plus the slack of both; the others (a cloth vertex on a collider
- * face, held by the contact filters; smooth collider features, see collision.h; features of
- * one cloth near at rest, see rest_neighbours.h) while those boxes come within the detection
- * tolerance plus the slack. */
+ * vertex are skipped. Pairs that take part in proximity are kept while they can come (by
+ * features_gap) within the contact distance plus the slack of both; the others (a cloth
+ * vertex on a collider face, held by the contact filters; smooth collider features, see
+ * collision.h; features of one cloth near at rest, see rest_neighbours.h) while they can
+ * come within the detection tolerance plus the slack. */
 void pairs_of_triangles(const collision_scratch *s, int32_t oa, int32_t ta, int32_t ob, int32_t tb, pair_buffer *out)
 {
     const object_ref *A = &s->objects[oa], *B = &s->objects[ob];
@@ -81,17 +117,25 @@ void pairs_of_triangles(const collision_scratch *s, int32_t oa, int32_t ta, int3
     double d = same ? 2.0 * A->self_thickness : A->thickness + B->thickness;
     double near_gap = d + 2.0 * s->slack, touch_gap = detection_tolerance(d) + 2.0 * s->slack;
     const aabb *va[3], *vb[3];
-    for (int k = 0; k < 3; k++) va[k] = &s->gathered[fa + a[k]], vb[k] = &s->gathered[fb + b[k]];
+    int32_t ga[3], gb[3];
+    for (int k = 0; k < 3; k++) {
+        ga[k] = fa + a[k], gb[k] = fb + b[k];
+        va[k] = &s->gathered[ga[k]], vb[k] = &s->gathered[gb[k]];
+    }
     aabb face_a = aabb_union(aabb_union(*va[0], *va[1]), *va[2]);
     aabb face_b = aabb_union(aabb_union(*vb[0], *vb[1]), *vb[2]);
     bool any_near = !collider;
     for (int k = 0; k < 3 && !any_near; k++)
         any_near = B->sharp_vertex[b[k]] || B->sharp_edge[B->topo->triangle_edges[3 * (size_t)tb + k]];
-    if (box_gap(&face_a, &face_b) > (any_near ? near_gap : touch_gap)) return;
+    double limit = any_near ? near_gap : touch_gap;
+    if (box_gap(&face_a, &face_b) > limit) return;
+    aabb start_a = start_box(s, ga, 3), start_b = start_box(s, gb, 3);
+    /* the triangles' bound holds for all their features: a test every pair below would fail */
+    if (box_gap(&start_a, &start_b) - closing_bound(s, ga, 3, gb, 3) > limit) return;
     for (int k = 0; k < 3; k++) {
         if (topology_owns_vertex(A->topo, ta, k) && !(same && triangle_has_vertex(b, a[k]))) {
             int32_t v[4] = {fa + a[k], fb + b[0], fb + b[1], fb + b[2]};
-            double gap = box_gap(va[k], &face_b);
+            double gap = features_gap(s, va[k], &face_b, &ga[k], 1, gb, 3, near_gap);
             if (gap <= near_gap) {
                 bool near = !collider && !(same && rest_near_vertex_face(A->near_at_rest, a[k], tb));
                 consider_pair(out, false, near, 2 * k, v, ab, ta, tb, gap, near_gap, touch_gap);
@@ -99,7 +143,7 @@ void pairs_of_triangles(const collision_scratch *s, int32_t oa, int32_t ta, int3
         }
         if (topology_owns_vertex(B->topo, tb, k) && !(same && triangle_has_vertex(a, b[k]))) {
             int32_t v[4] = {fb + b[k], fa + a[0], fa + a[1], fa + a[2]};
-            double gap = box_gap(vb[k], &face_a);
+            double gap = features_gap(s, vb[k], &face_a, &gb[k], 1, ga, 3, near_gap);
             if (gap <= near_gap) {
                 bool near = collider ? B->sharp_vertex[b[k]] : !(same && rest_near_vertex_face(A->near_at_rest, b[k], ta));
                 consider_pair(out, false, near, 2 * k + 1, v, ba, ta, tb, gap, near_gap, touch_gap);
@@ -110,12 +154,14 @@ void pairs_of_triangles(const collision_scratch *s, int32_t oa, int32_t ta, int3
         if (!topology_owns_edge(A->topo, ta, i)) continue;
         int32_t a0 = a[i], a1 = a[(i + 1) % 3];
         aabb edge_a = aabb_union(*va[i], *va[(i + 1) % 3]);
+        int32_t ends_a[2] = {ga[i], ga[(i + 1) % 3]};
         for (int j = 0; j < 3; j++) {
             if (!topology_owns_edge(B->topo, tb, j)) continue;
             int32_t b0 = b[j], b1 = b[(j + 1) % 3];
             if (same && (a0 == b0 || a0 == b1 || a1 == b0 || a1 == b1)) continue;
             aabb edge_b = aabb_union(*vb[j], *vb[(j + 1) % 3]);
-            double gap = box_gap(&edge_a, &edge_b);
+            int32_t ends_b[2] = {gb[j], gb[(j + 1) % 3]};
+            double gap = features_gap(s, &edge_a, &edge_b, ends_a, 2, ends_b, 2, near_gap);
             if (gap > near_gap) continue;
             int32_t ea = A->topo->triangle_edges[3 * (size_t)ta + i], eb = B->topo->triangle_edges[3 * (size_t)tb + j];
             bool near = collider ? B->sharp_edge[eb] : !(same && rest_near_edges(A->near_at_rest, ea, eb));
@@ -239,12 +285,20 @@ void pairs_set_triangle_box(const collision_scratch *s, object_ref *obj, int32_t
 bool pairs_gather(collision_scratch *s)
 {
     s->have_pairs = false;
-    if (!grow((void **)&s->gathered, &s->gathered_capacity, s->vertex_count, sizeof *s->gathered))
-        return false;
+    int32_t capacity = s->gathered_capacity;
+    if (!grow((void **)&s->gathered, &capacity, s->vertex_count, sizeof *s->gathered)) return false;
+    capacity = s->gathered_capacity;
+    if (!grow((void **)&s->gathered_x0, &capacity, s->vertex_count, sizeof *s->gathered_x0)) return false;
+    capacity = s->gathered_capacity;
+    if (!grow((void **)&s->gathered_x1, &capacity, s->vertex_count, sizeof *s->gathered_x1)) return false;
+    s->gathered_capacity = capacity;
     s->slack = INFINITY;
     for (int32_t o = 0; o < s->object_count; o++)
         if (s->objects[o].is_cloth) s->slack = fmin(s->slack, GATHER_SLACK * s->objects[o].thickness);
-    for (int32_t v = 0; v < s->vertex_count; v++) s->gathered[v] = path_box(s->x0[v], s->x1[v]);
+    for (int32_t v = 0; v < s->vertex_count; v++) {
+        s->gathered[v] = path_box(s->x0[v], s->x1[v]);
+        s->gathered_x0[v] = s->x0[v], s->gathered_x1[v] = s->x1[v];
+    }
     return pairs_gather_within_boxes(s);
 }
 
@@ -276,6 +330,6 @@ void pairs_free(collision_scratch *s)
 {
     for (int32_t i = 0; i < s->buffer_count; i++)
         free(s->buffers[i].pairs), free(s->buffers[i].hits), free(s->buffers[i].bits), free(s->buffers[i].keys);
-    free(s->buffers), free(s->pairs), free(s->gathered), free(s->flagged), free(s->strayed);
+    free(s->buffers), free(s->pairs), free(s->gathered), free(s->gathered_x0), free(s->gathered_x1), free(s->flagged), free(s->strayed);
     free(s->strayed_triangles), free(s->keys), free(s->fresh), free(s->spare);
 }

@@ -63,6 +63,7 @@ typedef struct collision_scratch {
     feature_pair *pairs;
     int32_t pair_count, pair_capacity;
     aabb *gathered;     /* per vertex: the box of its path x0 -> x1 at the gathering */
+    vec3 *gathered_x0, *gathered_x1; /* per vertex: its path's ends at the gathering */
     int32_t gathered_capacity;
     double slack;       /* how far a vertex may stray from that box before they must be gathered again */
     bool have_pairs;
@@ -105,10 +106,16 @@ static inline bool within_box(const aabb *box, vec3 p, double margin)
            p.y <= box->hi.y + margin && p.z >= box->lo.z - margin && p.z <= box->hi.z + margin;
 }
 
-/* Whether vertex v's path stays within the slack of the box it had at the gathering. */
+static inline bool within_slack(vec3 a, vec3 b, double slack)
+{
+    return fabs(a.x - b.x) <= slack && fabs(a.y - b.y) <= slack && fabs(a.z - b.z) <= slack;
+}
+
+/* Whether vertex v's path stays within the slack of the path it had at the gathering: both
+ * ends (pairs are judged by their relative motion) and so also the box. */
 static inline bool path_within_box(const collision_scratch *s, int32_t v)
 {
-    return within_box(&s->gathered[v], s->x0[v], s->slack) && within_box(&s->gathered[v], s->x1[v], s->slack);
+    return within_slack(s->x0[v], s->gathered_x0[v], s->slack) && within_slack(s->x1[v], s->gathered_x1[v], s->slack);
 }
 
 /* Gathers every feature pair that can touch or come within its contact distance while no
