@@ -258,7 +258,7 @@ int main(int argc, char **argv)
         for (int g = 32; g * g <= max_vertices * 1.0001 && count < 7; g *= 2) grids[count++] = g;
         int largest = (int)floor(sqrt(max_vertices));
         if (count == 0 || largest > grids[count - 1] * 1.2) grids[count++] = largest;
-        double logn[8], logt[8], logc[8];
+        double logn[8], logt[8], logm[8], logc[8];
         printf("{\"threads\": %d, \"points\": [", threads());
         for (int i = 0; i < count; i++) {
             drape_result r = drape(grids[i], frames, 0, sp, st, snv, snt);
@@ -269,9 +269,12 @@ int main(int argc, char **argv)
                    i + 1 < count ? "," : "");
             fflush(stdout);
             logn[i] = log((double)r.vertices), logt[i] = log(r.ms_per_frame), logc[i] = log(r.cg_per_frame);
+            logm[i] = log(r.total_seconds / r.frames);
             if (i + 1 == count) {
-                printf("], \"exponent_time\": %.4f, \"exponent_cg\": %.4f, \"bandwidth\": ",
-                       count > 1 ? slope(logn, logt, count) : 0.0, count > 1 ? slope(logn, logc, count) : 0.0);
+                printf("], \"exponent_time\": %.4f, \"exponent_time_mean\": %.4f, \"exponent_cg\": %.4f, "
+                       "\"bandwidth\": ",
+                       count > 1 ? slope(logn, logt, count) : 0.0, count > 1 ? slope(logn, logm, count) : 0.0,
+                       count > 1 ? slope(logn, logc, count) : 0.0);
                 print_bound(bytes, r.vertices, ms_iter);
                 printf("}\n");
             }
