@@ -490,6 +490,16 @@ static int32_t impact_zones(collision_scratch *s, int32_t vertex_count, double h
 
 /* --- the whole response ------------------------------------------------------------------ */
 
+/* A landing of 100k vertices in one 1/24 s step went 9269, 3239, 2655, ... 1447 collisions
+ * in eight rounds, which the caller then threw away: with zones refused, the rounds stop when
+ * impulses_can_finish says they cannot end. */
+bool impulses_can_finish(int32_t before, int32_t hits, int32_t done)
+{
+    if (hits <= 1) return true;
+    if (hits >= before) return false;
+    return done + log((double)hits) / log((double)before / hits) <= IMPULSE_ROUNDS;
+}
+
 bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32_t cloth_count,
                         collider *const *colliders, int32_t collider_count, double h, bool allow_zones,
                         collision_report *report)
@@ -541,8 +551,10 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
     int32_t hits = 1;
     for (int32_t round = 0; round < IMPULSE_ROUNDS && hits > 0; round++) {
         if (!current_pairs(s)) return false;
+        int32_t before = hits;
         hits = impulse_round(s, vertices, round == 0);
         report->impulses += hits;
+        if (!allow_zones && round > 0 && !impulses_can_finish(before, hits, round + 1)) break;
     }
     if (hits > 0 && !allow_zones) {
         report->needs_zones = true;

@@ -40,6 +40,11 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
                         collider *const *colliders, int32_t collider_count, double h, bool allow_zones,
                         collision_report *report);
 
+/* Whether impulse rounds that took the collisions from `before` to `hits` could, shrinking at
+ * that rate, end them within the rounds left after `done` (of IMPULSE_ROUNDS, 8): hits ·
+ * rate^k <= 1 takes k = ln hits / ln(before / hits) more. */
+bool impulses_can_finish(int32_t before, int32_t hits, int32_t done);
+
 /* Number of intersecting triangle pairs (exact test) among the cloths' current positions
  * and between them and the colliders at the time they were last prepared for (x1); for
  * tests and diagnostics; -1 when out of memory. Pairs of triangles of one cloth count only

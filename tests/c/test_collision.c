@@ -147,6 +147,20 @@ Test(collision, a_fine_landing_that_needs_impact_zones_is_taken_in_shorter_steps
     solid_mesh_free(&sphere);
 }
 
+/* With zones refused, impulse rounds stop once they shrink too slowly to end in 8 rounds. */
+Test(collision, impulse_rounds_give_up_only_when_they_shrink_too_slowly_to_end)
+{
+    cr_assert_not(impulses_can_finish(9269, 3239, 2), "7.7 more rounds after 2");
+    cr_assert(impulses_can_finish(9269, 1000, 2), "3.1 more rounds after 2");
+    cr_assert(impulses_can_finish(1127, 5, 2));
+    cr_assert(impulses_can_finish(3, 2, 2), "1.7 more rounds after 2");
+    cr_assert_not(impulses_can_finish(3, 2, 7), "1.7 more rounds after 7");
+    cr_assert_not(impulses_can_finish(2, 2, 2), "not shrinking");
+    cr_assert_not(impulses_can_finish(5, 9, 2), "growing");
+    cr_assert(impulses_can_finish(4, 1, 7), "one collision is one round's work");
+    cr_assert(impulses_can_finish(5, 0, 7));
+}
+
 /* The same landing with steps that may not be shortened (min_step = max_step): impact zones
  * must finish it in its one step (at 128², in about ten rounds of growing zones), free of
  * intersections. */
