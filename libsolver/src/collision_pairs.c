@@ -70,9 +70,14 @@ static double box_gap(const aabb *a, const aabb *b)
  * than at its start: such points are fixed convex combinations of their corners, so their
  * separation changes by at most the largest |u_a - u_b| over corners a of one and b of the
  * other (u = x1 - x0 at the gathering). Cloth moving as one, however fast, closes nothing.
+ * Only anchored corners keep their paths (path_within_box): with any other, no bound.
  * It depends on the features' own corners only, as an update keeps pairs without a strayed one. */
 static double closing_bound(const collision_scratch *s, const int32_t *ga, int na, const int32_t *gb, int nb)
 {
+    for (int i = 0; i < na; i++)
+        if (!s->anchored[ga[i]]) return INFINITY;
+    for (int j = 0; j < nb; j++)
+        if (!s->anchored[gb[j]]) return INFINITY;
     double worst = 0.0;
     for (int i = 0; i < na; i++) {
         vec3 ua = v3_sub(s->gathered_x1[ga[i]], s->gathered_x0[ga[i]]);
@@ -97,8 +102,10 @@ static double features_gap(const collision_scratch *s, const aabb *path_a, const
 {
     double gap = box_gap(path_a, path_b);
     if (gap > limit) return gap;
+    double closing = closing_bound(s, ga, na, gb, nb);
+    if (closing == INFINITY) return gap;
     aabb start_a = start_box(s, ga, na), start_b = start_box(s, gb, nb);
-    return bound_hi(gap, box_gap(&start_a, &start_b) - closing_bound(s, ga, na, gb, nb));
+    return bound_hi(gap, box_gap(&start_a, &start_b) - closing);
 }
 
 /* Feature pairs of triangle ta of cloth oa and tb of ob: each object's owned vertices
@@ -129,9 +136,12 @@ void pairs_of_triangles(const collision_scratch *s, int32_t oa, int32_t ta, int3
         any_near = B->sharp_vertex[b[k]] || B->sharp_edge[B->topo->triangle_edges[3 * (size_t)tb + k]];
     double limit = any_near ? near_gap : touch_gap;
     if (box_gap(&face_a, &face_b) > limit) return;
-    aabb start_a = start_box(s, ga, 3), start_b = start_box(s, gb, 3);
     /* the triangles' bound holds for all their features: a test every pair below would fail */
-    if (box_gap(&start_a, &start_b) - closing_bound(s, ga, 3, gb, 3) > limit) return;
+    double closing = closing_bound(s, ga, 3, gb, 3);
+    if (closing < INFINITY) {
+        aabb start_a = start_box(s, ga, 3), start_b = start_box(s, gb, 3);
+        if (box_gap(&start_a, &start_b) - closing > limit) return;
+    }
     for (int k = 0; k < 3; k++) {
         if (topology_owns_vertex(A->topo, ta, k) && !(same && triangle_has_vertex(b, a[k]))) {
             int32_t v[4] = {fa + a[k], fb + b[0], fb + b[1], fb + b[2]};
@@ -291,13 +301,16 @@ bool pairs_gather(collision_scratch *s)
     if (!grow((void **)&s->gathered_x0, &capacity, s->vertex_count, sizeof *s->gathered_x0)) return false;
     capacity = s->gathered_capacity;
     if (!grow((void **)&s->gathered_x1, &capacity, s->vertex_count, sizeof *s->gathered_x1)) return false;
+    capacity = s->gathered_capacity;
+    if (!grow((void **)&s->anchored, &capacity, s->vertex_count, sizeof *s->anchored)) return false;
     s->gathered_capacity = capacity;
-    s->slack = INFINITY;
+    s->moving_path = INFINITY;
     for (int32_t o = 0; o < s->object_count; o++)
-        if (s->objects[o].is_cloth) s->slack = fmin(s->slack, GATHER_SLACK * s->objects[o].thickness);
+        if (s->objects[o].is_cloth) s->moving_path = fmin(s->moving_path, s->objects[o].thickness);
+    s->slack = GATHER_SLACK * s->moving_path;
     for (int32_t v = 0; v < s->vertex_count; v++) {
         s->gathered[v] = path_box(s->x0[v], s->x1[v]);
-        s->gathered_x0[v] = s->x0[v], s->gathered_x1[v] = s->x1[v];
+        anchor_path(s, v);
     }
     return pairs_gather_within_boxes(s);
 }
@@ -330,6 +343,6 @@ void pairs_free(collision_scratch *s)
 {
     for (int32_t i = 0; i < s->buffer_count; i++)
         free(s->buffers[i].pairs), free(s->buffers[i].hits), free(s->buffers[i].bits), free(s->buffers[i].keys);
-    free(s->buffers), free(s->pairs), free(s->gathered), free(s->gathered_x0), free(s->gathered_x1), free(s->flagged), free(s->strayed);
+    free(s->buffers), free(s->pairs), free(s->gathered), free(s->gathered_x0), free(s->gathered_x1), free(s->anchored), free(s->flagged), free(s->strayed);
     free(s->strayed_triangles), free(s->keys), free(s->fresh), free(s->spare);
 }

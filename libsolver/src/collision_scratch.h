@@ -64,6 +64,8 @@ typedef struct collision_scratch {
     int32_t pair_count, pair_capacity;
     aabb *gathered;     /* per vertex: the box of its path x0 -> x1 at the gathering */
     vec3 *gathered_x0, *gathered_x1; /* per vertex: its path's ends at the gathering */
+    uint8_t *anchored;  /* per vertex: its path was longer than moving_path then (see below) */
+    double moving_path; /* the thinnest cloth's thickness */
     int32_t gathered_capacity;
     double slack;       /* how far a vertex may stray from that box before they must be gathered again */
     bool have_pairs;
@@ -111,11 +113,23 @@ static inline bool within_slack(vec3 a, vec3 b, double slack)
     return fabs(a.x - b.x) <= slack && fabs(a.y - b.y) <= slack && fabs(a.z - b.z) <= slack;
 }
 
-/* Whether vertex v's path stays within the slack of the path it had at the gathering: both
- * ends (pairs are judged by their relative motion) and so also the box. */
+/* Whether vertex v's path stays within the slack of what it was at the gathering. A vertex
+ * that moved further than moving_path then is anchored: its pairs are also judged by their
+ * relative motion (collision_pairs.c), so both ends of its path must stay near where they
+ * were. Any other vertex need only keep its path in its box, which updates grow: cloth at
+ * rest that jitters keeps its pairs. */
 static inline bool path_within_box(const collision_scratch *s, int32_t v)
 {
-    return within_slack(s->x0[v], s->gathered_x0[v], s->slack) && within_slack(s->x1[v], s->gathered_x1[v], s->slack);
+    if (s->anchored[v])
+        return within_slack(s->x0[v], s->gathered_x0[v], s->slack) && within_slack(s->x1[v], s->gathered_x1[v], s->slack);
+    return within_box(&s->gathered[v], s->x0[v], s->slack) && within_box(&s->gathered[v], s->x1[v], s->slack);
+}
+
+/* Records vertex v's path now as the one its pairs are judged by. */
+static inline void anchor_path(collision_scratch *s, int32_t v)
+{
+    s->gathered_x0[v] = s->x0[v], s->gathered_x1[v] = s->x1[v];
+    s->anchored[v] = !within_slack(s->x0[v], s->x1[v], s->moving_path);
 }
 
 /* Gathers every feature pair that can touch or come within its contact distance while no

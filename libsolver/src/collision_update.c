@@ -200,7 +200,7 @@ bool pairs_refresh(collision_scratch *s)
     for (int32_t v = 0; v < s->vertex_count; v++)
         if (s->strayed[v]) {
             s->gathered[v] = aabb_union(s->gathered[v], path_box(s->x0[v], s->x1[v]));
-            s->gathered_x0[v] = s->x0[v], s->gathered_x1[v] = s->x1[v];
+            anchor_path(s, v);
         }
     for (int32_t o = 0; o < s->object_count; o++) {
         object_ref *obj = &s->objects[o];

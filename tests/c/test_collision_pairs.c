@@ -325,7 +325,8 @@ static int32_t pairs_for_shift(sb_world *w, const double shift[3])
 
 /* Features moving together cannot close in on one another, however far they go: a cloth
  * with self collision that moves 0.5 m in a step as one (its swept boxes overlapping ten
- * rows of triangles) gathers exactly the pairs it gathers standing still. */
+ * rows of triangles) gathers exactly the pairs it gathers standing still. Its vertices,
+ * moving further than the cloth's thickness, are anchored to their paths. */
 Test(collision_pairs, a_cloth_moving_as_one_gathers_the_pairs_it_gathers_at_rest)
 {
     grid_mesh g = grid_mesh_make(GRID, 0.8, 0.35);
@@ -333,7 +334,10 @@ Test(collision_pairs, a_cloth_moving_as_one_gathers_the_pairs_it_gathers_at_rest
     double still[3] = {0, 0, 0}, moving[3] = {0.3, -0.2, 0.35};
     int32_t at_rest = pairs_for_shift(w, still);
     cr_assert_gt(at_rest, 0, "no pairs of neighbouring features at rest");
+    /* still vertices keep their pairs while their paths stay in their boxes */
+    cr_assert_eq(count_set(w->collision->anchored, g.vertex_count), 0);
     cr_assert_eq(pairs_for_shift(w, moving), at_rest);
+    cr_assert_eq(count_set(w->collision->anchored, g.vertex_count), g.vertex_count);
     sb_world_destroy(w);
     grid_mesh_free(&g);
 }
