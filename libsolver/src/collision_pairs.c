@@ -1,9 +1,10 @@
 /* Candidate feature pairs of the collision response: every vertex-face and edge-edge pair
  * that can come within the pair's contact distance plus twice the slack, judged by its swept
- * boxes and by its relative motion (features moving together stay out, however far they
- * move). One gathering serves as long as both ends of every vertex's path stay within the
- * slack of where they were then: for the passes within a step, and for many steps of cloth at
- * rest (when a few vertices stray, collision_update.c gathers only their pairs again).
+ * boxes and, where its corners move far, by its relative motion (features moving together
+ * stay out, however far they move). One gathering serves as long as every vertex's path stays
+ * within the slack of what it was then (path_within_box): for the passes within a step, and
+ * for many steps of cloth at rest (when a few vertices stray, collision_update.c gathers only
+ * their pairs again).
  * Each cloth triangle queries the other objects' trees on its own, so the triangles are
  * shared out among threads in chunks; the pairs come in the order (cloth, other object,
  * triangle, its triangle, feature), which depends neither on the trees' history nor on the
