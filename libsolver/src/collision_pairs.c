@@ -76,14 +76,17 @@ static double box_gap(const aabb *a, const aabb *b)
 static double closing_bound(const collision_scratch *s, const int32_t *ga, int na, const int32_t *gb, int nb)
 {
     for (int i = 0; i < na; i++)
-        if (!s->anchored[ga[i]]) return INFINITY;
+        if (!s->paths[ga[i]].anchored) return INFINITY;
     for (int j = 0; j < nb; j++)
-        if (!s->anchored[gb[j]]) return INFINITY;
+        if (!s->paths[gb[j]].anchored) return INFINITY;
     double worst = 0.0;
     for (int i = 0; i < na; i++) {
-        vec3 ua = v3_sub(s->gathered_x1[ga[i]], s->gathered_x0[ga[i]]);
-        for (int j = 0; j < nb; j++)
-            worst = bound_hi(worst, v3_len2(v3_sub(ua, v3_sub(s->gathered_x1[gb[j]], s->gathered_x0[gb[j]]))));
+        const gathered_path *a = &s->paths[ga[i]];
+        vec3 ua = v3_sub(a->x1, a->x0);
+        for (int j = 0; j < nb; j++) {
+            const gathered_path *b = &s->paths[gb[j]];
+            worst = bound_hi(worst, v3_len2(v3_sub(ua, v3_sub(b->x1, b->x0))));
+        }
     }
     return sqrt(worst);
 }
@@ -91,7 +94,7 @@ static double closing_bound(const collision_scratch *s, const int32_t *ga, int n
 static aabb start_box(const collision_scratch *s, const int32_t *v, int count)
 {
     aabb box = aabb_empty();
-    for (int i = 0; i < count; i++) box = aabb_add_point(box, s->gathered_x0[v[i]]);
+    for (int i = 0; i < count; i++) box = aabb_add_point(box, s->paths[v[i]].x0);
     return box;
 }
 
@@ -296,15 +299,9 @@ void pairs_set_triangle_box(const collision_scratch *s, object_ref *obj, int32_t
 bool pairs_gather(collision_scratch *s)
 {
     s->have_pairs = false;
-    int32_t capacity = s->gathered_capacity;
-    if (!grow((void **)&s->gathered, &capacity, s->vertex_count, sizeof *s->gathered)) return false;
-    capacity = s->gathered_capacity;
-    if (!grow((void **)&s->gathered_x0, &capacity, s->vertex_count, sizeof *s->gathered_x0)) return false;
-    capacity = s->gathered_capacity;
-    if (!grow((void **)&s->gathered_x1, &capacity, s->vertex_count, sizeof *s->gathered_x1)) return false;
-    capacity = s->gathered_capacity;
-    if (!grow((void **)&s->anchored, &capacity, s->vertex_count, sizeof *s->anchored)) return false;
-    s->gathered_capacity = capacity;
+    if (!grow((void **)&s->gathered, &s->gathered_capacity, s->vertex_count, sizeof *s->gathered) ||
+        !grow((void **)&s->paths, &s->path_capacity, s->vertex_count, sizeof *s->paths))
+        return false;
     s->moving_path = INFINITY;
     for (int32_t o = 0; o < s->object_count; o++)
         if (s->objects[o].is_cloth) s->moving_path = fmin(s->moving_path, s->objects[o].thickness);
@@ -344,6 +341,6 @@ void pairs_free(collision_scratch *s)
 {
     for (int32_t i = 0; i < s->buffer_count; i++)
         free(s->buffers[i].pairs), free(s->buffers[i].hits), free(s->buffers[i].bits), free(s->buffers[i].keys);
-    free(s->buffers), free(s->pairs), free(s->gathered), free(s->gathered_x0), free(s->gathered_x1), free(s->anchored), free(s->flagged), free(s->strayed);
+    free(s->buffers), free(s->pairs), free(s->gathered), free(s->paths), free(s->flagged), free(s->strayed);
     free(s->strayed_triangles), free(s->keys), free(s->fresh), free(s->spare);
 }

@@ -27,6 +27,12 @@ typedef struct object_ref {
     const uint8_t *sharp_edge, *sharp_vertex; /* collider: features that take part in proximity */
 } object_ref;
 
+/* A vertex's path at the gathering, which its pairs were judged by. */
+typedef struct gathered_path {
+    vec3 x0, x1;
+    bool anchored; /* longer than moving_path: its pairs are also judged by relative motion */
+} gathered_path;
+
 typedef struct feature_pair {
     bool edge_edge;
     bool proximity;     /* pushed apart when closer than the contact distance (else crossings only) */
@@ -63,8 +69,8 @@ typedef struct collision_scratch {
     feature_pair *pairs;
     int32_t pair_count, pair_capacity;
     aabb *gathered;     /* per vertex: the box of its path x0 -> x1 at the gathering */
-    vec3 *gathered_x0, *gathered_x1; /* per vertex: its path's ends at the gathering */
-    uint8_t *anchored;  /* per vertex: its path was longer than moving_path then (see below) */
+    gathered_path *paths; /* per vertex: its path at the gathering */
+    int32_t path_capacity;
     double moving_path; /* the thinnest cloth's thickness */
     int32_t gathered_capacity;
     double slack;       /* how far a vertex may stray from that box before they must be gathered again */
@@ -120,16 +126,15 @@ static inline bool within_slack(vec3 a, vec3 b, double slack)
  * rest that jitters keeps its pairs. */
 static inline bool path_within_box(const collision_scratch *s, int32_t v)
 {
-    if (s->anchored[v])
-        return within_slack(s->x0[v], s->gathered_x0[v], s->slack) && within_slack(s->x1[v], s->gathered_x1[v], s->slack);
+    const gathered_path *path = &s->paths[v];
+    if (path->anchored) return within_slack(s->x0[v], path->x0, s->slack) && within_slack(s->x1[v], path->x1, s->slack);
     return within_box(&s->gathered[v], s->x0[v], s->slack) && within_box(&s->gathered[v], s->x1[v], s->slack);
 }
 
 /* Records vertex v's path now as the one its pairs are judged by. */
 static inline void anchor_path(collision_scratch *s, int32_t v)
 {
-    s->gathered_x0[v] = s->x0[v], s->gathered_x1[v] = s->x1[v];
-    s->anchored[v] = !within_slack(s->x0[v], s->x1[v], s->moving_path);
+    s->paths[v] = (gathered_path){s->x0[v], s->x1[v], !within_slack(s->x0[v], s->x1[v], s->moving_path)};
 }
 
 /* Gathers every feature pair that can touch or come within its contact distance while no
