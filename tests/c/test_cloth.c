@@ -81,24 +81,6 @@ Test(cloth, free_fall_is_exact_at_odd_rate) { check_free_fall(SB_INTEGRATOR_IMPL
 Test(cloth, free_fall_rk4) { check_free_fall(SB_INTEGRATOR_RK4, 30.0); }
 Test(cloth, free_fall_midpoint) { check_free_fall(SB_INTEGRATOR_MIDPOINT, 25.0); }
 
-/* Largest |edge length / rest length - 1| over the triangles' edges. */
-static double max_edge_strain(const scene *s, const double *x)
-{
-    double worst = 0.0;
-    for (int32_t t = 0; t < s->mesh.triangle_count; t++)
-        for (int k = 0; k < 3; k++) {
-            int32_t a = s->mesh.triangles[3 * t + k], b = s->mesh.triangles[3 * t + (k + 1) % 3];
-            double rest = 0, now = 0;
-            for (int c = 0; c < 3; c++) {
-                double dr = s->mesh.positions[3 * a + c] - s->mesh.positions[3 * b + c];
-                double dn = x[3 * a + c] - x[3 * b + c];
-                rest += dr * dr, now += dn * dn;
-            }
-            worst = fmax(worst, fabs(sqrt(now / rest) - 1.0));
-        }
-    return worst;
-}
-
 typedef struct settle_result {
     double peak_energy, final_energy;
     double peak_strain, final_strain;
@@ -120,7 +102,7 @@ static settle_result hang_and_settle(const sb_world_def *wdef, double stiffness,
         cr_assert(isfinite(r.final_energy), "frame %d: kinetic energy is not finite", f);
         r.peak_energy = fmax(r.peak_energy, r.final_energy);
         double *x = positions(&s);
-        r.final_strain = max_edge_strain(&s, x);
+        r.final_strain = grid_max_edge_strain(&s.mesh, x);
         r.peak_strain = fmax(r.peak_strain, r.final_strain);
         free(x);
     }

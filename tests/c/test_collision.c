@@ -90,23 +90,6 @@ Test(collision, cloth_settles_on_a_sharp_box_without_entering_it, .timeout = 300
     solid_mesh_free(&box);
 }
 
-/* Largest relative stretch of the grid's triangle edges (one edge counts twice, harmlessly). */
-static double max_edge_strain(const grid_mesh *g, const double *x)
-{
-    double worst = 0.0;
-    for (int32_t t = 0; t < g->triangle_count; t++)
-        for (int k = 0; k < 3; k++) {
-            int32_t a = g->triangles[3 * t + k], b = g->triangles[3 * t + (k + 1) % 3];
-            double rest = 0.0, now = 0.0;
-            for (int d = 0; d < 3; d++) {
-                double r = g->positions[3 * b + d] - g->positions[3 * a + d], e = x[3 * b + d] - x[3 * a + d];
-                rest += r * r, now += e * e;
-            }
-            worst = fmax(worst, sqrt(now / rest) - 1.0);
-        }
-    return worst;
-}
-
 /* The cloth scaling benchmark's landing (bench/cloth_scaling.c): a 2 m cloth of 128² vertices
  * (64² quick) with self collision, dropped from 0.3 m onto a sphere of 0.5 m, meets it within
  * one 1/24 s step. The contacts packed in the crease over the rim undo one another's
@@ -138,7 +121,7 @@ Test(collision, a_fine_landing_that_needs_impact_zones_is_taken_in_shorter_steps
         cr_assert_eq(sb_world_step_to(w, f / 24.0), SB_OK, "%s", sb_last_error());
         cr_assert_eq(count_intersections(w->cloths, 1, w->colliders, 1, true), 0, "frame %d", f);
         sb_world_get_stats(w, &stats);
-        cr_assert_lt(max_edge_strain(&g, w->cloths[0]->x), 0.5, "frame %d", f);
+        cr_assert_lt(grid_max_edge_strain(&g, w->cloths[0]->x), 0.5, "frame %d", f);
     }
     cr_assert_gt(stats.last_contacts, 100, "the cloth has not landed");
     cr_assert_eq(stats.impact_zones, 0, "the landing still needed impact zones");

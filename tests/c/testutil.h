@@ -29,6 +29,8 @@ typedef struct grid_mesh {
 
 grid_mesh grid_mesh_make(int32_t n, double size, double height);
 void grid_mesh_free(grid_mesh *mesh);
+/* Largest |edge length / rest length - 1| over the grid's triangle edges at positions x. */
+double grid_max_edge_strain(const grid_mesh *mesh, const double *x);
 
 /* A closed triangle mesh for colliders (outward-facing triangles). */
 typedef struct solid_mesh {
