@@ -1,14 +1,15 @@
 /* Cloth cost against size, SimBake alone, and how close one CG iteration comes to the
  * memory-bandwidth bound of this machine.
  *
- *     build/bench/bench_cloth scaling [MAX_VERTICES] [FRAMES]   (default 100000, 12)
+ *     build/bench/bench_cloth scaling [MAX_VERTICES] [FRAMES] [ROUNDS]   (default 100000, 12, 3)
  *     build/bench/bench_cloth drape GRID [FRAMES] [blender]
  *     build/bench/bench_cloth bandwidth VERTICES
  *
  * The scene is bench/blender/cloth_vs_blender.py's: a 2 m square cloth (self collision on)
  * dropped from 0.3 m above a UV sphere of 0.5 m (64 x 32). `scaling` drapes SimBake's default
- * cloth at grids from 32 to about sqrt(MAX_VERTICES) and fits time per frame and CG
- * iterations per frame against the vertex count (least squares in log-log). On the largest
+ * cloth at grids from 32 to about sqrt(MAX_VERTICES), in ROUNDS rounds (medians: this VM's
+ * speed drifts by a third between runs), and fits time per frame and CG iterations per frame
+ * against the vertex count (least squares in log-log). On the largest
  * grid it then times CG iterations on the assembled system of the last frame, counts the bytes
  * one iteration must move (matrix blocks and column indices once, every vector the iteration
  * reads or writes), and measures a STREAM-style triad bandwidth with all threads: bytes over
@@ -44,6 +45,7 @@
 #define SIZE 2.0
 #define RADIUS 0.5
 #define DROP 0.3
+#define MAX_ROUNDS 9
 
 typedef struct drape_result {
     int grid, vertices, frames;
@@ -238,6 +240,63 @@ static void print_bandwidth(int vertices)
     free(pos), free(tris), free(pins);
 }
 
+/* The median of `count` values (sorted in place). */
+static double median(double *values, int count)
+{
+    qsort(values, (size_t)count, sizeof *values, compare_doubles);
+    return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
+}
+
+/* Drapes every grid once per round, the grids in turn within a round, so that a slow spell of
+ * the machine falls on all of them alike; a grid's times are the medians over its rounds
+ * (each frame's too), the steps and iterations are the same in every round. The CG iteration
+ * is timed on the last round's largest grid. */
+static void scaling(double max_vertices, int frames, int rounds, const double *sp, const int32_t *st, int32_t snv,
+                    int32_t snt)
+{
+    int grids[8], count = 0;
+    for (int g = 32; g * g <= max_vertices * 1.0001 && count < 7; g *= 2) grids[count++] = g;
+    int largest = (int)floor(sqrt(max_vertices));
+    if (count == 0 || largest > grids[count - 1] * 1.2) grids[count++] = largest;
+    drape_result runs[8][MAX_ROUNDS];
+    for (int r = 0; r < rounds; r++)
+        for (int i = 0; i < count; i++) {
+            runs[i][r] = drape(grids[i], frames, 0, sp, st, snv, snt);
+            if (r + 1 < rounds) sb_world_destroy(runs[i][r].world), runs[i][r].world = NULL;
+        }
+    double logn[8], logt[8], logm[8], logc[8], ms_iter = 0, bytes = 0, values[MAX_ROUNDS];
+    printf("{\"threads\": %d, \"rounds\": %d, \"points\": [", threads(), rounds);
+    for (int i = 0; i < count; i++) {
+        drape_result r = runs[i][rounds - 1];
+        for (int k = 0; k < rounds; k++) values[k] = runs[i][k].ms_per_frame;
+        r.ms_per_frame = median(values, rounds);
+        for (int k = 0; k < rounds; k++) values[k] = runs[i][k].total_seconds;
+        double round_seconds[MAX_ROUNDS];
+        memcpy(round_seconds, values, sizeof values);
+        r.total_seconds = median(values, rounds);
+        for (int f = 0; f < frames; f++) {
+            for (int k = 0; k < rounds; k++) values[k] = runs[i][k].frame_ms[f];
+            r.frame_ms[f] = median(values, rounds);
+        }
+        time_cg(r.world, &ms_iter, &bytes);
+        print_drape(&r);
+        printf(", \"round_seconds\": [");
+        for (int k = 0; k < rounds; k++) printf("%s%.6g", k ? ", " : "", round_seconds[k]);
+        printf("], \"ms_per_cg_iteration\": %.6g, \"bytes_per_cg_iteration\": %.6g}%s\n", ms_iter, bytes,
+               i + 1 < count ? "," : "");
+        logn[i] = log((double)r.vertices), logt[i] = log(r.ms_per_frame), logc[i] = log(r.cg_per_frame);
+        logm[i] = log(r.total_seconds / r.frames);
+        for (int k = 0; k < rounds; k++) free(runs[i][k].frame_ms), free(runs[i][k].frame_steps);
+        if (i + 1 < count) sb_world_destroy(r.world);
+    }
+    printf("], \"exponent_time\": %.4f, \"exponent_time_mean\": %.4f, \"exponent_cg\": %.4f, \"bandwidth\": ",
+           count > 1 ? slope(logn, logt, count) : 0.0, count > 1 ? slope(logn, logm, count) : 0.0,
+           count > 1 ? slope(logn, logc, count) : 0.0);
+    print_bound(bytes, runs[count - 1][rounds - 1].vertices, ms_iter);
+    printf("}\n");
+    sb_world_destroy(runs[count - 1][rounds - 1].world);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "scaling";
@@ -253,38 +312,16 @@ int main(int argc, char **argv)
         free(r.frame_ms), free(r.frame_steps);
     } else if (strcmp(mode, "scaling") == 0) {
         double max_vertices = argc > 2 ? atof(argv[2]) : 100000.0;
-        int frames = argc > 3 ? atoi(argv[3]) : 12;
-        int grids[8], count = 0;
-        for (int g = 32; g * g <= max_vertices * 1.0001 && count < 7; g *= 2) grids[count++] = g;
-        int largest = (int)floor(sqrt(max_vertices));
-        if (count == 0 || largest > grids[count - 1] * 1.2) grids[count++] = largest;
-        double logn[8], logt[8], logm[8], logc[8];
-        printf("{\"threads\": %d, \"points\": [", threads());
-        for (int i = 0; i < count; i++) {
-            drape_result r = drape(grids[i], frames, 0, sp, st, snv, snt);
-            double ms_iter = 0, bytes = 0;
-            time_cg(r.world, &ms_iter, &bytes);
-            print_drape(&r);
-            printf(", \"ms_per_cg_iteration\": %.6g, \"bytes_per_cg_iteration\": %.6g}%s\n", ms_iter, bytes,
-                   i + 1 < count ? "," : "");
-            fflush(stdout);
-            logn[i] = log((double)r.vertices), logt[i] = log(r.ms_per_frame), logc[i] = log(r.cg_per_frame);
-            logm[i] = log(r.total_seconds / r.frames);
-            if (i + 1 == count) {
-                printf("], \"exponent_time\": %.4f, \"exponent_time_mean\": %.4f, \"exponent_cg\": %.4f, "
-                       "\"bandwidth\": ",
-                       count > 1 ? slope(logn, logt, count) : 0.0, count > 1 ? slope(logn, logm, count) : 0.0,
-                       count > 1 ? slope(logn, logc, count) : 0.0);
-                print_bound(bytes, r.vertices, ms_iter);
-                printf("}\n");
-            }
-            sb_world_destroy(r.world);
-            free(r.frame_ms), free(r.frame_steps);
+        int frames = argc > 3 ? atoi(argv[3]) : 12, rounds = argc > 4 ? atoi(argv[4]) : 3;
+        if (frames < 1 || rounds < 1 || rounds > MAX_ROUNDS) {
+            fprintf(stderr, "scaling: FRAMES must be at least 1 and ROUNDS within 1..%d\n", MAX_ROUNDS);
+            return 2;
         }
+        scaling(max_vertices, frames, rounds, sp, st, snv, snt);
     } else if (strcmp(mode, "bandwidth") == 0 && argc > 2) {
         print_bandwidth(atoi(argv[2]));
     } else {
-        fprintf(stderr, "usage: bench_cloth scaling [MAX_VERTICES] [FRAMES] | drape GRID [FRAMES] [blender] | "
+        fprintf(stderr, "usage: bench_cloth scaling [MAX_VERTICES] [FRAMES] [ROUNDS] | drape GRID [FRAMES] [blender] | "
                         "bandwidth VERTICES\n");
         return 2;
     }

@@ -147,6 +147,9 @@ def scaling_section(scaling, image_dir):
         fits.append(f"CG iterations (block-Jacobi and multigrid solves together) as n^{scaling['exponent_cg']:.2f}")
     if fits:
         out += ["", "Fitted over the vertex count n: " + ", ".join(fits) + "."]
+    if scaling.get("rounds", 1) > 1:
+        out += ["", f"Every grid was draped once in each of {scaling['rounds']} rounds, the grids in turn; "
+                "its times are the medians over the rounds."]
     if whole:
         out += ["", "The whole bake's mean counts every frame: the free fall, the impact and the frames after it. "
                 "The median frame of 12, six of them free fall, lies on the edge between falling and contact, "

@@ -60,7 +60,7 @@ def sample():
                         "ms_per_cg_iteration": 0.0834, "seconds": 0.384, "frames": 12},
                        {"grid": 128, "vertices": 16384, "ms_per_frame": 57.0, "cg_iterations_per_frame": 52.0,
                         "ms_per_cg_iteration": 0.312, "seconds": 3.072, "frames": 12}],
-            "exponent_time": 1.08, "exponent_cg": 0.2,
+            "exponent_time": 1.08, "exponent_cg": 0.2, "rounds": 3,
             "bandwidth": {"stream_gb_per_s": 9.8, "bytes_per_cg_iteration": 123456789, "vertices": 99856,
                           "bound_ms": 1.26, "measured_ms": 1.9, "ratio": 1.58},
             "bandwidth_largest_drape": {"stream_gb_per_s": 9.8, "bytes_per_cg_iteration": 21000000,
@@ -147,6 +147,8 @@ class Markdown(unittest.TestCase):
         # 4 -> 32 -> 256 ms per 4x
         self.assertIn("the whole bake's time per frame grows as n^1.50 (the goal's measure)", self.page)
         self.assertIn("n^0.20", self.page)
+        self.assertIn("Every grid was draped once in each of 3 rounds, the grids in turn; its times are the medians "
+                      "over the rounds.", self.page)
         self.assertIn("One block-Jacobi CG iteration on a flat cloth of 99856 vertices (made larger than the caches) moves "
                       "about 123 MB; at the measured STREAM-triad "
                       "bandwidth of 9.80 GB/s that takes at least 1.26 ms; it takes 1.90 ms, 1.58× the bound.",
