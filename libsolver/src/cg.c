@@ -92,8 +92,12 @@ static bool multigrid_wanted(const bsr *a, cg_workspace *ws)
     default: break;
     }
     if (a->n < ws->multigrid_min_rows || ws->jacobi_iterations < 0) return false;
-    double multigrid = ws->multigrid_iterations >= 0 ? ws->multigrid_iterations : ws->jacobi_iterations / 6.0;
-    bool cheaper = CG_MULTIGRID_ITERATION_COST * (multigrid + 1.0) + CG_MULTIGRID_SETUP_COST < ws->jacobi_iterations;
+    double multigrid = ws->multigrid_iterations >= 0 ? ws->multigrid_iterations
+                                                    : ws->jacobi_iterations / CG_JACOBI_PER_MULTIGRID;
+    /* block Jacobi's last count goes stale while the multigrid runs; the cloth has got harder
+     * when the multigrid's count outgrows it */
+    double jacobi = fmax(ws->jacobi_iterations, CG_JACOBI_PER_MULTIGRID * multigrid);
+    bool cheaper = CG_MULTIGRID_ITERATION_COST * (multigrid + 1.0) + CG_MULTIGRID_SETUP_COST < jacobi;
     if (++ws->solves_since_probe < CG_MULTIGRID_PROBE_EVERY) return cheaper;
     ws->solves_since_probe = 0;
     return !cheaper;

@@ -19,10 +19,13 @@
  * picks for each solve the preconditioner whose last solve would cost less again, counted in
  * block-Jacobi iterations: a multigrid solve costs CG_MULTIGRID_ITERATION_COST per iteration
  * plus CG_MULTIGRID_SETUP_COST (measured on flat cloths of 128² and 256²: an iteration 2.9
- * and 4.0, a set-up 25 and 30). Before the first multigrid solve its count is guessed as a
- * sixth of block Jacobi's (it needs 4-10x fewer, more the stiffer and larger the cloth), and
- * every CG_MULTIGRID_PROBE_EVERY solves the other preconditioner is tried once, so neither
- * count goes stale as the cloth changes. */
+ * and 4.0, a set-up 25 and 30). Block Jacobi needs at least CG_JACOBI_PER_MULTIGRID times
+ * the multigrid's iterations (4-12x, more the stiffer and larger the cloth): that guesses the
+ * multigrid's count before its first solve, and raises block Jacobi's last count when the
+ * multigrid's has outgrown it (the cloth got harder since: on the 256² drape's landing, block
+ * Jacobi went back in at 185 and 514 iterations, 11x the multigrid's). Every
+ * CG_MULTIGRID_PROBE_EVERY solves the other preconditioner is tried once, so neither count
+ * goes stale as the cloth changes. */
 typedef enum cg_multigrid_mode { CG_MULTIGRID_AUTO, CG_MULTIGRID_ALWAYS, CG_MULTIGRID_NEVER } cg_multigrid_mode;
 /* The default multigrid_min_rows, above a 128² cloth: at 64² and 128² the multigrid saved
  * CG time only on stiff cloths, and on the 128² drape of Blender's default cloth it took as
@@ -30,6 +33,7 @@ typedef enum cg_multigrid_mode { CG_MULTIGRID_AUTO, CG_MULTIGRID_ALWAYS, CG_MULT
 enum { CG_MULTIGRID_MIN_ROWS = 32768, CG_MULTIGRID_PROBE_EVERY = 64 };
 #define CG_MULTIGRID_ITERATION_COST 3.5
 #define CG_MULTIGRID_SETUP_COST 28.0
+#define CG_JACOBI_PER_MULTIGRID 6.0
 
 typedef struct cg_workspace {
     int32_t n;

@@ -224,6 +224,25 @@ Test(amg, falls_back_to_block_jacobi_on_a_diagonal_it_cannot_invert)
     cloth_destroy(c);
 }
 
+/* Block Jacobi's last count says nothing once the multigrid's has grown past what block Jacobi
+ * would need at that rate: the counts of the 256² drape's landing (87 before it, then the
+ * multigrid at 45) keep the multigrid, where block Jacobi then took 514 iterations. */
+Test(amg, auto_mode_keeps_the_multigrid_when_its_count_outgrows_block_jacobis)
+{
+    cloth *c = hanging_cloth_with_system(64);
+    size_t len = 3 * (size_t)c->vertex_count;
+    double *x = malloc(len * sizeof *x);
+    c->cg.jacobi_iterations = 87, c->cg.multigrid_iterations = 45;
+    cr_assert(solve(c, CG_MULTIGRID_AUTO, 1e-8, x).multigrid);
+    /* while the multigrid's count stays low, block Jacobi's own count decides: 40 iterations
+     * cost less than 10 of the multigrid (3.5 each, and its set-up) */
+    c->cg.jacobi_iterations = 40, c->cg.multigrid_iterations = 10;
+    c->cg.solves_since_probe = 0;
+    cr_assert_not(solve(c, CG_MULTIGRID_AUTO, 1e-8, x).multigrid);
+    free(x);
+    cloth_destroy(c);
+}
+
 /* The default mode tries the other preconditioner every CG_MULTIGRID_PROBE_EVERY solves, and
  * goes back to block Jacobi when that has become the cheaper: solves that start from the
  * answer take it no iterations at all. */
