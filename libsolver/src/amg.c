@@ -138,13 +138,6 @@ static void galerkin_product(amg *m, int l)
     }
 }
 
-static double dot(const double *a, const double *b, size_t len)
-{
-    double s = 0.0;
-    for (size_t k = 0; k < len; k++) s += a[k] * b[k];
-    return s;
-}
-
 static void apply_dinv(const amg_level *lv, int32_t n, const double *in, double *out, double scale, bool add)
 {
 #pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS)
@@ -155,6 +148,41 @@ static void apply_dinv(const amg_level *lv, int32_t n, const double *in, double 
             out[3 * (size_t)i + (size_t)r] = add ? out[3 * (size_t)i + (size_t)r] + y : y;
         }
     }
+}
+
+/* One power step from v (|v|² = norm2): with r = Â v, vᵀÂv and vᵀDv, and v = D⁻¹r / |v|, the
+ * next (a step grows it by at most λmax); returns |v|² of the next. Sums by chunks of rows. */
+static double power_step(amg *m, int l, double norm2, double *vav, double *vdv)
+{
+    const bsr *a = level_matrix(m, l);
+    amg_level *lv = &m->levels[l];
+    double *v = lv->x, *r = lv->r, scale = 1.0 / sqrt(norm2);
+    level_matvec(m, l, v, r);
+    int32_t chunks = (a->n + AMG_ROW_CHUNK - 1) / AMG_ROW_CHUNK;
+#pragma omp parallel for schedule(static) if (a->n > PARALLEL_ROWS)
+    for (int32_t c = 0; c < chunks; c++) {
+        double sum_vav = 0.0, sum_vdv = 0.0, sum_next = 0.0;
+        int32_t end = (c + 1) * AMG_ROW_CHUNK < a->n ? (c + 1) * AMG_ROW_CHUNK : a->n;
+        for (int32_t i = c * AMG_ROW_CHUNK; i < end; i++) {
+            double tmp[9], *vi = &v[3 * (size_t)i];
+            const double *d = level_block(m, l, i, a->diag[i], tmp), *ri = &r[3 * (size_t)i];
+            const double *p = &lv->dinv[9 * (size_t)i];
+            for (int k = 0; k < 3; k++) {
+                sum_vav += vi[k] * ri[k];
+                sum_vdv += vi[k] * (d[3 * k] * vi[0] + d[3 * k + 1] * vi[1] + d[3 * k + 2] * vi[2]);
+            }
+            for (int k = 0; k < 3; k++) {
+                vi[k] = scale * (p[3 * k] * ri[0] + p[3 * k + 1] * ri[1] + p[3 * k + 2] * ri[2]);
+                sum_next += vi[k] * vi[k];
+            }
+        }
+        lv->partial[3 * c] = sum_vav, lv->partial[3 * c + 1] = sum_vdv, lv->partial[3 * c + 2] = sum_next;
+    }
+    double next = 0.0;
+    *vav = *vdv = 0.0;
+    for (int32_t c = 0; c < chunks; c++)
+        *vav += lv->partial[3 * c], *vdv += lv->partial[3 * c + 1], next += lv->partial[3 * c + 2];
+    return next;
 }
 
 /* ω = 4 / (3 λ) of the block-Jacobi sweeps, λ the largest eigenvalue of D⁻¹A by power
@@ -169,21 +197,15 @@ static void estimate_smoother_weight(amg *m, int l)
     const bsr *a = level_matrix(m, l);
     amg_level *lv = &m->levels[l];
     size_t len = 3 * (size_t)a->n;
-    double lambda = 0.0, *v = lv->x;
-    for (size_t k = 0; k < len; k++) v[k] = 1.0 + 0.5 * (double)((k * 7919u) % 13u) / 13.0;
-    for (int it = 0; it < POWER_STEPS; it++) {
-        double norm = sqrt(dot(v, v, len));
-        if (!(norm > 0.0)) break;
-        for (size_t k = 0; k < len; k++) v[k] /= norm;
-        level_matvec(m, l, v, lv->r);
-        double vav = dot(v, lv->r, len), vdv = 0.0;
-        for (int32_t i = 0; i < a->n; i++) {
-            double tmp[9];
-            const double *d = level_block(m, l, i, a->diag[i], tmp), *vi = &v[3 * (size_t)i];
-            for (int r = 0; r < 3; r++) vdv += vi[r] * (d[3 * r] * vi[0] + d[3 * r + 1] * vi[1] + d[3 * r + 2] * vi[2]);
-        }
+    double lambda = 0.0, norm2 = 0.0, *v = lv->x;
+    for (size_t k = 0; k < len; k++) {
+        v[k] = 1.0 + 0.5 * (double)((k * 7919u) % 13u) / 13.0;
+        norm2 += v[k] * v[k];
+    }
+    for (int it = 0; it < POWER_STEPS && norm2 > 0.0 && isfinite(norm2); it++) {
+        double vav, vdv;
+        norm2 = power_step(m, l, norm2, &vav, &vdv);
         if (vdv > 0.0) lambda = fmax(lambda, vav / vdv);
-        apply_dinv(lv, a->n, lv->r, v, 1.0, false);
     }
     lv->smoother_weight = lambda > 0.0 ? 4.0 / (3.0 * 1.1 * lambda) : 0.5;
 }

@@ -20,7 +20,9 @@
 #include "bsr.h"
 #include "filter.h"
 
-enum { AMG_MAX_LEVELS = 10 };
+/* Sums over a level's rows are taken in fixed chunks of rows, added in order: the same bits
+ * for any number of threads. */
+enum { AMG_MAX_LEVELS = 10, AMG_ROW_CHUNK = 1024 };
 
 typedef struct amg_level {
     bsr a;              /* this level's matrix; level 0 uses the system's through the filter */
@@ -39,6 +41,7 @@ typedef struct amg_level {
     double *dinv;            /* n x 9: inverse diagonal blocks of Â */
     double smoother_weight;  /* ω of the block-Jacobi sweeps */
     double *x, *b, *r, *t;   /* 3n each */
+    double *partial;         /* 3 per chunk of AMG_ROW_CHUNK rows: sums of the power steps */
 } amg_level;
 
 typedef struct amg {

@@ -117,7 +117,8 @@ static bool alloc_vectors(amg_level *lv, int32_t n)
     lv->r = malloc(len * sizeof(double));
     lv->t = malloc(len * sizeof(double));
     lv->dinv = malloc(3 * len * sizeof(double));
-    return lv->x && lv->b && lv->r && lv->t && lv->dinv;
+    lv->partial = malloc(3 * ((size_t)n / AMG_ROW_CHUNK + 1) * sizeof(double));
+    return lv->x && lv->b && lv->r && lv->t && lv->dinv && lv->partial;
 }
 
 /* The landing places of the Galerkin product's terms (amg.h), found once; the patterns
@@ -227,7 +228,7 @@ static void free_level(amg_level *lv)
     free(lv->pt_start), free(lv->pt_rows), free(lv->pt_entry);
     free(lv->w_start), free(lv->w_cols), free(lv->w_vals);
     free(lv->w_map_start), free(lv->w_map), free(lv->c_map_start), free(lv->c_map);
-    free(lv->dinv), free(lv->x), free(lv->b), free(lv->r), free(lv->t);
+    free(lv->dinv), free(lv->x), free(lv->b), free(lv->r), free(lv->t), free(lv->partial);
 }
 
 void amg_free(amg *m)
