@@ -167,8 +167,13 @@ def scaling_section(scaling, image_dir):
                         "memory bound is not yet what limits it; it becomes the limit on larger cloths.")
         cached = scaling.get("bandwidth_largest_drape")
         if cached:
+            cache = scaling.get("last_level_cache_bytes")
+            where = ""
+            if cache:
+                inside = cached["bytes_per_cg_iteration"] <= cache
+                where = f", {'within' if inside else 'larger than'} the {fmt_sig(cache / 2**20)} MiB last-level cache"
             out[-1] += (f" On the largest drape ({cached['vertices']} vertices, {fmt_sig(cached['bytes_per_cg_iteration'] / 1e6)}"
-                        f" MB, within the last-level cache) an iteration takes {fmt_sig(cached['measured_ms'])} ms, "
+                        f" MB{where}) an iteration takes {fmt_sig(cached['measured_ms'])} ms, "
                         f"{cached['ratio']:.2f}× the same bound.")
     return out + image(image_dir, "bench_scaling.png", "Scaling: ms and CG iterations per frame against vertices")
 

@@ -60,7 +60,7 @@ def sample():
                         "ms_per_cg_iteration": 0.0834, "seconds": 0.384, "frames": 12},
                        {"grid": 128, "vertices": 16384, "ms_per_frame": 57.0, "cg_iterations_per_frame": 52.0,
                         "ms_per_cg_iteration": 0.312, "seconds": 3.072, "frames": 12}],
-            "exponent_time": 1.08, "exponent_cg": 0.2, "rounds": 3,
+            "exponent_time": 1.08, "exponent_cg": 0.2, "rounds": 3, "last_level_cache_bytes": 33554432,
             "bandwidth": {"stream_gb_per_s": 9.8, "bytes_per_cg_iteration": 123456789, "vertices": 99856,
                           "bound_ms": 1.26, "measured_ms": 1.9, "ratio": 1.58},
             "bandwidth_largest_drape": {"stream_gb_per_s": 9.8, "bytes_per_cg_iteration": 21000000,
@@ -153,9 +153,17 @@ class Markdown(unittest.TestCase):
                       "about 123 MB; at the measured STREAM-triad "
                       "bandwidth of 9.80 GB/s that takes at least 1.26 ms; it takes 1.90 ms, 1.58× the bound.",
                       self.page)
-        self.assertIn("On the largest drape (16384 vertices, 21.0 MB, within the last-level cache) an iteration "
+        self.assertIn("On the largest drape (16384 vertices, 21.0 MB, within the 32.0 MiB last-level cache) an iteration "
                       "takes 0.312 ms, 0.15× the same bound.", self.page)
         self.assertIn("](images/bench_scaling.png)", self.page)
+
+    def test_scaling_says_when_the_largest_drape_outgrows_the_cache(self):
+        results = sample()
+        results["scaling"]["last_level_cache_bytes"] = 16 * 2**20
+        self.assertIn("(16384 vertices, 21.0 MB, larger than the 16.0 MiB last-level cache)",
+                      report.render_markdown(results))
+        del results["scaling"]["last_level_cache_bytes"]
+        self.assertIn("(16384 vertices, 21.0 MB) an iteration", report.render_markdown(results))
 
     def test_rigid(self):
         self.assertEqual(row(self.page, ["tower"]),
