@@ -1,4 +1,5 @@
 /* The hierarchy's values at every solve, and the V-cycle (amg.h). */
+#include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
@@ -10,32 +11,33 @@ enum { PARALLEL_ROWS = 2048 };
 
 static const bsr *level_matrix(const amg *m, int l) { return l == 0 ? m->fine : &m->levels[l].a; }
 
-/* Entry k (of row i) of level l's matrix as the hierarchy sees it: through the filter on
- * level 0. `tmp` holds it when it had to be computed. */
+/* Entry k (of row i) of level l's matrix as the hierarchy sees it: on level 0 in single
+ * precision and through the filter. `tmp` holds it when it had to be computed. */
 static inline const double *level_block(const amg *m, int l, int32_t i, int32_t k, double tmp[9])
 {
     const bsr *a = level_matrix(m, l);
-    const double *raw = &a->vals[9 * (size_t)k];
-    if (l > 0 || !m->filter || !m->filter->kind) return raw;
+    if (l > 0) return &a->vals[9 * (size_t)k];
+    for (int e = 0; e < 9; e++) tmp[e] = m->fine_single[9 * (size_t)k + (size_t)e];
+    if (!m->filter || !m->filter->kind) return tmp;
     int32_t j = a->cols[k];
-    if (m->filter->kind[i] == FILTER_FREE && m->filter->kind[j] == FILTER_FREE) return raw;
-    filter_block(m->filter, i, j, raw, tmp);
+    if (m->filter->kind[i] != FILTER_FREE || m->filter->kind[j] != FILTER_FREE) filter_block(m->filter, i, j, tmp, tmp);
     return tmp;
 }
 
 static inline double trace3(const double *b) { return (b[0] + b[4] + b[8]) / 3.0; }
 
-/* y = Â x on level 0: S A S x + (I - S) x, with `scratch` of 3n. */
-static void filtered_matvec(const bsr *a, const cg_filter *filter, const double *x, double *y, double *scratch)
+/* y = Â x on level 0: S A S x + (I - S) x, with `scratch` of 3n (A in single precision). */
+static void filtered_matvec(const bsr *a, const float *single, const cg_filter *filter, const double *x, double *y,
+                            double *scratch)
 {
     if (!filter || !filter->kind) {
-        bsr_matvec(a, x, y);
+        bsr_matvec_single(a, single, x, y);
         return;
     }
     size_t len = 3 * (size_t)a->n;
     memcpy(scratch, x, len * sizeof *scratch);
     filter_apply(filter, scratch, a->n);
-    bsr_matvec(a, scratch, y);
+    bsr_matvec_single(a, single, scratch, y);
     filter_apply(filter, y, a->n);
 #pragma omp parallel for schedule(static) if (a->n > PARALLEL_ROWS)
     for (size_t k = 0; k < len; k++) y[k] += x[k] - scratch[k];
@@ -43,7 +45,7 @@ static void filtered_matvec(const bsr *a, const cg_filter *filter, const double 
 
 static void level_matvec(amg *m, int l, const double *x, double *y)
 {
-    if (l == 0) filtered_matvec(m->fine, m->filter, x, y, m->levels[0].t);
+    if (l == 0) filtered_matvec(m->fine, m->fine_single, m->filter, x, y, m->levels[0].t);
     else bsr_matvec(&m->levels[l].a, x, y);
 }
 
@@ -234,6 +236,14 @@ bool amg_update(amg *m, const bsr *fine, const cg_filter *filter)
 {
     if (m->level_count == 0 || m->fine != fine) return false;
     m->filter = filter;
+    size_t values = 9 * (size_t)fine->block_count;
+    bool representable = true; /* a value beyond single precision leaves block Jacobi to it */
+#pragma omp parallel for schedule(static) reduction(&& : representable) if (fine->n > PARALLEL_ROWS)
+    for (size_t e = 0; e < values; e++) {
+        m->fine_single[e] = (float)fine->vals[e];
+        representable = representable && fabs(fine->vals[e]) <= FLT_MAX;
+    }
+    if (!representable) return false;
     for (int l = 0; l < m->level_count; l++) {
         if (!invert_diagonal(m, l)) return false;
         estimate_smoother_weight(m, l);

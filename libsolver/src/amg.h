@@ -10,7 +10,10 @@
  * so P adapts to stiffness and pins every step; the coarse matrix is Pᵀ A P.
  * One application is a symmetric V-cycle: a damped block-Jacobi sweep before and after the
  * coarse correction, a dense Cholesky factor (LAPACKE) on the coarsest level. The patterns
- * are built once per matrix pattern, the values at every solve. */
+ * are built once per matrix pattern, the values at every solve. The hierarchy is built on the
+ * system's values rounded to single precision: the V-cycle is then exactly symmetric for that
+ * matrix, a preconditioner all the same (CG itself multiplies by the exact one), and its fine
+ * products stream half the bytes. */
 #ifndef SB_AMG_H
 #define SB_AMG_H
 
@@ -48,6 +51,8 @@ typedef struct amg {
     int level_count;          /* 0: not built */
     amg_level levels[AMG_MAX_LEVELS];
     const bsr *fine;          /* pattern the hierarchy was built for */
+    float *fine_single;       /* its values rounded to single precision: level 0's matrix (a
+                               * preconditioner need not be exact; the V-cycle streams half) */
     const cg_filter *filter;  /* of the current solve */
     double *coarsest_factor;  /* dense Cholesky factor of the last level (3n x 3n) */
     bool coarsest_factored;

@@ -202,6 +202,8 @@ bool amg_build(amg *m, const bsr *fine)
 {
     memset(m, 0, sizeof *m);
     m->fine = fine;
+    m->fine_single = malloc(((size_t)fine->block_count * 9 + 1) * sizeof *m->fine_single);
+    if (!m->fine_single) return false;
     for (int l = 0; l < AMG_MAX_LEVELS; l++) {
         const bsr *a = l == 0 ? fine : &m->levels[l].a;
         m->level_count = l + 1;
@@ -235,6 +237,6 @@ void amg_free(amg *m)
 {
     /* levels past level_count may hold a half-built coarse pattern */
     for (int l = 0; l < AMG_MAX_LEVELS; l++) free_level(&m->levels[l]);
-    free(m->coarsest_factor);
+    free(m->coarsest_factor), free(m->fine_single);
     memset(m, 0, sizeof *m);
 }

@@ -108,6 +108,24 @@ void bsr_matvec(const bsr *m, const double *x, double *y)
     }
 }
 
+void bsr_matvec_single(const bsr *m, const float *single, const double *x, double *y)
+{
+#pragma omp parallel for schedule(static) if (m->n > 2048)
+    for (int32_t i = 0; i < m->n; i++) {
+        double y0 = 0, y1 = 0, y2 = 0;
+        for (int32_t k = m->row_start[i]; k < m->row_start[i + 1]; k++) {
+            const float *b = &single[9 * (size_t)k];
+            const double *xj = &x[3 * (size_t)m->cols[k]];
+            y0 += b[0] * xj[0] + b[1] * xj[1] + b[2] * xj[2];
+            y1 += b[3] * xj[0] + b[4] * xj[1] + b[5] * xj[2];
+            y2 += b[6] * xj[0] + b[7] * xj[1] + b[8] * xj[2];
+        }
+        y[3 * (size_t)i] = y0;
+        y[3 * (size_t)i + 1] = y1;
+        y[3 * (size_t)i + 2] = y2;
+    }
+}
+
 void bsr_free(bsr *m)
 {
     free(m->row_start);

@@ -31,6 +31,9 @@ int32_t bsr_find(const bsr *m, int32_t i, int32_t j);
 void bsr_zero(bsr *m);
 /* y = A x (vectors of 3n) */
 void bsr_matvec(const bsr *m, const double *x, double *y);
+/* y = A x with A's pattern from m and its values from `single` (block_count x 9), rounded to
+ * single precision: half the bytes to stream, summed in double. */
+void bsr_matvec_single(const bsr *m, const float *single, const double *x, double *y);
 void bsr_free(bsr *m);
 
 /* Blocks of element e are (i, j) for its local vertices i, j: table[e * v * v + i * v + j]. */

@@ -69,15 +69,17 @@ Test(amg, hierarchy_shrinks_to_a_small_coarsest_level)
     cloth_destroy(c);
 }
 
-/* Dense Â = S A S + (I - S), through filter_block, and dense P from the level's entries. */
+/* Dense Â = S A S + (I - S), through filter_block, from A's values rounded to single
+ * precision as the hierarchy takes them (amg.h). */
 static double *dense_filtered(const bsr *a, const cg_filter *f)
 {
     size_t dim = 3 * (size_t)a->n;
     double *d = calloc(dim * dim, sizeof *d);
     for (int32_t i = 0; i < a->n; i++)
         for (int32_t k = a->row_start[i]; k < a->row_start[i + 1]; k++) {
-            double b[9];
-            filter_block(f, i, a->cols[k], &a->vals[9 * (size_t)k], b);
+            double b[9], single[9];
+            for (int e = 0; e < 9; e++) single[e] = (float)a->vals[9 * (size_t)k + (size_t)e];
+            filter_block(f, i, a->cols[k], single, b);
             for (int r = 0; r < 3; r++)
                 for (int q = 0; q < 3; q++) d[(3 * (size_t)i + (size_t)r) * dim + 3 * (size_t)a->cols[k] + (size_t)q] = b[3 * r + q];
         }
