@@ -11,9 +11,9 @@
  * One application is a symmetric V-cycle: a damped block-Jacobi sweep before and after the
  * coarse correction, a dense Cholesky factor (LAPACKE) on the coarsest level. The patterns
  * are built once per matrix pattern, the values at every solve. The hierarchy is built on the
- * system's values rounded to single precision: the V-cycle is then exactly symmetric for that
- * matrix, a preconditioner all the same (CG itself multiplies by the exact one), and its fine
- * products stream half the bytes. */
+ * system's values rounded to single precision: the V-cycle stays symmetric (it is that of the
+ * rounded matrix), preconditions all the same (CG itself multiplies by the exact one), and its
+ * fine products stream half the bytes. */
 #ifndef SB_AMG_H
 #define SB_AMG_H
 
