@@ -69,11 +69,11 @@ typedef struct collision_scratch {
     feature_pair *pairs;
     int32_t pair_count, pair_capacity;
     aabb *gathered;     /* per vertex: the box of its path x0 -> x1 at the gathering */
+    int32_t gathered_capacity;
     gathered_path *paths; /* per vertex: its path at the gathering */
     int32_t path_capacity;
     double moving_path; /* the thinnest cloth's thickness */
-    int32_t gathered_capacity;
-    double slack;       /* how far a vertex may stray from that box before they must be gathered again */
+    double slack;       /* how far a vertex may stray (path_within_box) before they must be gathered again */
     bool have_pairs;
     int32_t updates_since_gathering;
     int64_t gather_count, update_count; /* whole gatherings and updates so far (tests, benchmarks) */
