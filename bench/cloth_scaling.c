@@ -24,8 +24,8 @@
  * The bandwidth figures are those of a block-Jacobi iteration, whatever the preconditioner
  * of the bake: it is the iteration the bound describes (the multigrid's V-cycle adds about
  * two more passes over the matrix).
- * Output: JSON on stdout (drape: also the milliseconds and steps of every frame, and the
- * largest edge strain at the end). */
+ * Output: JSON on stdout (drape: also the milliseconds and steps of every frame, the wall
+ * clock of each part of the steps, and the largest edge strain at the end). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -54,6 +54,7 @@ typedef struct drape_result {
     int64_t rejected_steps;
     double *frame_ms;       /* per frame, in order */
     int32_t *frame_steps;   /* accepted and rejected steps per frame */
+    phase_seconds phases;   /* where the bake's time went (world.h) */
     sb_world *world; /* kept for the CG timing */
 } drape_result;
 
@@ -117,7 +118,7 @@ static drape_result drape(int n, int frames, int blender, const double *sp, cons
     qsort(times, (size_t)frames, sizeof *times, compare_doubles);
     drape_result r = {n, nv, frames, times[frames / 2], (double)stats.cg_iterations / frames,
                       (double)stats.steps / frames, total / 1e3, max_edge_strain(pos, w->cloths[0]->x, tris, nt),
-                      stats.rejected_steps, frame_ms, frame_steps, w};
+                      stats.rejected_steps, frame_ms, frame_steps, w->phases, w};
     free(times), free(pos), free(tris);
     return r;
 }
@@ -199,7 +200,9 @@ static void print_drape(const drape_result *r)
     for (int f = 0; f < r->frames; f++) printf("%s%.4g", f ? ", " : "", r->frame_ms[f]);
     printf("], \"frame_steps\": [");
     for (int f = 0; f < r->frames; f++) printf("%s%d", f ? ", " : "", (int)r->frame_steps[f]);
-    printf("]");
+    const phase_seconds *p = &r->phases;
+    printf("], \"phase_seconds\": {\"assembly\": %.6g, \"solve\": %.6g, \"pairs\": %.6g, \"response\": %.6g}",
+           p->assembly, p->solve, p->pairs, p->response);
 }
 
 /* The bandwidth bound of a CG iteration as a JSON object: the bytes it moves over a triad's
@@ -240,6 +243,20 @@ static void print_bandwidth(int vertices)
     free(pos), free(tris), free(pins);
 }
 
+/* The phases of phase_seconds by number, in its order. */
+enum { PHASES = 4 };
+static const char *const phase_names[PHASES] = {"assembly", "solve", "pairs", "response"};
+static double phase_of(const phase_seconds *p, int phase)
+{
+    const double values[PHASES] = {p->assembly, p->solve, p->pairs, p->response};
+    return values[phase];
+}
+static void set_phase(phase_seconds *p, int phase, double value)
+{
+    double *fields[PHASES] = {&p->assembly, &p->solve, &p->pairs, &p->response};
+    *fields[phase] = value;
+}
+
 /* The median of `count` values (sorted in place). */
 static double median(double *values, int count)
 {
@@ -264,7 +281,7 @@ static void scaling(double max_vertices, int frames, int rounds, const double *s
             runs[i][r] = drape(grids[i], frames, 0, sp, st, snv, snt);
             if (r + 1 < rounds) sb_world_destroy(runs[i][r].world), runs[i][r].world = NULL;
         }
-    double logn[8], logt[8], logm[8], logc[8], ms_iter = 0, bytes = 0, values[MAX_ROUNDS];
+    double logn[8], logt[8], logm[8], logc[8], logp[PHASES][8], ms_iter = 0, bytes = 0, values[MAX_ROUNDS];
     printf("{\"threads\": %d, \"rounds\": %d, \"points\": [", threads(), rounds);
     for (int i = 0; i < count; i++) {
         drape_result r = runs[i][rounds - 1];
@@ -278,6 +295,11 @@ static void scaling(double max_vertices, int frames, int rounds, const double *s
             for (int k = 0; k < rounds; k++) values[k] = runs[i][k].frame_ms[f];
             r.frame_ms[f] = median(values, rounds);
         }
+        for (int phase = 0; phase < PHASES; phase++) {
+            for (int k = 0; k < rounds; k++) values[k] = phase_of(&runs[i][k].phases, phase);
+            set_phase(&r.phases, phase, median(values, rounds));
+            logp[phase][i] = log(fmax(phase_of(&r.phases, phase), 1e-9) / r.frames);
+        }
         time_cg(r.world, &ms_iter, &bytes);
         print_drape(&r);
         printf(", \"round_seconds\": [");
@@ -289,9 +311,12 @@ static void scaling(double max_vertices, int frames, int rounds, const double *s
         for (int k = 0; k < rounds; k++) free(runs[i][k].frame_ms), free(runs[i][k].frame_steps);
         if (i + 1 < count) sb_world_destroy(r.world);
     }
-    printf("], \"exponent_time\": %.4f, \"exponent_time_mean\": %.4f, \"exponent_cg\": %.4f, \"bandwidth\": ",
+    printf("], \"exponent_time\": %.4f, \"exponent_time_mean\": %.4f, \"exponent_cg\": %.4f, \"exponent_phases\": {",
            count > 1 ? slope(logn, logt, count) : 0.0, count > 1 ? slope(logn, logm, count) : 0.0,
            count > 1 ? slope(logn, logc, count) : 0.0);
+    for (int phase = 0; phase < PHASES; phase++)
+        printf("%s\"%s\": %.4f", phase ? ", " : "", phase_names[phase], count > 1 ? slope(logn, logp[phase], count) : 0.0);
+    printf("}, \"bandwidth\": ");
     print_bound(bytes, runs[count - 1][rounds - 1].vertices, ms_iter);
     printf("}\n");
     sb_world_destroy(runs[count - 1][rounds - 1].world);

@@ -127,6 +127,28 @@ def log_slope(xs, ys):
     return sum((x - mx) * (y - my) for x, y in zip(lx, ly)) / sxx if sxx > 0 else 0.0
 
 
+PHASES = [("assembly", "assembly"), ("solve", "CG"), ("pairs", "collision candidates"),
+          ("response", "rest of the collision response")]
+
+
+def phases_table(points, exponents):
+    """Where each grid's bake spent its time, ms per frame, with each part's fitted exponent;
+    "other" is what the parts leave of the whole (the bodies, contacts, strain checks)."""
+    points = [p for p in points if p.get("phase_seconds") and p.get("frames") and "seconds" in p]
+    if not points:
+        return []
+    header = ("Grid",) + tuple(label for _, label in PHASES) + ("other",)
+    rows = []
+    for p in points:
+        parts = [p["phase_seconds"].get(key, 0.0) for key, _ in PHASES]
+        other = max(p["seconds"] - sum(parts), 0.0)
+        rows.append((f"{p['grid']}²",) + tuple(fmt_sig(1e3 * s / p["frames"]) for s in parts + [other]))
+    if exponents:
+        rows.append(("fitted",) + tuple(f"n^{exponents[key]:.2f}" if key in exponents else "" for key, _ in PHASES) + ("",))
+    return ["", "Where the whole bake's time goes, ms per frame (wall clock of each part of the cloth steps, "
+            "rejected attempts included):", "", table(header, rows)]
+
+
 def scaling_section(scaling, image_dir):
     points = sorted(scaling.get("points", []), key=lambda p: p["vertices"])
     whole = all("seconds" in p and p.get("frames") for p in points)
@@ -154,6 +176,7 @@ def scaling_section(scaling, image_dir):
         out += ["", "The whole bake's mean counts every frame: the free fall, the impact and the frames after it. "
                 "The median frame of 12, six of them free fall, lies on the edge between falling and contact, "
                 "so it moves with where the landing's work falls."]
+    out += phases_table(points, scaling.get("exponent_phases"))
     bw = scaling.get("bandwidth")
     if bw:
         megabytes = fmt_sig(bw["bytes_per_cg_iteration"] / 1e6)

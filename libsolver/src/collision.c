@@ -8,6 +8,7 @@
 #include "collision_scratch.h"
 #include "geometry.h"
 #include "grow.h"
+#include "wall_clock.h"
 
 enum { IMPULSE_ROUNDS = 8, ZONE_ROUNDS = 64 };
 
@@ -53,9 +54,11 @@ static bool reserve(collision_scratch *s, int32_t vertices, int32_t objects)
 
 /* Makes the candidate pairs hold every pair that can matter on the paths now; false when
  * out of memory (then the scratch says so too, for callers that stop early). */
-static bool current_pairs(collision_scratch *s)
+static bool current_pairs(collision_scratch *s, collision_report *report)
 {
+    double start = wall_seconds();
     if (!pairs_valid(s) && !pairs_refresh(s)) s->out_of_memory = true;
+    report->pairs_seconds += wall_seconds() - start;
     return !s->out_of_memory;
 }
 
@@ -436,7 +439,7 @@ static int compare_zone_entries(const void *pa, const void *pb)
 /* Rounds of: detect, merge colliding vertices into zones, move every zone rigidly. Only zones
  * move, so after the first round only pairs with a vertex in a zone can have changed; the
  * others are not tested again. The tests run in parallel, the merging in pair order. */
-static int32_t impact_zones(collision_scratch *s, int32_t vertex_count, double h, int32_t *unresolved)
+static int32_t impact_zones(collision_scratch *s, int32_t vertex_count, double h, collision_report *report)
 {
     for (int32_t v = 0; v < vertex_count; v++) s->zone[v] = v;
     uint8_t *in_zone = calloc((size_t)vertex_count, sizeof *in_zone);
@@ -449,7 +452,7 @@ static int32_t impact_zones(collision_scratch *s, int32_t vertex_count, double h
     }
     int32_t round = 0, hits = 0;
     for (; round <= ZONE_ROUNDS + 1; round++) {
-        if (!current_pairs(s) || !reserve_flags(s)) break;
+        if (!current_pairs(s, report) || !reserve_flags(s)) break;
         bool first_round = round == 0;
 #pragma omp parallel for schedule(dynamic, 1024) if (s->pair_count > 4096)
         for (int32_t k = 0; k < s->pair_count; k++) {
@@ -483,7 +486,7 @@ static int32_t impact_zones(collision_scratch *s, int32_t vertex_count, double h
             begin = end;
         }
     }
-    *unresolved = hits;
+    report->unresolved = hits;
     free(in_zone), free(entries), free(anchors);
     return round;
 }
@@ -546,11 +549,11 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
             s->inv_mass[next] = 0.0;
         }
     }
-    if (!current_pairs(s)) return false;
+    if (!current_pairs(s, report)) return false;
     report->proximity = proximity_pass(s);
     int32_t hits = 1;
     for (int32_t round = 0; round < IMPULSE_ROUNDS && hits > 0; round++) {
-        if (!current_pairs(s)) return false;
+        if (!current_pairs(s, report)) return false;
         int32_t before = hits;
         hits = impulse_round(s, vertices, round == 0);
         report->impulses += hits;
@@ -561,7 +564,7 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
         report->unresolved = hits;
         return true;
     }
-    if (hits > 0) report->zone_rounds = impact_zones(s, vertices, h, &report->unresolved);
+    if (hits > 0) report->zone_rounds = impact_zones(s, vertices, h, report);
     if (s->out_of_memory) return false;
 
     next = 0;

@@ -26,6 +26,7 @@ typedef struct collision_report {
     int32_t zone_rounds; /* rounds of impact zones needed (0 when impulses sufficed) */
     int32_t unresolved;  /* collisions left (only with non-rigidly moving pins/colliders) */
     bool needs_zones;    /* impulses left collisions and zones were not allowed: nothing written */
+    double pairs_seconds; /* wall clock spent gathering and updating the candidate pairs */
 } collision_report;
 
 typedef struct collision_scratch collision_scratch;

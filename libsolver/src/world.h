@@ -11,6 +11,15 @@
 
 typedef struct rigid_scratch rigid_scratch;
 
+/* Wall-clock seconds the implicit cloth steps spent in each part, rejected attempts included:
+ * where the time goes, for the benchmarks. Not part of a saved state. */
+typedef struct phase_seconds {
+    double assembly; /* forces, their Jacobians and the system */
+    double solve;    /* CG with its preconditioner (the multigrid's set-up too) */
+    double pairs;    /* gathering and updating the collision candidates */
+    double response; /* the rest of the collision response: proximity, impulses, zones */
+} phase_seconds;
+
 struct sb_world {
     sb_world_def def;
     double time;
@@ -26,6 +35,7 @@ struct sb_world {
     rigid_scratch *rigid;
     sb_world_stats stats;
     sb_failure failure;      /* of the last sb_world_step_to */
+    phase_seconds phases;
 };
 
 /* Advances every cloth to `time` (implemented in world_step.c). */

@@ -9,6 +9,7 @@
 #include "contact.h"
 #include "error.h"
 #include "ode.h"
+#include "wall_clock.h"
 #include "world.h"
 
 static const char *outcome_reason(step_outcome o)
@@ -104,14 +105,19 @@ static sb_result step_implicit(sb_world *w, double end)
         for (int32_t i = 0; i < w->cloth_count && outcome == STEP_ACCEPTED; i++) {
             outcome = cloth_implicit_step(w->cloths[i], w->time, h, &params, &report);
             iterations += report.cg_iterations;
+            w->phases.assembly += report.assembly_seconds, w->phases.solve += report.solve_seconds;
             if (outcome != STEP_ACCEPTED) failed = i;
         }
         w->stats.cg_iterations += iterations;
         if (outcome == STEP_ACCEPTED) {
             for (int32_t i = 0; i < w->cloth_count; i++)
                 contacts_after_solve(w->cloths[i], w->colliders, h);
-            if (!collisions_resolve(&w->collision, w->cloths, w->cloth_count, w->colliders, w->collider_count,
-                                    h, zones_allowed(w, h), &collisions)) {
+            double start = wall_seconds();
+            bool resolved = collisions_resolve(&w->collision, w->cloths, w->cloth_count, w->colliders,
+                                               w->collider_count, h, zones_allowed(w, h), &collisions);
+            w->phases.pairs += collisions.pairs_seconds;
+            w->phases.response += wall_seconds() - start - collisions.pairs_seconds;
+            if (!resolved) {
                 rigid_undo_advance(w);
                 return out_of_memory(w, "resolving collisions");
             }

@@ -17,6 +17,7 @@
 #include "threads.h"
 #include "simbake.h"
 #include "testutil.h"
+#include "wall_clock.h"
 #include "world.h"
 
 enum { GRID = 16 };
@@ -347,4 +348,26 @@ Test(collision_pairs, a_cloth_moving_as_one_gathers_the_pairs_it_gathers_at_rest
     cr_assert_eq(count_anchored(w->collision), g.vertex_count);
     sb_world_destroy(w);
     grid_mesh_free(&g);
+}
+
+/* The benchmarks' phase timers (world.h): every part of a step with collisions takes some
+ * time, and the parts never add up to more than the steps took. */
+Test(collision_pairs, the_phase_timers_share_out_the_time_of_the_steps, .timeout = 120)
+{
+    grid_mesh g = grid_mesh_make(GRID, 0.8, 0.35);
+    double center[3] = {0, 0, 0.1};
+    solid_mesh ball = sphere_mesh(0.15, 8, 16, center);
+    const solid_mesh *solids[1] = {&ball};
+    sb_world *w = world_of(&g, true, solids, 1);
+    double start = wall_seconds();
+    for (int f = 1; f <= 12; f++) cr_assert_eq(sb_world_step_to(w, f / 24.0), SB_OK, "%s", sb_last_error());
+    double elapsed = wall_seconds() - start;
+    const phase_seconds *p = &w->phases;
+    cr_assert(p->assembly > 0 && p->solve > 0 && p->pairs > 0 && p->response > 0,
+              "a part took no time: assembly %g, solve %g, pairs %g, response %g", p->assembly, p->solve, p->pairs,
+              p->response);
+    double parts = p->assembly + p->solve + p->pairs + p->response;
+    cr_assert_leq(parts, elapsed, "the parts took %g s of %g s", parts, elapsed);
+    sb_world_destroy(w);
+    grid_mesh_free(&g), solid_mesh_free(&ball);
 }

@@ -59,7 +59,9 @@ def sample():
                        {"grid": 64, "vertices": 4096, "ms_per_frame": 13.0, "cg_iterations_per_frame": 40.0,
                         "ms_per_cg_iteration": 0.0834, "seconds": 0.384, "frames": 12},
                        {"grid": 128, "vertices": 16384, "ms_per_frame": 57.0, "cg_iterations_per_frame": 52.0,
-                        "ms_per_cg_iteration": 0.312, "seconds": 3.072, "frames": 12}],
+                        "ms_per_cg_iteration": 0.312, "seconds": 3.072, "frames": 12,
+                        "phase_seconds": {"assembly": 0.6, "solve": 1.2, "pairs": 0.9, "response": 0.3}}],
+            "exponent_phases": {"assembly": 1.01, "solve": 1.1, "pairs": 1.6, "response": 1.2},
             "exponent_time": 1.08, "exponent_cg": 0.2, "rounds": 3, "last_level_cache_bytes": 33554432,
             "bandwidth": {"stream_gb_per_s": 9.8, "bytes_per_cg_iteration": 123456789, "vertices": 99856,
                           "bound_ms": 1.26, "measured_ms": 1.9, "ratio": 1.58},
@@ -156,6 +158,14 @@ class Markdown(unittest.TestCase):
         self.assertIn("On the largest drape (16384 vertices, 21.0 MB, within the 32.0 MiB last-level cache) an iteration "
                       "takes 0.312 ms, 0.15× the same bound.", self.page)
         self.assertIn("](images/bench_scaling.png)", self.page)
+
+    def test_scaling_shows_where_the_time_goes(self):
+        # only the 128² point has phases: 3.072 s over 12 frames, 3.0 s of it in the parts
+        self.assertEqual(row(self.page, ["128²", "50.0"]), ["128²", "50.0", "100", "75.0", "25.0", "6.00"])
+        self.assertEqual(row(self.page, ["fitted"]), ["fitted", "n^1.01", "n^1.10", "n^1.60", "n^1.20", ""])
+        results = sample()
+        del results["scaling"]["points"][2]["phase_seconds"]
+        self.assertNotIn("Where the whole bake's time goes", report.render_markdown(results))
 
     def test_scaling_says_when_the_largest_drape_outgrows_the_cache(self):
         results = sample()
