@@ -12,8 +12,8 @@
  * against the vertex count (least squares in log-log). On the largest
  * grid it then times CG iterations on the assembled system of the last frame, counts the bytes
  * one iteration must move (matrix blocks and column indices once, every vector the iteration
- * reads or writes), and measures a STREAM-style triad bandwidth with all threads: bytes over
- * bandwidth is the bound. A cloth whose iteration fits in the last-level cache is not bound
+ * reads or writes), and measures a STREAM-style triad bandwidth with all threads, in turns
+ * with the iterations (best of five each): bytes over bandwidth is the bound. A cloth whose iteration fits in the last-level cache is not bound
  * by memory at all, so `bandwidth` times the iterations alone on a flat cloth of VERTICES
  * (bench/run picks one whose iteration moves four times that cache), assembled at rest
  * without a simulation. `drape` runs one grid, with Blender's default cloth carried over by
@@ -123,26 +123,18 @@ static drape_result drape(int n, int frames, int blender, const double *sp, cons
     return r;
 }
 
-/* Best of five triads a = b + s c over arrays far larger than the caches, GB/s (24 bytes
- * per element: two reads and a write; stores that allocate a line cost another read, so
- * this is what a streaming kernel really gets). */
-static double triad_bandwidth(void)
+/* Seconds of one triad a = b + s c over `count` elements (24 bytes per element: two reads
+ * and a write; stores that allocate a line cost another read, so this is what a streaming
+ * kernel really gets). */
+static double triad_seconds(double *a, const double *b, const double *c, size_t count)
 {
-    size_t count = (size_t)32 << 20; /* 256 MB per array */
-    double *a = malloc(count * sizeof *a), *b = malloc(count * sizeof *b), *c = malloc(count * sizeof *c);
+    double t0 = now();
 #pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < count; i++) a[i] = 0.0, b[i] = 1.0, c[i] = 2.0;
-    double best = INFINITY;
-    for (int r = 0; r < 5; r++) {
-        double t0 = now();
-#pragma omp parallel for schedule(static)
-        for (size_t i = 0; i < count; i++) a[i] = b[i] + 3.0 * c[i];
-        best = fmin(best, now() - t0);
-    }
+    for (size_t i = 0; i < count; i++) a[i] = b[i] + 3.0 * c[i];
+    double t = now() - t0;
     volatile double sink = a[count / 2];
     (void)sink;
-    free(a), free(b), free(c);
-    return 24.0 * (double)count / best / 1e9;
+    return t;
 }
 
 /* Bytes one iteration of cg_solve moves: the matrix once (9 doubles and a column index per
@@ -157,28 +149,37 @@ static double cg_iteration_bytes(const bsr *a)
     return matrix + vectors + 2 * n; /* kinds read twice, 1 byte each */
 }
 
-static void time_cg(sb_world *w, double *ms_per_iteration, double *bytes)
+/* Times CG iterations on the system of the cloth's current state, best of five, and with
+ * `bandwidth` also a STREAM-style triad (all threads, arrays far larger than the caches)
+ * before each, best of five, in GB/s: taken in turns, both meet the same spells of a shared
+ * machine (measured minutes apart, the triad swung from 31 to 62 GB/s on this VM). */
+static void time_cg(sb_world *w, double *ms_per_iteration, double *bytes, double *bandwidth)
 {
     cloth *c = w->cloths[0];
     implicit_params params = {{w->def.gravity[0], w->def.gravity[1], w->def.gravity[2]}, 0, 0, 0, 0};
     cloth_build_system(c, w->time, 1.0 / 24.0, &params);
-    size_t len = 3 * (size_t)c->vertex_count;
-    double *x = calloc(len, sizeof *x), best = INFINITY;
+    size_t len = 3 * (size_t)c->vertex_count, count = bandwidth ? (size_t)32 << 20 : 0; /* 256 MB per array */
+    double *x = calloc(len, sizeof *x), best = INFINITY, best_triad = INFINITY;
+    double *ta = malloc(count * sizeof *ta), *tb = malloc(count * sizeof *tb), *tc = malloc(count * sizeof *tc);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < count; i++) ta[i] = 0.0, tb[i] = 1.0, tc[i] = 2.0;
     cg_filter filter = {c->filter_kind, c->filter_proj};
     cg_multigrid_mode multigrid_mode = c->cg.multigrid_mode;
     c->cg.multigrid_mode = CG_MULTIGRID_NEVER;
     enum { ITERATIONS = 50 };
     for (int r = 0; r < 5; r++) {
+        if (bandwidth) best_triad = fmin(best_triad, triad_seconds(ta, tb, tc, count));
         memset(x, 0, len * sizeof *x);
         double t0 = now();
         cg_result res = cg_solve(&c->system, c->rhs, &filter, c->z, x, 0.0, ITERATIONS, &c->cg);
         double t = (now() - t0) / (res.iterations > 0 ? res.iterations : 1);
         best = fmin(best, t);
     }
-    free(x);
+    free(x), free(ta), free(tb), free(tc);
     c->cg.multigrid_mode = multigrid_mode;
     *ms_per_iteration = 1e3 * best;
     *bytes = cg_iteration_bytes(&c->system);
+    if (bandwidth) *bandwidth = 24.0 * (double)count / best_triad / 1e9;
 }
 
 static int threads(void)
@@ -207,9 +208,9 @@ static void print_drape(const drape_result *r)
 
 /* The bandwidth bound of a CG iteration as a JSON object: the bytes it moves over a triad's
  * bandwidth, against the time it took. */
-static void print_bound(double bytes, int vertices, double ms_iter)
+static void print_bound(double bytes, int vertices, double ms_iter, double bandwidth)
 {
-    double bandwidth = triad_bandwidth(), bound = 1e3 * bytes / (bandwidth * 1e9);
+    double bound = 1e3 * bytes / (bandwidth * 1e9);
     printf("{\"threads\": %d, \"stream_gb_per_s\": %.4g, \"bytes_per_cg_iteration\": %.6g, \"vertices\": %d, "
            "\"bound_ms\": %.6g, \"measured_ms\": %.6g, \"ratio\": %.4g}",
            threads(), bandwidth, bytes, vertices, bound, ms_iter, ms_iter / bound);
@@ -235,9 +236,9 @@ static void print_bandwidth(int vertices)
         fprintf(stderr, "%s\n", sb_last_error());
         exit(1);
     }
-    double ms_iter = 0, bytes = 0;
-    time_cg(w, &ms_iter, &bytes);
-    print_bound(bytes, nv, ms_iter);
+    double ms_iter = 0, bytes = 0, bandwidth = 0;
+    time_cg(w, &ms_iter, &bytes, &bandwidth);
+    print_bound(bytes, nv, ms_iter, bandwidth);
     printf("\n");
     sb_world_destroy(w);
     free(pos), free(tris), free(pins);
@@ -281,7 +282,8 @@ static void scaling(double max_vertices, int frames, int rounds, const double *s
             runs[i][r] = drape(grids[i], frames, 0, sp, st, snv, snt);
             if (r + 1 < rounds) sb_world_destroy(runs[i][r].world), runs[i][r].world = NULL;
         }
-    double logn[8], logt[8], logm[8], logc[8], logp[PHASES][8], ms_iter = 0, bytes = 0, values[MAX_ROUNDS];
+    double logn[8], logt[8], logm[8], logc[8], logp[PHASES][8], ms_iter = 0, bytes = 0, bandwidth = 0;
+    double values[MAX_ROUNDS];
     printf("{\"threads\": %d, \"rounds\": %d, \"points\": [", threads(), rounds);
     for (int i = 0; i < count; i++) {
         drape_result r = runs[i][rounds - 1];
@@ -295,12 +297,21 @@ static void scaling(double max_vertices, int frames, int rounds, const double *s
             for (int k = 0; k < rounds; k++) values[k] = runs[i][k].frame_ms[f];
             r.frame_ms[f] = median(values, rounds);
         }
-        for (int phase = 0; phase < PHASES; phase++) {
-            for (int k = 0; k < rounds; k++) values[k] = phase_of(&runs[i][k].phases, phase);
-            set_phase(&r.phases, phase, median(values, rounds));
-            logp[phase][i] = log(fmax(phase_of(&r.phases, phase), 1e-9) / r.frames);
+        /* the parts of the median round (the mean of the middle two for an even count), so
+         * that they add up within the median whole */
+        int order[MAX_ROUNDS];
+        for (int k = 0; k < rounds; k++) {
+            int at = k;
+            for (; at > 0 && runs[i][order[at - 1]].total_seconds > runs[i][k].total_seconds; at--) order[at] = order[at - 1];
+            order[at] = k;
         }
-        time_cg(r.world, &ms_iter, &bytes);
+        for (int phase = 0; phase < PHASES; phase++) {
+            double middle = phase_of(&runs[i][order[rounds / 2]].phases, phase);
+            if (rounds % 2 == 0) middle = 0.5 * (middle + phase_of(&runs[i][order[rounds / 2 - 1]].phases, phase));
+            set_phase(&r.phases, phase, middle);
+            logp[phase][i] = log(fmax(middle, 1e-9) / r.frames);
+        }
+        time_cg(r.world, &ms_iter, &bytes, i + 1 == count ? &bandwidth : NULL);
         print_drape(&r);
         printf(", \"round_seconds\": [");
         for (int k = 0; k < rounds; k++) printf("%s%.6g", k ? ", " : "", round_seconds[k]);
@@ -317,7 +328,7 @@ static void scaling(double max_vertices, int frames, int rounds, const double *s
     for (int phase = 0; phase < PHASES; phase++)
         printf("%s\"%s\": %.4f", phase ? ", " : "", phase_names[phase], count > 1 ? slope(logn, logp[phase], count) : 0.0);
     printf("}, \"bandwidth\": ");
-    print_bound(bytes, runs[count - 1][rounds - 1].vertices, ms_iter);
+    print_bound(bytes, runs[count - 1][rounds - 1].vertices, ms_iter, bandwidth);
     printf("}\n");
     sb_world_destroy(runs[count - 1][rounds - 1].world);
 }

@@ -167,6 +167,15 @@ class Markdown(unittest.TestCase):
         del results["scaling"]["points"][2]["phase_seconds"]
         self.assertNotIn("Where the whole bake's time goes", report.render_markdown(results))
 
+    def test_a_bandwidth_ratio_below_one_is_explained_by_the_cache_only_when_the_data_fits(self):
+        results = sample()
+        results["scaling"]["bandwidth"]["ratio"] = 0.94
+        page = report.render_markdown(results)  # 123 MB against a 32 MiB cache
+        self.assertIn("Below 1 with data larger than the last-level cache", page)
+        self.assertNotIn("still fits partly in the caches", page)
+        results["scaling"]["bandwidth"]["bytes_per_cg_iteration"] = 20e6
+        self.assertIn("still fits partly in the caches", report.render_markdown(results))
+
     def test_scaling_says_when_the_largest_drape_outgrows_the_cache(self):
         results = sample()
         results["scaling"]["last_level_cache_bytes"] = 16 * 2**20
