@@ -13,8 +13,8 @@
  * grid it then times CG iterations on the assembled system of the last frame, counts the bytes
  * one iteration must move (matrix blocks and column indices once, every vector the iteration
  * reads or writes), and measures a STREAM-style triad bandwidth with all threads, in turns
- * with the iterations (best of five each): bytes over bandwidth is the bound. A cloth whose iteration fits in the last-level cache is not bound
- * by memory at all, so `bandwidth` times the iterations alone on a flat cloth of VERTICES
+ * with the iterations (best of five each): bytes over bandwidth is the bound. A cloth whose
+ * iteration fits in the last-level cache is not bound by memory at all, so `bandwidth` times the iterations alone on a flat cloth of VERTICES
  * (bench/run picks one whose iteration moves four times that cache), assembled at rest
  * without a simulation. `drape` runs one grid, with Blender's default cloth carried over by
  * the add-on's mapping when `blender` is given (docs/blender-physics-mapping.md).
@@ -47,6 +47,10 @@
 #define DROP 0.3
 #define MAX_ROUNDS 9
 
+/* The parts of world.h's phase_seconds, in its order. */
+enum { PHASES = 4 };
+static const char *const phase_names[PHASES] = {"assembly", "solve", "pairs", "response"};
+
 typedef struct drape_result {
     int grid, vertices, frames;
     double ms_per_frame, cg_per_frame, steps_per_frame, total_seconds;
@@ -54,7 +58,7 @@ typedef struct drape_result {
     int64_t rejected_steps;
     double *frame_ms;       /* per frame, in order */
     int32_t *frame_steps;   /* accepted and rejected steps per frame */
-    phase_seconds phases;   /* where the bake's time went (world.h) */
+    double phases[PHASES];  /* where the bake's time went, s (phase_names) */
     sb_world *world; /* kept for the CG timing */
 } drape_result;
 
@@ -118,7 +122,8 @@ static drape_result drape(int n, int frames, int blender, const double *sp, cons
     qsort(times, (size_t)frames, sizeof *times, compare_doubles);
     drape_result r = {n, nv, frames, times[frames / 2], (double)stats.cg_iterations / frames,
                       (double)stats.steps / frames, total / 1e3, max_edge_strain(pos, w->cloths[0]->x, tris, nt),
-                      stats.rejected_steps, frame_ms, frame_steps, w->phases, w};
+                      stats.rejected_steps, frame_ms, frame_steps,
+                      {w->phases.assembly, w->phases.solve, w->phases.pairs, w->phases.response}, w};
     free(times), free(pos), free(tris);
     return r;
 }
@@ -201,9 +206,9 @@ static void print_drape(const drape_result *r)
     for (int f = 0; f < r->frames; f++) printf("%s%.4g", f ? ", " : "", r->frame_ms[f]);
     printf("], \"frame_steps\": [");
     for (int f = 0; f < r->frames; f++) printf("%s%d", f ? ", " : "", (int)r->frame_steps[f]);
-    const phase_seconds *p = &r->phases;
-    printf("], \"phase_seconds\": {\"assembly\": %.6g, \"solve\": %.6g, \"pairs\": %.6g, \"response\": %.6g}",
-           p->assembly, p->solve, p->pairs, p->response);
+    printf("], \"phase_seconds\": {");
+    for (int p = 0; p < PHASES; p++) printf("%s\"%s\": %.6g", p ? ", " : "", phase_names[p], r->phases[p]);
+    printf("}");
 }
 
 /* The bandwidth bound of a CG iteration as a JSON object: the bytes it moves over a triad's
@@ -242,20 +247,6 @@ static void print_bandwidth(int vertices)
     printf("\n");
     sb_world_destroy(w);
     free(pos), free(tris), free(pins);
-}
-
-/* The phases of phase_seconds by number, in its order. */
-enum { PHASES = 4 };
-static const char *const phase_names[PHASES] = {"assembly", "solve", "pairs", "response"};
-static double phase_of(const phase_seconds *p, int phase)
-{
-    const double values[PHASES] = {p->assembly, p->solve, p->pairs, p->response};
-    return values[phase];
-}
-static void set_phase(phase_seconds *p, int phase, double value)
-{
-    double *fields[PHASES] = {&p->assembly, &p->solve, &p->pairs, &p->response};
-    *fields[phase] = value;
 }
 
 /* The median of `count` values (sorted in place). */
@@ -306,9 +297,9 @@ static void scaling(double max_vertices, int frames, int rounds, const double *s
             order[at] = k;
         }
         for (int phase = 0; phase < PHASES; phase++) {
-            double middle = phase_of(&runs[i][order[rounds / 2]].phases, phase);
-            if (rounds % 2 == 0) middle = 0.5 * (middle + phase_of(&runs[i][order[rounds / 2 - 1]].phases, phase));
-            set_phase(&r.phases, phase, middle);
+            double middle = runs[i][order[rounds / 2]].phases[phase];
+            if (rounds % 2 == 0) middle = 0.5 * (middle + runs[i][order[rounds / 2 - 1]].phases[phase]);
+            r.phases[phase] = middle;
             logp[phase][i] = log(fmax(middle, 1e-9) / r.frames);
         }
         time_cg(r.world, &ms_iter, &bytes, i + 1 == count ? &bandwidth : NULL);

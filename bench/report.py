@@ -196,7 +196,6 @@ def scaling_section(scaling, image_dir):
                         "memory bound is not yet what limits it; it becomes the limit on larger cloths.")
         cached = scaling.get("bandwidth_largest_drape")
         if cached:
-            cache = scaling.get("last_level_cache_bytes")
             where = ""
             if cache:
                 inside = cached["bytes_per_cg_iteration"] <= cache
