@@ -72,43 +72,61 @@ static double box_gap(const aabb *a, const aabb *b)
  * separation changes by at most the largest |u_a - u_b| over corners a of one and b of the
  * other (u = x1 - x0 at the gathering). Cloth moving as one, however fast, closes nothing.
  * Only anchored corners keep their paths (path_within_box): with any other, no bound.
- * It depends on the features' own corners only, as an update keeps pairs without a strayed one. */
-static double closing_bound(const collision_scratch *s, const int32_t *ga, int na, const int32_t *gb, int nb)
+ * It depends on the features' own corners only, as an update keeps pairs without a strayed one.
+ * The terms are worked out once per triangle pair, for all its features. */
+typedef struct corner_motions {
+    double rel2[3][3]; /* |u_a,i - u_b,j|², INFINITY unless both corners are anchored */
+    vec3 start_a[3], start_b[3]; /* the corners' x0 at the gathering */
+} corner_motions;
+
+static void corner_motions_of(const collision_scratch *s, const int32_t ga[3], const int32_t gb[3], corner_motions *m)
 {
-    for (int i = 0; i < na; i++)
-        if (!s->paths[ga[i]].anchored) return INFINITY;
-    for (int j = 0; j < nb; j++)
-        if (!s->paths[gb[j]].anchored) return INFINITY;
-    double worst = 0.0;
-    for (int i = 0; i < na; i++) {
-        const gathered_path *a = &s->paths[ga[i]];
-        vec3 ua = v3_sub(a->x1, a->x0);
-        for (int j = 0; j < nb; j++) {
-            const gathered_path *b = &s->paths[gb[j]];
-            worst = bound_hi(worst, v3_len2(v3_sub(ua, v3_sub(b->x1, b->x0))));
-        }
+    vec3 ub[3];
+    bool anchored_b[3];
+    for (int j = 0; j < 3; j++) {
+        const gathered_path *b = &s->paths[gb[j]];
+        m->start_b[j] = b->x0;
+        ub[j] = v3_sub(b->x1, b->x0);
+        anchored_b[j] = b->anchored;
     }
+    for (int i = 0; i < 3; i++) {
+        const gathered_path *a = &s->paths[ga[i]];
+        m->start_a[i] = a->x0;
+        vec3 ua = v3_sub(a->x1, a->x0);
+        for (int j = 0; j < 3; j++)
+            m->rel2[i][j] = a->anchored && anchored_b[j] ? v3_len2(v3_sub(ua, ub[j])) : INFINITY;
+    }
+}
+
+/* The closing bound of the features made of corners `a` (bit i: corner i) and `b`. */
+static double closing_bound(const corner_motions *m, unsigned a, unsigned b)
+{
+    double worst = 0.0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if ((a >> i) & (b >> j) & 1u) worst = bound_hi(worst, m->rel2[i][j]);
     return sqrt(worst);
 }
 
-static aabb start_box(const collision_scratch *s, const int32_t *v, int count)
+static aabb start_box(const vec3 *corners, unsigned which)
 {
     aabb box = aabb_empty();
-    for (int i = 0; i < count; i++) box = aabb_add_point(box, s->paths[v[i]].x0);
+    for (int i = 0; i < 3; i++)
+        if ((which >> i) & 1u) box = aabb_add_point(box, corners[i]);
     return box;
 }
 
-/* A lower bound on how close two features (corners ga, gb) come over the step: the larger of
- * their path boxes' gap and their start boxes' gap less the closing bound; the second only
- * when the first is within `limit`. */
-static double features_gap(const collision_scratch *s, const aabb *path_a, const aabb *path_b, const int32_t *ga,
-                           int na, const int32_t *gb, int nb, double limit)
+/* A lower bound on how close two features (corners a, b as bits) come over the step: the
+ * larger of their path boxes' gap and their start boxes' gap less the closing bound; the
+ * second only when the first is within `limit`. */
+static double features_gap(const corner_motions *m, const aabb *path_a, const aabb *path_b, unsigned a, unsigned b,
+                           double limit)
 {
     double gap = box_gap(path_a, path_b);
     if (gap > limit) return gap;
-    double closing = closing_bound(s, ga, na, gb, nb);
+    double closing = closing_bound(m, a, b);
     if (closing == INFINITY) return gap;
-    aabb start_a = start_box(s, ga, na), start_b = start_box(s, gb, nb);
+    aabb start_a = start_box(m->start_a, a), start_b = start_box(m->start_b, b);
     return bound_hi(gap, box_gap(&start_a, &start_b) - closing);
 }
 
@@ -141,15 +159,13 @@ void pairs_of_triangles(const collision_scratch *s, int32_t oa, int32_t ta, int3
     double limit = any_near ? near_gap : touch_gap;
     if (box_gap(&face_a, &face_b) > limit) return;
     /* the triangles' bound holds for all their features: a test every pair below would fail */
-    double closing = closing_bound(s, ga, 3, gb, 3);
-    if (closing < INFINITY) {
-        aabb start_a = start_box(s, ga, 3), start_b = start_box(s, gb, 3);
-        if (box_gap(&start_a, &start_b) - closing > limit) return;
-    }
+    corner_motions m;
+    corner_motions_of(s, ga, gb, &m);
+    if (features_gap(&m, &face_a, &face_b, 7u, 7u, limit) > limit) return;
     for (int k = 0; k < 3; k++) {
         if (topology_owns_vertex(A->topo, ta, k) && !(same && triangle_has_vertex(b, a[k]))) {
             int32_t v[4] = {fa + a[k], fb + b[0], fb + b[1], fb + b[2]};
-            double gap = features_gap(s, va[k], &face_b, &ga[k], 1, gb, 3, near_gap);
+            double gap = features_gap(&m, va[k], &face_b, 1u << k, 7u, near_gap);
             if (gap <= near_gap) {
                 bool near = !collider && !(same && rest_near_vertex_face(A->near_at_rest, a[k], tb));
                 consider_pair(out, false, near, 2 * k, v, ab, ta, tb, gap, near_gap, touch_gap);
@@ -157,7 +173,7 @@ void pairs_of_triangles(const collision_scratch *s, int32_t oa, int32_t ta, int3
         }
         if (topology_owns_vertex(B->topo, tb, k) && !(same && triangle_has_vertex(a, b[k]))) {
             int32_t v[4] = {fb + b[k], fa + a[0], fa + a[1], fa + a[2]};
-            double gap = features_gap(s, vb[k], &face_a, &gb[k], 1, ga, 3, near_gap);
+            double gap = features_gap(&m, &face_a, vb[k], 7u, 1u << k, near_gap);
             if (gap <= near_gap) {
                 bool near = collider ? B->sharp_vertex[b[k]] : !(same && rest_near_vertex_face(A->near_at_rest, b[k], ta));
                 consider_pair(out, false, near, 2 * k + 1, v, ba, ta, tb, gap, near_gap, touch_gap);
@@ -168,14 +184,13 @@ void pairs_of_triangles(const collision_scratch *s, int32_t oa, int32_t ta, int3
         if (!topology_owns_edge(A->topo, ta, i)) continue;
         int32_t a0 = a[i], a1 = a[(i + 1) % 3];
         aabb edge_a = aabb_union(*va[i], *va[(i + 1) % 3]);
-        int32_t ends_a[2] = {ga[i], ga[(i + 1) % 3]};
+        unsigned ends_a = 1u << i | 1u << (i + 1) % 3;
         for (int j = 0; j < 3; j++) {
             if (!topology_owns_edge(B->topo, tb, j)) continue;
             int32_t b0 = b[j], b1 = b[(j + 1) % 3];
             if (same && (a0 == b0 || a0 == b1 || a1 == b0 || a1 == b1)) continue;
             aabb edge_b = aabb_union(*vb[j], *vb[(j + 1) % 3]);
-            int32_t ends_b[2] = {gb[j], gb[(j + 1) % 3]};
-            double gap = features_gap(s, &edge_a, &edge_b, ends_a, 2, ends_b, 2, near_gap);
+            double gap = features_gap(&m, &edge_a, &edge_b, ends_a, 1u << j | 1u << (j + 1) % 3, near_gap);
             if (gap > near_gap) continue;
             int32_t ea = A->topo->triangle_edges[3 * (size_t)ta + i], eb = B->topo->triangle_edges[3 * (size_t)tb + j];
             bool near = collider ? B->sharp_edge[eb] : !(same && rest_near_edges(A->near_at_rest, ea, eb));
