@@ -173,9 +173,17 @@ def scaling_section(scaling, image_dir):
         out += ["", f"Every grid was draped once in each of {scaling['rounds']} rounds, the grids in turn; "
                 "its times are the medians over the rounds."]
     if whole:
-        out += ["", "The whole bake's mean counts every frame: the free fall, the impact and the frames after it. "
-                "The median frame of 12, six of them free fall, lies on the edge between falling and contact, "
-                "so it moves with where the landing's work falls."]
+        frames = points[0]["frames"]
+        out += ["", f"The whole bake's mean counts every one of its {frames} frames: the free fall (frames 1–6), "
+                "the impact and the frames after it, and the cloth settling on the sphere."]
+        first = scaling.get("fall_and_landing_frames")
+        if "exponent_time_fall_and_landing" in scaling and first != frames:
+            out[-1] += (f" Its first {first} frames alone, the fall and the landing, grow as "
+                        f"n^{scaling['exponent_time_fall_and_landing']:.2f}"
+                        + (f" ({fmt_sig(points[-1]['fall_and_landing_ms_per_frame'])} ms per frame at {points[-1]['grid']}²)"
+                           if "fall_and_landing_ms_per_frame" in points[-1] else "")
+                        + ": the landing needs shorter steps the finer the cloth, and a fixed thickness spans more "
+                        "triangles.")
     out += phases_table(points, scaling.get("exponent_phases"))
     bw = scaling.get("bandwidth")
     if bw:

@@ -167,6 +167,19 @@ class Markdown(unittest.TestCase):
         del results["scaling"]["points"][2]["phase_seconds"]
         self.assertNotIn("Where the whole bake's time goes", report.render_markdown(results))
 
+    def test_the_fall_and_landing_are_fitted_apart_from_a_longer_bake(self):
+        results = sample()
+        sc = results["scaling"]
+        for p in sc["points"]:
+            p["frames"], p["fall_and_landing_ms_per_frame"] = 40, 2 * p["ms_per_frame"]
+        sc["fall_and_landing_frames"], sc["exponent_time_fall_and_landing"] = 12, 1.31
+        page = report.render_markdown(results)
+        self.assertIn("The whole bake's mean counts every one of its 40 frames", page)
+        self.assertIn("Its first 12 frames alone, the fall and the landing, grow as n^1.31 (114 ms per frame at 128²)", page)
+        # a bake of no more frames than the window has nothing apart to show
+        sc["fall_and_landing_frames"] = 40
+        self.assertNotIn("Its first", report.render_markdown(results))
+
     def test_a_bandwidth_ratio_below_one_is_explained_by_the_cache_only_when_the_data_fits(self):
         results = sample()
         results["scaling"]["bandwidth"]["ratio"] = 0.94
@@ -257,6 +270,13 @@ class Goals(unittest.TestCase):
         self.assertEqual(goal["measured"], "n^1.50 (median frame n^1.08)")
         self.assertFalse(goal["met"])
         self.assertTrue(self.scaling_goal({"exponent_time": 1.3, "exponent_time_mean": 1.15})["met"])
+
+    def test_the_fall_and_landing_stand_beside_the_whole_bake(self):
+        goal = self.scaling_goal({"exponent_time": 1.02, "exponent_time_mean": 1.1, "points": [{"frames": 40}],
+                                  "fall_and_landing_frames": 12, "exponent_time_fall_and_landing": 1.26})
+        self.assertEqual(goal["measured"], "n^1.10 over 40 frames (first 12, the fall and landing, n^1.26; "
+                                           "median frame n^1.02)")
+        self.assertTrue(goal["met"])
 
     def test_results_without_the_whole_bake_fall_back_to_the_median(self):
         self.assertTrue(self.scaling_goal({"exponent_time": 1.1})["met"])
