@@ -337,6 +337,10 @@ def write_plots(results, folder):
                   (axes[1], "cg_iterations_per_frame", "exponent_cg", "CG iterations per frame", "SimBake")]
         if whole:
             panels.insert(0, (axes[0], "mean_ms", "exponent_time_mean", "ms per frame", "whole bake"))
+        if all("fall_and_landing_ms_per_frame" in p for p in points) and \
+                scaling.get("fall_and_landing_frames") != points[0].get("frames"):
+            panels.insert(1, (axes[0], "fall_and_landing_ms_per_frame", "exponent_time_fall_and_landing",
+                              "ms per frame", f"first {scaling.get('fall_and_landing_frames')} frames"))
         for ax, key, exp_key, ylabel, label in panels:
             ys = [1e3 * p["seconds"] / p["frames"] if key == "mean_ms" else p[key] for p in points]
             (line,) = ax.plot(xs, ys, "o-", label=label)
