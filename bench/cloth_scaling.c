@@ -10,14 +10,14 @@
  * cloth at grids from 32 to about sqrt(MAX_VERTICES), in ROUNDS rounds (medians: this VM's
  * speed drifts by a third between runs), and fits time per frame and CG iterations per frame
  * against the vertex count (least squares in log-log): over the whole bake of FRAMES (40, as
- * the side-by-side drape bakes) and over its first 12 frames alone, the fall and the landing,
- * where the cost grows fastest. On the largest
+ * the side-by-side drape bakes) and, when FRAMES is more, over its first 12 frames alone, the
+ * fall and the landing, where the cost grows fastest. On the largest
  * grid it then times CG iterations on the assembled system of the last frame, counts the bytes
  * one iteration must move (matrix blocks and column indices once, every vector the iteration
  * reads or writes), and measures a STREAM-style triad bandwidth with all threads, in turns
  * with the iterations (best of five each): bytes over bandwidth is the bound. A cloth whose
- * iteration fits in the last-level cache is not bound by memory at all, so `bandwidth` times the iterations alone on a flat cloth of VERTICES
- * (bench/run picks one whose iteration moves four times that cache), assembled at rest
+ * iteration fits in the last-level cache is not bound by memory at all, so `bandwidth` times
+ * the iterations alone on a flat cloth of VERTICES (bench/run picks one whose iteration moves four times that cache), assembled at rest
  * without a simulation. `drape` runs one grid, with Blender's default cloth carried over by
  * the add-on's mapping when `blender` is given (docs/blender-physics-mapping.md).
  * CGTOL=x and STRAIN=x in the environment set the CG tolerance and max_strain_change (world
@@ -30,6 +30,7 @@
  * clock of each part of the steps, and the largest edge strain at the end). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,7 +280,8 @@ static void scaling(double max_vertices, int frames, int rounds, const double *s
             if (r + 1 < rounds) sb_world_destroy(runs[i][r].world), runs[i][r].world = NULL;
         }
     double logn[8], logt[8], logm[8], logl[8], logc[8], logp[PHASES][8], ms_iter = 0, bytes = 0, bandwidth = 0;
-    int first = frames < FALL_AND_LANDING_FRAMES ? frames : FALL_AND_LANDING_FRAMES;
+    int first = FALL_AND_LANDING_FRAMES;
+    bool apart = frames > first; /* else the first frames are the whole bake */
     double values[MAX_ROUNDS];
     printf("{\"threads\": %d, \"rounds\": %d, \"points\": [", threads(), rounds);
     for (int i = 0; i < count; i++) {
@@ -290,11 +292,11 @@ static void scaling(double max_vertices, int frames, int rounds, const double *s
         double round_seconds[MAX_ROUNDS];
         memcpy(round_seconds, values, sizeof values);
         r.total_seconds = median(values, rounds);
-        for (int k = 0; k < rounds; k++) {
+        for (int k = 0; k < rounds && apart; k++) {
             values[k] = 0.0;
             for (int f = 0; f < first; f++) values[k] += runs[i][k].frame_ms[f] / first;
         }
-        double first_ms = median(values, rounds);
+        double first_ms = apart ? median(values, rounds) : 0.0;
         for (int f = 0; f < frames; f++) {
             for (int k = 0; k < rounds; k++) values[k] = runs[i][k].frame_ms[f];
             r.frame_ms[f] = median(values, rounds);
@@ -317,18 +319,22 @@ static void scaling(double max_vertices, int frames, int rounds, const double *s
         print_drape(&r);
         printf(", \"round_seconds\": [");
         for (int k = 0; k < rounds; k++) printf("%s%.6g", k ? ", " : "", round_seconds[k]);
-        printf("], \"fall_and_landing_ms_per_frame\": %.6g, \"ms_per_cg_iteration\": %.6g, "
-               "\"bytes_per_cg_iteration\": %.6g}%s\n", first_ms, ms_iter, bytes, i + 1 < count ? "," : "");
+        printf("]");
+        if (apart) printf(", \"fall_and_landing_ms_per_frame\": %.6g", first_ms);
+        printf(", \"ms_per_cg_iteration\": %.6g, \"bytes_per_cg_iteration\": %.6g}%s\n", ms_iter, bytes,
+               i + 1 < count ? "," : "");
         logn[i] = log((double)r.vertices), logt[i] = log(r.ms_per_frame), logc[i] = log(r.cg_per_frame);
         logm[i] = log(r.total_seconds / r.frames);
-        logl[i] = log(first_ms);
+        logl[i] = apart ? log(first_ms) : 0.0;
         for (int k = 0; k < rounds; k++) free(runs[i][k].frame_ms), free(runs[i][k].frame_steps);
         if (i + 1 < count) sb_world_destroy(r.world);
     }
-    printf("], \"exponent_time\": %.4f, \"exponent_time_mean\": %.4f, \"fall_and_landing_frames\": %d, "
-           "\"exponent_time_fall_and_landing\": %.4f, \"exponent_cg\": %.4f, \"exponent_phases\": {",
-           count > 1 ? slope(logn, logt, count) : 0.0, count > 1 ? slope(logn, logm, count) : 0.0, first,
-           count > 1 ? slope(logn, logl, count) : 0.0, count > 1 ? slope(logn, logc, count) : 0.0);
+    printf("], \"exponent_time\": %.4f, \"exponent_time_mean\": %.4f, ", count > 1 ? slope(logn, logt, count) : 0.0,
+           count > 1 ? slope(logn, logm, count) : 0.0);
+    if (apart)
+        printf("\"fall_and_landing_frames\": %d, \"exponent_time_fall_and_landing\": %.4f, ", first,
+               count > 1 ? slope(logn, logl, count) : 0.0);
+    printf("\"exponent_cg\": %.4f, \"exponent_phases\": {", count > 1 ? slope(logn, logc, count) : 0.0);
     for (int phase = 0; phase < PHASES; phase++)
         printf("%s\"%s\": %.4f", phase ? ", " : "", phase_names[phase], count > 1 ? slope(logn, logp[phase], count) : 0.0);
     printf("}, \"bandwidth\": ");

@@ -176,9 +176,8 @@ def scaling_section(scaling, image_dir):
         frames = points[0]["frames"]
         out += ["", f"The whole bake's mean counts every one of its {frames} frames: the free fall (frames 1–6), "
                 "the impact and the frames after it, and the cloth settling on the sphere."]
-        first = scaling.get("fall_and_landing_frames")
-        if "exponent_time_fall_and_landing" in scaling and first != frames:
-            out[-1] += (f" Its first {first} frames alone, the fall and the landing, grow as "
+        if "exponent_time_fall_and_landing" in scaling:  # only when the bake is longer than them
+            out[-1] += (f" Its first {scaling['fall_and_landing_frames']} frames alone, the fall and the landing, grow as "
                         f"n^{scaling['exponent_time_fall_and_landing']:.2f}"
                         + (f" ({fmt_sig(points[-1]['fall_and_landing_ms_per_frame'])} ms per frame at {points[-1]['grid']}²)"
                            if "fall_and_landing_ms_per_frame" in points[-1] else "")
@@ -337,8 +336,7 @@ def write_plots(results, folder):
                   (axes[1], "cg_iterations_per_frame", "exponent_cg", "CG iterations per frame", "SimBake")]
         if whole:
             panels.insert(0, (axes[0], "mean_ms", "exponent_time_mean", "ms per frame", "whole bake"))
-        if all("fall_and_landing_ms_per_frame" in p for p in points) and \
-                scaling.get("fall_and_landing_frames") != points[0].get("frames"):
+        if all("fall_and_landing_ms_per_frame" in p for p in points):
             panels.insert(1, (axes[0], "fall_and_landing_ms_per_frame", "exponent_time_fall_and_landing",
                               "ms per frame", f"first {scaling.get('fall_and_landing_frames')} frames"))
         for ax, key, exp_key, ylabel, label in panels:

@@ -116,18 +116,23 @@ static aabb start_box(const vec3 *corners, unsigned which)
     return box;
 }
 
-/* A lower bound on how close two features (corners a, b as bits) come over the step: the
- * larger of their path boxes' gap and their start boxes' gap less the closing bound; the
- * second only when the first is within `limit`. */
+/* The larger of two features' (corners a, b as bits) path boxes' gap `path_gap` and their
+ * start boxes' gap less the closing bound. */
+static double gap_with_motion(const corner_motions *m, double path_gap, unsigned a, unsigned b)
+{
+    double closing = closing_bound(m, a, b);
+    if (closing == INFINITY) return path_gap;
+    aabb start_a = start_box(m->start_a, a), start_b = start_box(m->start_b, b);
+    return bound_hi(path_gap, box_gap(&start_a, &start_b) - closing);
+}
+
+/* A lower bound on how close two features come over the step: their path boxes' gap, and
+ * when that is within `limit` also gap_with_motion. */
 static double features_gap(const corner_motions *m, const aabb *path_a, const aabb *path_b, unsigned a, unsigned b,
                            double limit)
 {
     double gap = box_gap(path_a, path_b);
-    if (gap > limit) return gap;
-    double closing = closing_bound(m, a, b);
-    if (closing == INFINITY) return gap;
-    aabb start_a = start_box(m->start_a, a), start_b = start_box(m->start_b, b);
-    return bound_hi(gap, box_gap(&start_a, &start_b) - closing);
+    return gap > limit ? gap : gap_with_motion(m, gap, a, b);
 }
 
 /* Feature pairs of triangle ta of cloth oa and tb of ob: each object's owned vertices
@@ -157,11 +162,12 @@ void pairs_of_triangles(const collision_scratch *s, int32_t oa, int32_t ta, int3
     for (int k = 0; k < 3 && !any_near; k++)
         any_near = B->sharp_vertex[b[k]] || B->sharp_edge[B->topo->triangle_edges[3 * (size_t)tb + k]];
     double limit = any_near ? near_gap : touch_gap;
-    if (box_gap(&face_a, &face_b) > limit) return;
+    double face_gap = box_gap(&face_a, &face_b);
+    if (face_gap > limit) return;
     /* the triangles' bound holds for all their features: a test every pair below would fail */
     corner_motions m;
     corner_motions_of(s, ga, gb, &m);
-    if (features_gap(&m, &face_a, &face_b, 7u, 7u, limit) > limit) return;
+    if (gap_with_motion(&m, face_gap, 7u, 7u) > limit) return;
     for (int k = 0; k < 3; k++) {
         if (topology_owns_vertex(A->topo, ta, k) && !(same && triangle_has_vertex(b, a[k]))) {
             int32_t v[4] = {fa + a[k], fb + b[0], fb + b[1], fb + b[2]};
