@@ -5,9 +5,8 @@ from contextlib import contextmanager
 
 import bpy
 
-from . import transforms
+from . import actions, transforms
 
-FCURVE_LINEAR = 1  # Keyframe.interpolation enum value of 'LINEAR' for foreach_set
 TRANSFORM_PATHS = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle")
 GROUP = "Object Transforms"
 
@@ -25,18 +24,6 @@ def set_transform(obj, values):
         setattr(obj, path, values[path])
 
 
-def _action_state(obj):
-    anim = obj.animation_data
-    return {"animation_data": anim is not None, "action": anim.action.name if anim and anim.action else None}
-
-
-def _set_action(obj, name):
-    if name is None and obj.animation_data is None:
-        return
-    anim = obj.animation_data or obj.animation_data_create()
-    anim.action = bpy.data.actions.get(name) if name else None
-
-
 @contextmanager
 def own_motion(objects, records):
     """While a bake reads the scene: each object's Blender rigid body is 'Animated' (so Blender
@@ -46,19 +33,19 @@ def own_motion(objects, records):
     saved = []
     try:
         for obj in objects:
-            state = {"action": _action_state(obj), "transform": own_transform(obj),
+            state = {"action": actions.playing(obj), "transform": own_transform(obj),
                      "kinematic": obj.rigid_body.kinematic if obj.rigid_body else None}
             saved.append((obj, state))
             record = records.get(obj)
             if record and record.get("output") == "KEYFRAMES":
-                _set_action(obj, record["previous_action"])
+                actions.play(obj, record["previous_action"], record.get("previous_slot"))
                 set_transform(obj, record["transform"])
             if obj.rigid_body:
                 obj.rigid_body.kinematic = True
         yield
     finally:
         for obj, state in reversed(saved):
-            _set_action(obj, state["action"]["action"])
+            actions.play(obj, state["action"]["action"], state["action"]["slot"])
             if not state["action"]["animation_data"] and obj.animation_data is not None:
                 obj.animation_data_clear()
             set_transform(obj, state["transform"])
@@ -99,29 +86,24 @@ def apply(obj, frame_start, bases, record):
     action: a copy of the object's action with its transform curves replaced, so that its
     other animation plays on. Blender's own rigid body of the object is set to 'Animated'."""
     values = channel_values(obj, bases)
-    state = _action_state(obj)
+    state = actions.playing(obj)
     previous = bpy.data.actions.get(state["action"]) if state["action"] else None
-    record.update(output="KEYFRAMES", previous_action=state["action"], animation_data=state["animation_data"],
-                  transform=own_transform(obj))
+    record.update(output="KEYFRAMES", previous_action=state["action"], previous_slot=state["slot"],
+                  animation_data=state["animation_data"], transform=own_transform(obj))
     if previous is not None:  # it loses its user while ours plays: keep it in the file
         record["previous_fake_user"] = previous.use_fake_user
         previous.use_fake_user = True
-        action = previous.copy()
-        for curve in [c for c in action.fcurves if c.data_path in TRANSFORM_PATHS]:
-            action.fcurves.remove(curve)
+        channels = actions.Channels(previous.copy(), obj, state["slot"])
+        channels.remove(TRANSFORM_PATHS)
     else:
-        action = bpy.data.actions.new("")
+        channels = actions.Channels(bpy.data.actions.new(""), obj)
+    action = channels.action
     action.name = f"SimBake {obj.name}"
     frames = [float(frame_start + i) for i in range(len(bases))]
     for path, per_channel in values.items():
         for index, series in enumerate(per_channel):
-            curve = action.fcurves.new(path, index=index, action_group=GROUP)
-            curve.keyframe_points.add(len(series))
-            curve.keyframe_points.foreach_set("co", [v for pair in zip(frames, series) for v in pair])
-            curve.keyframe_points.foreach_set("interpolation", [FCURVE_LINEAR] * len(series))
-            curve.update()
-    anim = obj.animation_data or obj.animation_data_create()
-    anim.action = action
+            actions.key_linear(channels.new(path, index=index, group=GROUP), frames, series)
+    channels.assign_to(obj)
     record["action"] = action.name
     if obj.rigid_body is not None:
         record["rigid_body_kinematic"] = obj.rigid_body.kinematic
@@ -131,7 +113,7 @@ def apply(obj, frame_start, bases, record):
 def free(obj, record):
     """Takes a keyframe bake out: the action, transform values and rigid body setting before it."""
     ours = bpy.data.actions.get(record.get("action", ""))
-    _set_action(obj, record["previous_action"])
+    actions.play(obj, record["previous_action"], record.get("previous_slot"))
     if ours is not None:
         bpy.data.actions.remove(ours)
     previous = bpy.data.actions.get(record["previous_action"]) if record["previous_action"] else None

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import bpy
 
-from . import keyframes
+from . import actions, keyframes
 from .pc2 import PC2Writer
 from .scene_io import BAKE_MODIFIER_NAME
 
@@ -130,24 +130,20 @@ class ShapeKeyOutput:
         for block in key_data.key_blocks[1:]:
             state["muted"].append([block.name, block.mute])
             block.mute = True
-        anim = key_data.animation_data or key_data.animation_data_create()
-        state["previous_action"] = anim.action.name if anim.action else None
-        action = bpy.data.actions.new(f"SimBake {obj.name}")
-        anim.action = action
-        state["action"] = action.name
+        previous = actions.playing(key_data)
+        state["previous_action"], state["previous_slot"] = previous["action"], previous["slot"]
+        channels = actions.Channels(bpy.data.actions.new(f"SimBake {obj.name}"), key_data)
+        channels.assign_to(key_data)
+        state["action"] = channels.action.name
         last = self.frame_start + len(self.frames) - 1
         for offset, positions in enumerate(self.frames):
             frame = self.frame_start + offset
             block = obj.shape_key_add(name=f"{SHAPE_KEY_PREFIX}{frame}", from_mix=False)
             block.data.foreach_set("co", positions)
             state["keys"].append(block.name)
-            points = [(f, 1.0 if f == frame else 0.0) for f in (frame - 1, frame, frame + 1)
-                      if self.frame_start <= f <= last]
-            curve = action.fcurves.new(data_path=f'key_blocks["{block.name}"].value')
-            curve.keyframe_points.add(len(points))
-            curve.keyframe_points.foreach_set("co", [c for point in points for c in point])
-            curve.keyframe_points.foreach_set("interpolation", [keyframes.FCURVE_LINEAR] * len(points))
-            curve.update()
+            frames = [f for f in (frame - 1, frame, frame + 1) if self.frame_start <= f <= last]
+            actions.key_linear(channels.new(f'key_blocks["{block.name}"].value'), frames,
+                               [1.0 if f == frame else 0.0 for f in frames])
         self.frames = []
         record.update(output="SHAPE_KEYS", shape_keys=state)
 
@@ -165,12 +161,10 @@ def shape_key_bakes_suspended(objects):
             if not record or record.get("output") != "SHAPE_KEYS" or key_data is None:
                 continue
             state = record["shape_keys"]
-            anim = key_data.animation_data
-            saved.append((key_data, anim.action if anim else None, key_data.use_relative,
+            saved.append((key_data, actions.playing(key_data), key_data.use_relative,
                           [(block.name, block.mute) for block in key_data.key_blocks]))
-            if anim is not None:
-                previous = state.get("previous_action")
-                anim.action = bpy.data.actions.get(previous) if previous else None
+            if key_data.animation_data is not None:
+                actions.play(key_data, state.get("previous_action"), state.get("previous_slot"))
             key_data.use_relative = state["use_relative"]
             mutes = dict(state["muted"])
             mutes.update((name, True) for name in state["keys"])
@@ -180,9 +174,9 @@ def shape_key_bakes_suspended(objects):
                     block.mute = mute
         yield
     finally:
-        for key_data, action, use_relative, mutes in reversed(saved):
+        for key_data, playing, use_relative, mutes in reversed(saved):
             if key_data.animation_data is not None:
-                key_data.animation_data.action = action
+                actions.play(key_data, playing["action"], playing["slot"])
             key_data.use_relative = use_relative
             for name, mute in mutes:
                 block = key_data.key_blocks.get(name)
@@ -211,8 +205,7 @@ def _remove_shape_keys(obj, state):
     anim = key_data.animation_data
     action = bpy.data.actions.get(state["action"])
     if anim is not None:
-        previous = state.get("previous_action")
-        anim.action = bpy.data.actions.get(previous) if previous else None
+        actions.play(key_data, state.get("previous_action"), state.get("previous_slot"))
     if action is not None:
         bpy.data.actions.remove(action)
     for name in state["keys"]:

@@ -17,6 +17,7 @@ import fnmatch
 import random
 
 import bpy
+from simbake import actions
 
 
 class VariantError(ValueError):
@@ -59,8 +60,7 @@ def _scatter(scene, spec, seed, name):
     rotation = _vector(spec.get("rotation", 0.0), f"variant '{name}': scatter.rotation")
     generator = random.Random(seed)
     for obj in chosen:
-        action = obj.animation_data.action if obj.animation_data else None
-        if action and any(c.data_path in ("location", "rotation_euler") for c in action.fcurves):
+        if actions.animated_paths(obj) & {"location", "rotation_euler"}:
             raise VariantError(f"variant '{name}': scatter: '{obj.name}' has an animated location or "
                                "rotation, which would undo the scatter")
         for axis in range(3):

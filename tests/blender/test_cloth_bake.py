@@ -7,6 +7,7 @@ import sys
 import unittest
 from array import array
 
+import bmesh
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does not add it
@@ -231,16 +232,14 @@ class AwkwardMeshes(unittest.TestCase):
         # collapse one edge: its two faces lose their area
         mesh.vertices[1].co = mesh.vertices[0].co
         # a fin on the edge 7-8 makes it shared by three faces
-        extra = len(mesh.vertices)
-        mesh.vertices.add(1)
-        mesh.vertices[extra].co = (mesh.vertices[7].co.x, mesh.vertices[7].co.y, 0.3)
-        loop_start = len(mesh.loops)
-        mesh.loops.add(3)
-        for offset, vertex in enumerate((7, 8, extra)):
-            mesh.loops[loop_start + offset].vertex_index = vertex
-        mesh.polygons.add(1)
-        mesh.polygons[-1].loop_start, mesh.polygons[-1].loop_total = loop_start, 3
-        mesh.update(calc_edges=True)
+        fins = bmesh.new()  # bmesh: Blender 4.x derives a polygon's loop_total, 3.4 needs it set
+        fins.from_mesh(mesh)
+        fins.verts.ensure_lookup_table()
+        seven, eight = fins.verts[7], fins.verts[8]
+        fins.faces.new((seven, eight, fins.verts.new((seven.co.x, seven.co.y, 0.3))))
+        fins.to_mesh(mesh)
+        fins.free()
+        mesh.update()
         job = bake.Bake(bpy.context, [obj])
         job.run()
         self.assertTrue(any("zero-area" in w and "Odd" in w for w in job.warnings), job.warnings)

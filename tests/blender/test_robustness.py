@@ -29,7 +29,7 @@ def pinned_flag_that_jumps():
     obj.keyframe_insert("location", frame=1)
     obj.location.z += 1000.0
     obj.keyframe_insert("location", frame=JUMP_FRAME)
-    for curve in obj.animation_data.action.fcurves:
+    for curve in blender_test.fcurves(obj):
         for key in curve.keyframe_points:
             key.interpolation = "CONSTANT"
     bpy.context.scene.frame_set(1)

@@ -11,8 +11,12 @@ BLENDER = os.environ.get("BLENDER") or shutil.which("blender")
 DIGEST = """
 import bpy, hashlib, array
 h = hashlib.sha256()
+def fcurves(a):  # layered actions (4.4+) keep their F-curves in channelbags; 5.0 has no Action.fcurves
+    if bpy.app.version < (4, 4, 0):
+        return a.fcurves
+    return [c for layer in a.layers for strip in layer.strips for bag in strip.channelbags for c in bag.fcurves]
 for a in sorted(bpy.data.actions, key=lambda a: a.name):
-    for c in a.fcurves:
+    for c in fcurves(a):
         v = array.array('f', bytes(8 * len(c.keyframe_points)))
         c.keyframe_points.foreach_get('co', v)
         h.update(a.name.encode() + c.data_path.encode() + v.tobytes())

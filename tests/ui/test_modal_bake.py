@@ -76,7 +76,7 @@ def scene_state(folder):
     state = blender_test.objects_state()
     state.update(frame=bpy.context.scene.frame_current,
                  scene=blender_test.rna_values(bpy.context.scene.simbake),
-                 actions=sorted((a.name, a.users, a.use_fake_user, len(a.fcurves)) for a in bpy.data.actions),
+                 actions=sorted((a.name, a.users, a.use_fake_user, len(blender_test.action_fcurves(a))) for a in bpy.data.actions),
                  files=sorted(os.path.relpath(os.path.join(root, name), folder)
                               for root, dirs, files in os.walk(folder) for name in dirs + files))
     return state
