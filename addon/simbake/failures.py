@@ -47,3 +47,10 @@ def describe(failure, frame, cloth_names, body_names, library_message):
         return f"SimBake stopped at frame {frame}: {library_message}"
     label = "cloth" if object_kind == "CLOTH" else "rigid body"
     return f"SimBake stopped at frame {frame} on {label} '{name}': {_what(failure)}; {advice}"
+
+
+def operator_message(text):
+    """The message of an operator's error as the user should read it: Blender raises it as a
+    RuntimeError whose text starts with the report's type, "Error: "; only that leading prefix
+    goes ("AttributeError: ..." inside the message stays whole)."""
+    return text.strip().removeprefix("Error: ").strip()

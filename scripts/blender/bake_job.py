@@ -68,7 +68,7 @@ def main():
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import simbake
     import variant
-    from simbake import bake, checkpoint, ops
+    from simbake import bake, checkpoint, failures, ops
     simbake.register()
 
     bpy.context.preferences.filepaths.save_version = 0  # no OUT.blend1 backups
@@ -108,7 +108,7 @@ def main():
     except bake.BakePaused as paused:
         result.update(paused=True, message=str(paused))
     except (RuntimeError, OSError, ValueError) as error:  # VariantError and JSON errors are ValueErrors
-        message = str(error).replace("Error: ", "", 1).strip()
+        message = failures.operator_message(str(error))
         if isinstance(error, OSError) and args.variant and not result.get("variant"):
             message = f"variant file {args.variant}: {error.strerror or error}"
         if isinstance(error, json.JSONDecodeError):

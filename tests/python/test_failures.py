@@ -17,6 +17,16 @@ def failure(kind, object_kind="CLOTH", index=0, **values):
     return out
 
 
+class OperatorMessage(unittest.TestCase):
+    def test_only_blenders_leading_error_prefix_goes(self):
+        text = ("Error: SimBake could not write the bake into the scene (AttributeError: 'Action' object "
+                "has no attribute 'fcurves')\n")
+        self.assertEqual(failures.operator_message(text), "SimBake could not write the bake into the scene "
+                         "(AttributeError: 'Action' object has no attribute 'fcurves')")
+        self.assertEqual(failures.operator_message("Flag: pin group 'x' does not exist"),
+                         "Flag: pin group 'x' does not exist")
+
+
 class Describe(unittest.TestCase):
     cloths, bodies = {0: "Flag", 1: "Sail"}, {0: "Crate"}
 
