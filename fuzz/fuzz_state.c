@@ -1,21 +1,54 @@
 /* Fuzz target: sb_world_load_state with damaged states, past the checksum.
  *
  * Every input starts from the genuine state of a small world (a pinned cloth with self
- * collision over a collider, two boxes on a static floor, stepped three frames), edits it
+ * collision over a floor and a ball of 448 triangles, whose collision tree is as deep as a
+ * real collider's, two boxes on a static floor, stepped three frames), edits it
  * and gives it a correct header and checksum, so the fuzzer reaches the structural checks
  * behind them (counts, fingerprints, trees, contacts, warm starts) rather than stopping at
  * the checksum. Input: mode byte (0 edit, 1 cut to a length then edit, 2 edit and keep the
  * stale checksum) | [u32 length for mode 1] | then 5-byte edits: u32 offset (modulo the
  * payload's size) and a byte XORed in there. A refused state must leave the world as it
  * was; a loaded one must step on without crashing. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz_common.h"
 
-enum { GRID = 4, HEADER_BYTES = 32 };
+enum { GRID = 4, HEADER_BYTES = 32, RINGS = 15, SEGMENTS = 16 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A UV sphere (poles as single vertices) of radius 0.05 just below the cloth. */
+static sb_collider_def ball(void)
+{
+    enum { VERTICES = 2 + (RINGS - 1) * SEGMENTS, TRIANGLES = 2 * SEGMENTS * (RINGS - 1) };
+    static double positions[3 * VERTICES];
+    static int32_t triangles[3 * TRIANGLES];
+    positions[2] = 0.15, positions[5] = 0.05; /* the poles: vertex 0 on top, 1 at the bottom */
+    positions[0] = positions[3] = 0.15, positions[1] = positions[4] = 0.15;
+    for (int r = 1; r < RINGS; r++)
+        for (int k = 0; k < SEGMENTS; k++) {
+            double polar = 3.141592653589793 * r / RINGS, around = 6.283185307179586 * k / SEGMENTS;
+            double *p = &positions[3 * (2 + (r - 1) * SEGMENTS + k)];
+            p[0] = 0.15 + 0.05 * sin(polar) * cos(around), p[1] = 0.15 + 0.05 * sin(polar) * sin(around);
+            p[2] = 0.1 + 0.05 * cos(polar);
+        }
+    int32_t *t = triangles;
+    for (int k = 0; k < SEGMENTS; k++) {
+        int32_t next = (k + 1) % SEGMENTS, top = 2, bottom = 2 + (RINGS - 2) * SEGMENTS;
+        t[0] = 0, t[1] = top + k, t[2] = top + next, t += 3;
+        t[0] = 1, t[1] = bottom + next, t[2] = bottom + k, t += 3;
+        for (int r = 0; r + 2 < RINGS; r++) {
+            int32_t a = 2 + r * SEGMENTS + k, b = 2 + r * SEGMENTS + next;
+            t[0] = a, t[1] = a + SEGMENTS, t[2] = b + SEGMENTS, t += 3;
+            t[0] = a, t[1] = b + SEGMENTS, t[2] = b, t += 3;
+        }
+    }
+    sb_collider_def def = sb_default_collider_def();
+    def.vertex_count = VERTICES, def.positions = positions, def.triangle_count = TRIANGLES, def.triangles = triangles;
+    return def;
+}
 
 static sb_world *make_world(void)
 {
@@ -47,6 +80,8 @@ static sb_world *make_world(void)
     sb_collider_def floor = sb_default_collider_def();
     floor.vertex_count = 4, floor.positions = floor_vertices, floor.triangle_count = 2, floor.triangles = floor_triangles;
     fuzz_require(sb_world_add_collider(world, &floor, &id) == SB_OK);
+    sb_collider_def sphere = ball();
+    fuzz_require(sb_world_add_collider(world, &sphere, &id) == SB_OK);
     sb_body_def body = sb_default_body_def();
     body.shape = SB_SHAPE_BOX;
     body.type = SB_BODY_STATIC;

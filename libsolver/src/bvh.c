@@ -65,23 +65,19 @@ static double inner_area(const bvh *t)
     return sum;
 }
 
+bool bvh_reserve(bvh *t, int32_t count)
+{
+    return grow((void **)&t->nodes, &t->node_capacity, 2 * count + 1, sizeof *t->nodes) &&
+           grow((void **)&t->prims, &t->prim_capacity, count + 1, sizeof *t->prims);
+}
+
 bool bvh_build(bvh *t, const aabb *boxes, int32_t count)
 {
-    bvh_pair *stack = t->stack;
-    int32_t capacity = t->stack_capacity;
-    free(t->nodes);
-    free(t->prims);
-    memset(t, 0, sizeof *t);
-    t->stack = stack;
-    t->stack_capacity = capacity;
-    t->nodes = malloc(sizeof *t->nodes * (2 * (size_t)count + 1));
-    t->prims = malloc(sizeof *t->prims * ((size_t)count + 1));
-    if (!t->nodes || !t->prims) {
-        bvh_free(t);
-        return false;
-    }
+    if (!bvh_reserve(t, count)) return false;
+    t->node_count = 0;
     t->prim_count = count;
     t->boxes = boxes;
+    t->built = true;
     for (int32_t i = 0; i < count; i++) t->prims[i] = i;
     if (count > 0) build_node(t, 0, count);
     bvh_set_last(t);
@@ -122,7 +118,7 @@ void bvh_set_last(bvh *t)
 
 bool bvh_update(bvh *t, const aabb *boxes, int32_t count)
 {
-    if (t->nodes && count == t->prim_count) {
+    if (t->built && count == t->prim_count) {
         bvh_refit(t, boxes);
         if (inner_area(t) <= 2.0 * t->built_area + 1e-300) return true;
     }
@@ -194,7 +190,7 @@ bool bvh_tree_pairs(bvh *t, const bvh *u, bvh_pair_fn report, void *ctx) { retur
 static void query(const bvh *t, const aabb *box, int32_t above, bvh_prim_fn report, void *ctx)
 {
     if (t->node_count == 0) return;
-    int32_t stack[128], top = 0; /* depth of a median-split tree is about log2(count / 4) */
+    int32_t stack[BVH_MAX_DEPTH + 2], top = 0; /* holds at most one node per level, and the root */
     stack[top++] = 0;
     while (top > 0) {
         const bvh_node *node = &t->nodes[stack[--top]];

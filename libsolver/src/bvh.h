@@ -66,17 +66,26 @@ typedef struct bvh_node {
 
 typedef struct bvh_pair { int32_t a, b; } bvh_pair;
 
+/* No tree is deeper than this: a median-split build of INT32_MAX primitives is 30 levels,
+ * and a loaded tree (state.c) is refused beyond it, so traversals need fixed stacks only. */
+enum { BVH_MAX_DEPTH = 64 };
+
 typedef struct bvh {
     bvh_node *nodes;
     int32_t node_count;
     int32_t *prims;        /* primitive ids in leaf order */
     int32_t prim_count;
+    bool built;            /* nodes and prims hold a tree (the buffers may be there without one) */
+    int32_t node_capacity, prim_capacity;
     const aabb *boxes;     /* the primitives' boxes of the last build or refit (caller's) */
     double built_area;     /* Σ half areas of inner nodes right after the build */
     bvh_pair *stack;       /* traversal scratch */
     int32_t stack_capacity;
 } bvh;
 
+/* Room for a tree of `count` primitives, the tree (if any) left as it is. */
+bool bvh_reserve(bvh *t, int32_t count);
+/* Builds the tree; false when out of memory (the tree left as it was). */
 bool bvh_build(bvh *t, const aabb *boxes, int32_t count);
 void bvh_refit(bvh *t, const aabb *boxes);
 /* Builds anew when refitting has made the tree's boxes twice as large as when built. */

@@ -17,7 +17,7 @@
 #include "error.h"
 #include "world.h"
 
-enum { STATE_FORMAT = 3, HEADER_BYTES = 32, NODE_BYTES = 6 * 8 + 2 * 4, CONTACT_BYTES = 4 + 7 * 8 + 2 };
+enum { STATE_FORMAT = 4, HEADER_BYTES = 32, NODE_BYTES = 6 * 8 + 2 * 4, CONTACT_BYTES = 4 + 7 * 8 + 2 };
 static const char STATE_MAGIC[8] = "SBSTATE";
 static const uint32_t BYTE_ORDER_MARK = 0x01020304u;
 
@@ -41,6 +41,7 @@ static uint64_t cloth_fingerprint(const cloth *c)
     size_t n = (size_t)c->vertex_count;
     h = state_hash(h, c->rest_positions, 3 * n * sizeof(double));
     h = state_hash(h, c->mass, n * sizeof(double));
+    h = state_hash(h, c->rest, (size_t)c->triangle_count * sizeof *c->rest); /* from the UVs */
     h = state_hash(h, c->triangles, 3 * (size_t)c->triangle_count * sizeof(int32_t));
     h = state_hash(h, c->pins, (size_t)c->pin_count * sizeof(int32_t));
     const cloth_material *m = &c->material;
@@ -75,7 +76,7 @@ static uint64_t body_fingerprint(const rigid_body *b)
 
 static void write_tree(state_writer *out, const bvh *t)
 {
-    int32_t node_count = t->nodes ? t->node_count : -1, prim_count = t->nodes ? t->prim_count : -1;
+    int32_t node_count = t->built ? t->node_count : -1, prim_count = t->built ? t->prim_count : -1;
     STATE_PUT(out, node_count), STATE_PUT(out, prim_count), STATE_PUT(out, t->built_area);
     for (int32_t i = 0; i < node_count; i++) {
         const bvh_node *node = &t->nodes[i];
@@ -217,20 +218,41 @@ static bool read_positions(state_reader *in, double *dst, size_t n, const char *
 /* A local variable made of doubles (double, vec3, quat). */
 #define TAKE_VALUES(in, var, what) doubles((in), (double *)&(var), sizeof(var) / sizeof(double), true, DBL_MAX, (what))
 
-static bool check_nodes(const uint8_t *bytes, int32_t node_count, int32_t prim_count)
+/* Whether saved nodes form a tree as bvh_build lays one out: in preorder (each inner node's left
+ * child right after it, its right child after the left subtree), every node reached once,
+ * the leaves covering the primitives in order, no deeper than BVH_MAX_DEPTH (the fixed stacks
+ * of the traversals rely on it). */
+static const char *check_nodes(const uint8_t *bytes, int32_t node_count, int32_t prim_count)
 {
-    for (int32_t i = 0; i < node_count; i++, bytes += NODE_BYTES) {
+    if (node_count == 0) return prim_count == 0 ? NULL : "a collision tree has no nodes";
+    struct { int32_t node, depth; } stack[BVH_MAX_DEPTH + 2];
+    int top = 0;
+    int32_t next_node = 0, next_prim = 0;
+    stack[top++].node = 0, stack[0].depth = 0;
+    while (top > 0) {
+        int32_t id = stack[--top].node, depth = stack[top].depth;
+        if (id != next_node++) return "a collision tree's nodes are not in the order of a tree";
+        const uint8_t *node = bytes + (size_t)NODE_BYTES * (size_t)id;
         double box[6];
         int32_t count, index;
-        memcpy(box, bytes, sizeof box), memcpy(&count, bytes + 48, 4), memcpy(&index, bytes + 52, 4);
+        memcpy(box, node, sizeof box), memcpy(&count, node + 48, 4), memcpy(&index, node + 52, 4);
         for (int k = 0; k < 6; k++)
-            if (isnan(box[k])) return false;
-        /* a leaf's primitives lie in prims; an inner node's children come after it */
-        bool leaf_ok = count > 0 && index >= 0 && index <= prim_count - count;
-        bool inner_ok = count == 0 && i + 1 < node_count && index > i + 1 && index < node_count;
-        if (!leaf_ok && !inner_ok) return false;
+            if (isnan(box[k])) return "a collision tree's box is not a number";
+        if (count > 0) {
+            if (index != next_prim || count > prim_count - next_prim)
+                return "a collision tree's leaves do not cover its mesh's triangles in order";
+            next_prim += count;
+        } else if (count < 0 || index <= id + 1 || index >= node_count) {
+            return "a collision tree's node points outside the tree";
+        } else if (depth >= BVH_MAX_DEPTH) {
+            return "a collision tree is deeper than any tree SimBake builds";
+        } else {
+            stack[top].node = index, stack[top++].depth = depth + 1;
+            stack[top].node = id + 1, stack[top++].depth = depth + 1;
+        }
     }
-    return true;
+    if (next_node != node_count || next_prim != prim_count) return "a collision tree does not fit its mesh";
+    return NULL;
 }
 
 static bool read_tree(state_reader *in, bvh *t, const aabb *boxes, int32_t primitives)
@@ -243,31 +265,21 @@ static bool read_tree(state_reader *in, bvh *t, const aabb *boxes, int32_t primi
     if (in->pass == PASS_CHECK) {
         if (node_count == -1 && prim_count == -1) return true;
         if (!present || prim_count != primitives || node_count > 2 * prim_count + 1 || isnan(built_area) ||
-            !(nodes = state_span(in, NODE_BYTES * (uint64_t)node_count)) || !check_nodes(nodes, node_count, prim_count) ||
+            !(nodes = state_span(in, NODE_BYTES * (uint64_t)node_count)) ||
             !(prims = state_span(in, 4 * (uint64_t)prim_count)))
             return damaged(in, "a collision tree does not fit its mesh");
+        const char *wrong = check_nodes(nodes, node_count, prim_count);
+        if (wrong) return damaged(in, wrong);
         return state_check_permutation(in, prims, prim_count, "a tree's primitives are not a permutation");
     }
     if (!present) { /* no tree saved: the world had not built it yet */
-        if (in->pass == PASS_APPLY) {
-            free(t->nodes), free(t->prims);
-            t->nodes = NULL, t->prims = NULL, t->node_count = t->prim_count = 0, t->built_area = 0.0;
-        }
+        if (in->pass == PASS_APPLY) t->built = false, t->node_count = t->prim_count = 0, t->built_area = 0.0;
         return true;
     }
     nodes = state_span(in, NODE_BYTES * (uint64_t)node_count);
     prims = state_span(in, 4 * (uint64_t)prim_count);
-    if (in->pass == PASS_RESERVE) { /* as bvh_build allocates, so a later rebuild fits too */
-        if (t->nodes && t->prim_count == primitives) return true;
-        bvh_node *new_nodes = malloc(sizeof *new_nodes * (2 * (size_t)primitives + 1));
-        int32_t *new_prims = malloc(sizeof *new_prims * ((size_t)primitives + 1));
-        if (!new_nodes || !new_prims) {
-            free(new_nodes), free(new_prims);
-            return STATE_FAIL(in, SB_ERROR_OUT_OF_MEMORY, "out of memory loading a saved state");
-        }
-        free(t->nodes), free(t->prims);
-        t->nodes = new_nodes, t->prims = new_prims, t->node_count = 0, t->prim_count = primitives;
-        t->built_area = 0.0;
+    if (in->pass == PASS_RESERVE) { /* room only: a load refused later leaves the tree as it was */
+        if (!bvh_reserve(t, primitives)) return STATE_FAIL(in, SB_ERROR_OUT_OF_MEMORY, "out of memory loading a saved state");
         return true;
     }
     for (int32_t i = 0; i < node_count; i++, nodes += NODE_BYTES) {
@@ -277,6 +289,7 @@ static bool read_tree(state_reader *in, bvh *t, const aabb *boxes, int32_t primi
     }
     if (prim_count > 0) memcpy(t->prims, prims, 4 * (size_t)prim_count);
     t->node_count = node_count, t->prim_count = prim_count, t->built_area = built_area, t->boxes = boxes;
+    t->built = true;
     bvh_set_last(t);
     return true;
 }
@@ -295,7 +308,8 @@ static bool read_cloth(state_reader *in, cloth *c, int32_t index, int32_t collid
                              (int)triangles, (int)pins);
         if (fingerprint != cloth_fingerprint(c))
             return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: cloth %d's rest "
-                             "shape, masses, pins or material differ from the state's", (int)index);
+                             "shape, masses, pins or material differ from the state's (the rest shape "
+                             "includes the warp and weft its UVs give)", (int)index);
     }
     size_t n = (size_t)vertices;
     if (!read_positions(in, c->x, 3 * n, "cloth positions") || !read_doubles(in, c->v, 3 * n, "cloth velocities") ||

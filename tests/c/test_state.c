@@ -210,6 +210,21 @@ Test(state, a_state_can_be_loaded_into_a_world_that_has_already_stepped)
     free_scene(&a), free_scene(&b);
 }
 
+/* The library's checksum (64-bit FNV-1a over the payload, by words) written into a state's
+ * header again, as a forger would after changing the payload. */
+static void fix_checksum(uint8_t *state, uint64_t size)
+{
+    uint64_t h = 0xcbf29ce484222325ULL, n = size - 32;
+    const uint8_t *p = state + 32;
+    for (; n >= 8; n -= 8, p += 8) {
+        uint64_t word;
+        memcpy(&word, p, 8);
+        h = (h ^ word) * 0x100000001b3ULL;
+    }
+    for (; n > 0; n--, p++) h = (h ^ *p) * 0x100000001b3ULL;
+    memcpy(state + 24, &h, 8);
+}
+
 static void expect_refused(scene *s, const void *state, uint64_t size, const char *needle)
 {
     snapshot before, after;
@@ -289,16 +304,7 @@ Test(state, every_single_byte_flip_past_the_checksum_is_caught_or_harmless)
     for (uint64_t at = 32; at < size; at += 1 + at / 64) {
         memcpy(copy, state, size);
         copy[at] ^= 0xA5;
-        /* the same FNV-1a as the library, recomputed over the payload */
-        uint64_t h = 0xcbf29ce484222325ULL, n = size - 32;
-        const uint8_t *p = copy + 32;
-        for (; n >= 8; n -= 8, p += 8) {
-            uint64_t word;
-            memcpy(&word, p, 8);
-            h = (h ^ word) * 0x100000001b3ULL;
-        }
-        for (; n > 0; n--, p++) h = (h ^ *p) * 0x100000001b3ULL;
-        memcpy(copy + 24, &h, 8);
+        fix_checksum(copy, size);
         if (sb_world_load_state(s.world, copy, size) == SB_OK) {
             loaded++;
             cr_assert_eq(sb_world_load_state(s.world, state, size), SB_OK, "%s", sb_last_error());
@@ -355,5 +361,173 @@ Test(state, a_resumed_large_cloth_chooses_its_preconditioner_as_before, .timeout
     cr_assert(memcmp(a, b, len * sizeof *a) == 0, "the resumed cloth went elsewhere");
     free(a), free(b), free(state);
     sb_world_destroy(straight), sb_world_destroy(resumed);
+    grid_mesh_free(&g);
+}
+
+/* A collider's saved tree replaced by a chain of `depth` inner nodes, each with a leaf of one
+ * triangle on its left (the last leaf takes the rest): a layout the old check let through, whose
+ * depth overflowed the fixed stack of the tree queries. Returns the new state (its size in *size). */
+static uint8_t *with_chain_tree(const uint8_t *state, uint64_t *size, const bvh *tree, int32_t depth)
+{
+    uint8_t header[16];
+    memcpy(header, &tree->node_count, 4), memcpy(header + 4, &tree->prim_count, 4);
+    memcpy(header + 8, &tree->built_area, 8);
+    const uint8_t *at = NULL;
+    for (uint64_t i = 32; i + 16 <= *size && !at; i++)
+        if (memcmp(state + i, header, 16) == 0) at = state + i;
+    cr_assert(at, "the collider's tree is not in the state");
+    enum { NODE = 56 };
+    int32_t nodes = 2 * depth + 1, old_nodes = tree->node_count;
+    uint64_t head = (uint64_t)(at - state), old_tree = 16 + (uint64_t)NODE * old_nodes;
+    uint64_t new_size = *size - old_tree + 16 + (uint64_t)NODE * nodes;
+    uint8_t *out = malloc(new_size);
+    memcpy(out, state, head);
+    memcpy(out + head, &nodes, 4), memcpy(out + head + 4, &tree->prim_count, 4);
+    memcpy(out + head + 8, &tree->built_area, 8);
+    uint8_t *node = out + head + 16;
+    double everywhere[6] = {-1e3, -1e3, -1e3, 1e3, 1e3, 1e3};
+    for (int32_t i = 0; i < nodes; i++, node += NODE) {
+        int32_t level = i / 2, count, index;
+        if (i % 2 == 1) count = 1, index = level;                                  /* a left leaf */
+        else if (i < nodes - 1) count = 0, index = i + 2;                          /* the chain */
+        else count = tree->prim_count - depth, index = depth;                      /* the last leaf */
+        memcpy(node, everywhere, 48), memcpy(node + 48, &count, 4), memcpy(node + 52, &index, 4);
+    }
+    memcpy(node, at + old_tree, *size - head - old_tree);
+    uint64_t payload = new_size - 32;
+    memcpy(out + 16, &payload, 8);
+    fix_checksum(out, new_size);
+    *size = new_size;
+    return out;
+}
+
+Test(state, a_collision_tree_deeper_than_any_build_is_refused)
+{
+    grid_mesh g = grid_mesh_make(8, 1.0, 0.6);
+    solid_mesh ball = sphere_mesh(0.3, 16, 16, (double[3]){0.0, 0.0, 0.2});
+    cr_assert_geq(ball.triangle_count, 400);
+    sb_world_def wdef = sb_default_world_def();
+    sb_world *w;
+    cr_assert_eq(sb_world_create(&wdef, &w), SB_OK);
+    sb_cloth_def c = sb_default_cloth_def();
+    c.vertex_count = g.vertex_count, c.positions = g.positions, c.triangle_count = g.triangle_count;
+    c.triangles = g.triangles;
+    int32_t id;
+    cr_assert_eq(sb_world_add_cloth(w, &c, &id), SB_OK, "%s", sb_last_error());
+    sb_collider_def k = solid_collider_def(&ball);
+    cr_assert_eq(sb_world_add_collider(w, &k, &id), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_step_to(w, 2.0 / FPS), SB_OK, "%s", sb_last_error());
+    uint64_t size;
+    cr_assert_eq(sb_world_get_state_size(w, &size), SB_OK);
+    uint8_t *state = malloc(size);
+    cr_assert_eq(sb_world_save_state(w, state, size), SB_OK);
+
+    uint64_t chain_size = size;
+    uint8_t *chain = with_chain_tree(state, &chain_size, &w->colliders[0]->tree, 200);
+    cr_assert_eq(sb_world_load_state(w, chain, chain_size), SB_ERROR_INVALID_ARGUMENT, "the chain was loaded");
+    cr_assert(strstr(sb_last_error(), "collision tree is deeper"), "%s", sb_last_error());
+    free(chain);
+    /* as deep as the check allows still loads, and steps */
+    chain_size = size;
+    chain = with_chain_tree(state, &chain_size, &w->colliders[0]->tree, BVH_MAX_DEPTH);
+    cr_assert_eq(sb_world_load_state(w, chain, chain_size), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_step_to(w, 4.0 / FPS), SB_OK, "%s", sb_last_error());
+    free(chain), free(state);
+    sb_world_destroy(w);
+    solid_mesh_free(&ball);
+    grid_mesh_free(&g);
+}
+
+/* Allocation failures, injected: the library's malloc, calloc and realloc fail from the
+ * `fail_after`-th call on (-1: never). This test executable is linked with --wrap for them
+ * (tests/CMakeLists.txt), so only the library's and the tests' own calls come here. */
+static long fail_after = -1; /* allocations that still succeed; -1: all do */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t count, size_t n);
+void *__real_realloc(void *p, size_t n);
+static bool allocation_fails(void)
+{
+    if (fail_after < 0) return false;
+    if (fail_after == 0) return true;
+    fail_after--;
+    return false;
+}
+void *__wrap_malloc(size_t n) { return allocation_fails() ? NULL : __real_malloc(n); }
+void *__wrap_calloc(size_t count, size_t n) { return allocation_fails() ? NULL : __real_calloc(count, n); }
+void *__wrap_realloc(void *p, size_t n) { return allocation_fails() ? NULL : __real_realloc(p, n); }
+
+Test(state, a_load_refused_for_want_of_memory_leaves_the_world_as_it_was)
+{
+    /* a world that has not stepped has built no collider tree: loading makes room for them */
+    scene straight = build();
+    run_frames(&straight, 0, 3);
+    uint64_t size;
+    void *state = save(&straight, &size);
+    scene reference = build(); /* the cloth lands on the colliders after frame 3 */
+    run_frames(&reference, 0, FRAMES);
+    snapshot expected;
+    take(&reference, &expected);
+    free_scene(&reference);
+
+    int refused = 0;
+    for (long fail = 0;; fail++) {
+        scene s = build();
+        fail_after = fail;
+        sb_result r = sb_world_load_state(s.world, state, size);
+        fail_after = -1;
+        if (r == SB_OK) {
+            free_scene(&s);
+            break;
+        }
+        cr_assert_eq(r, SB_ERROR_OUT_OF_MEMORY, "allocation %ld: %s", fail, sb_last_error());
+        refused++;
+        /* refused: the world goes on as one that never saw the state */
+        run_frames(&s, 0, FRAMES);
+        snapshot after;
+        take(&s, &after);
+        compare(&expected, &after, "after a load refused for want of memory");
+        free_scene(&s);
+    }
+    cr_assert_gt(refused, 0, "no allocation of the load failed");
+    free(state);
+    free_scene(&straight);
+}
+
+/* The warp and weft a cloth's UVs give are part of what it is: a state saved with other UVs
+ * is refused (the rest frames differ), however the positions agree. */
+Test(state, a_state_saved_with_other_uvs_is_refused)
+{
+    grid_mesh g = grid_mesh_make(6, 1.0, 0.5);
+    double *uvs[2];
+    for (int k = 0; k < 2; k++) {
+        uvs[k] = malloc(6 * (size_t)g.triangle_count * sizeof(double));
+        for (int32_t t = 0; t < g.triangle_count; t++)
+            for (int corner = 0; corner < 3; corner++) {
+                const double *p = &g.positions[3 * g.triangles[3 * t + corner]];
+                /* the second map turns warp and weft by 90 degrees */
+                uvs[k][6 * t + 2 * corner] = k ? p[1] : p[0];
+                uvs[k][6 * t + 2 * corner + 1] = k ? -p[0] : p[1];
+            }
+    }
+    sb_world *worlds[2];
+    for (int k = 0; k < 2; k++) {
+        sb_world_def wdef = sb_default_world_def();
+        cr_assert_eq(sb_world_create(&wdef, &worlds[k]), SB_OK);
+        sb_cloth_def c = sb_default_cloth_def();
+        c.vertex_count = g.vertex_count, c.positions = g.positions, c.triangle_count = g.triangle_count;
+        c.triangles = g.triangles, c.uvs = uvs[k];
+        int32_t id;
+        cr_assert_eq(sb_world_add_cloth(worlds[k], &c, &id), SB_OK, "%s", sb_last_error());
+    }
+    cr_assert_eq(sb_world_step_to(worlds[0], 1.0 / FPS), SB_OK);
+    uint64_t size;
+    cr_assert_eq(sb_world_get_state_size(worlds[0], &size), SB_OK);
+    void *state = malloc(size);
+    cr_assert_eq(sb_world_save_state(worlds[0], state, size), SB_OK);
+    cr_assert_eq(sb_world_load_state(worlds[1], state, size), SB_ERROR_INVALID_ARGUMENT, "other UVs were loaded");
+    cr_assert(strstr(sb_last_error(), "warp and weft"), "%s", sb_last_error());
+    cr_assert_eq(sb_world_load_state(worlds[0], state, size), SB_OK, "%s", sb_last_error());
+    free(state);
+    for (int k = 0; k < 2; k++) sb_world_destroy(worlds[k]), free(uvs[k]);
     grid_mesh_free(&g);
 }
