@@ -9,6 +9,14 @@ bool bsr_build_pattern(bsr *m, int32_t n, const bsr_elements *sets, int set_coun
 {
     memset(m, 0, sizeof *m);
     m->n = n;
+    /* rows and columns are indexed in int32: refuse a pattern whose bound n + Σ e v (v - 1)
+     * would not fit, before reading any element */
+    uint64_t bound = (uint64_t)(n > 0 ? n : 0);
+    for (int s = 0; s < set_count; s++) {
+        uint64_t v = (uint64_t)(sets[s].verts_per_element > 0 ? sets[s].verts_per_element : 0);
+        bound += (uint64_t)(sets[s].count > 0 ? sets[s].count : 0) * v * (v > 0 ? v - 1 : 0);
+    }
+    if (bound > INT32_MAX) return false;
     int32_t *count = calloc((size_t)n + 1, sizeof *count);
     if (!count) return false;
     /* upper bound per row: the diagonal plus v-1 neighbours per element touching it */

@@ -24,7 +24,8 @@ typedef struct bsr_elements {
 } bsr_elements;
 
 /* Pattern from element sets: every pair of vertices of an element (and every vertex with
- * itself) gets a block. False when out of memory. */
+ * itself) gets a block. False when out of memory, or when the blocks would number more than
+ * INT32_MAX (checked before any element is read). */
 bool bsr_build_pattern(bsr *m, int32_t n, const bsr_elements *sets, int set_count);
 /* Block index of (i, j), or -1 when the pattern has no such block. */
 int32_t bsr_find(const bsr *m, int32_t i, int32_t j);

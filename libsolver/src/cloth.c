@@ -11,7 +11,7 @@ static sb_result validate_def(const sb_cloth_def *d)
     if (d->vertex_count <= 0 || d->triangle_count <= 0)
         return error_set(SB_ERROR_INVALID_MESH, "cloth mesh is empty (%d vertices, %d triangles)",
                          (int)d->vertex_count, (int)d->triangle_count);
-    if (d->vertex_count > INT32_MAX / 16 || d->triangle_count > INT32_MAX / 16)
+    if (d->vertex_count > MAX_MESH_COUNT || d->triangle_count > MAX_MESH_COUNT)
         return error_set(SB_ERROR_INVALID_MESH, "cloth mesh is too large (%d vertices, %d triangles)",
                          (int)d->vertex_count, (int)d->triangle_count);
     if (!d->positions || !d->triangles)

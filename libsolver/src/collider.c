@@ -65,7 +65,7 @@ sb_result collider_create(const sb_collider_def *d, double time, collider **out)
     if (d->vertex_count <= 0 || d->triangle_count <= 0)
         return error_set(SB_ERROR_INVALID_MESH, "collider mesh is empty (%d vertices, %d triangles)",
                          (int)d->vertex_count, (int)d->triangle_count);
-    if (d->vertex_count > INT32_MAX / 16 || d->triangle_count > INT32_MAX / 16)
+    if (d->vertex_count > MAX_MESH_COUNT || d->triangle_count > MAX_MESH_COUNT)
         return error_set(SB_ERROR_INVALID_MESH, "collider mesh is too large");
     if (!d->positions || !d->triangles)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "collider positions or triangles are NULL");

@@ -6,6 +6,7 @@
 
 #include "ccd.h"
 #include "collision_scratch.h"
+#include "error.h"
 #include "geometry.h"
 #include "grow.h"
 #include "wall_clock.h"
@@ -517,11 +518,11 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
     if (!*scratch && !(*scratch = calloc(1, sizeof **scratch))) return false;
     collision_scratch *s = *scratch;
     s->out_of_memory = false;
-    int32_t vertices = 0;
+    int64_t vertices = 0; /* the world keeps the sum within int32 (world.c); checked again here */
     for (int32_t i = 0; i < cloth_count; i++) vertices += cloths[i]->vertex_count;
     for (int32_t i = 0; i < collider_count; i++) vertices += colliders[i]->vertex_count;
-    if (!reserve(s, vertices, cloth_count + collider_count)) return false;
-    s->vertex_count = vertices;
+    if (vertices > MAX_MESH_COUNT || !reserve(s, (int32_t)vertices, cloth_count + collider_count)) return false;
+    s->vertex_count = (int32_t)vertices;
 
     int32_t next = 0;
     s->object_count = 0;

@@ -20,7 +20,7 @@ static sb_result validate(const sb_body_def *d)
     if (d->vertex_count < 0 || d->triangle_count < 0 || (d->vertex_count > 0 && !d->vertices) ||
         (d->triangle_count > 0 && !d->triangles))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body vertices or triangles are missing");
-    if (d->vertex_count > INT32_MAX / 16 || d->triangle_count > INT32_MAX / 16)
+    if (d->vertex_count > MAX_MESH_COUNT || d->triangle_count > MAX_MESH_COUNT)
         return error_set(SB_ERROR_INVALID_MESH, "body mesh is too large");
     if (!all_finite(d->vertices, 3 * (size_t)d->vertex_count))
         return error_set(SB_ERROR_INVALID_MESH, "a body vertex has a non-finite coordinate");

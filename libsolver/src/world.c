@@ -132,10 +132,24 @@ static bool explicit_integrator(const sb_world *world)
     return world->def.integrator != SB_INTEGRATOR_IMPLICIT_EULER;
 }
 
+/* Collision handling numbers the vertices of all cloths and colliders in one int32 range,
+ * with arrays of several values per vertex: their sum is held to one object's limit. */
+static sb_result check_world_vertices(const sb_world *world, int32_t adding)
+{
+    int64_t total = adding > 0 ? adding : 0;
+    for (int32_t i = 0; i < world->cloth_count; i++) total += world->cloths[i]->vertex_count;
+    for (int32_t i = 0; i < world->collider_count; i++) total += world->colliders[i]->vertex_count;
+    if (total > MAX_MESH_COUNT)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "the world's cloths and colliders would have %lld vertices in "
+                         "all, more than the %d one world can hold", (long long)total, (int)MAX_MESH_COUNT);
+    return SB_OK;
+}
+
 SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, int32_t *out_cloth)
 {
     if (!world || !out_cloth)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_cloth is NULL");
+    if (def && check_world_vertices(world, def->vertex_count) != SB_OK) return SB_ERROR_INVALID_ARGUMENT;
     if (def && def->self_collision && explicit_integrator(world))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "self collision needs the implicit integrator");
     if (!grow((void **)&world->cloths, &world->cloth_capacity, world->cloth_count + 1, sizeof *world->cloths))
@@ -152,6 +166,7 @@ SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *d
 {
     if (!world || !out_collider)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_collider is NULL");
+    if (def && check_world_vertices(world, def->vertex_count) != SB_OK) return SB_ERROR_INVALID_ARGUMENT;
     if (explicit_integrator(world))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "colliders need the implicit integrator");
     if (!grow((void **)&world->colliders, &world->collider_capacity, world->collider_count + 1,
@@ -341,7 +356,7 @@ SB_API sb_result sb_mass_properties(const double *vertices, int32_t vertex_count
         return error_set(SB_ERROR_INVALID_ARGUMENT, "an argument is NULL");
     if (!(density > 0.0) || !isfinite(density))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "density must be positive, got %g", density);
-    if (vertex_count <= 0 || triangle_count <= 0 || vertex_count > INT32_MAX / 16 || triangle_count > INT32_MAX / 16)
+    if (vertex_count <= 0 || triangle_count <= 0 || vertex_count > MAX_MESH_COUNT || triangle_count > MAX_MESH_COUNT)
         return error_set(SB_ERROR_INVALID_MESH, "mesh has %d vertices and %d triangles", (int)vertex_count,
                          (int)triangle_count);
     for (size_t i = 0; i < 3 * (size_t)vertex_count; i++)

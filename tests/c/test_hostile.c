@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "bsr.h"
 #include "collision.h"
+#include "error.h"
 #include "simbake.h"
 #include "testutil.h"
 #include "world.h"
@@ -264,5 +266,38 @@ Test(hostile, cloth_starting_through_itself_and_through_a_collider)
     for (int32_t k = 0; k < 3 * 144; k++) cr_assert(fabs(x[k]) < 2.0, "coordinate %d is %g", (int)k, x[k]);
     sb_world_destroy(w);
     solid_mesh_free(&sphere);
+    grid_mesh_free(&g);
+}
+
+/* Sizes past 32 bits: counts the API accepts one by one must not add up past what the int32
+ * indices behind them hold. Each case is refused before its buffers are read (they are far
+ * smaller than the counts claim; reading them would be caught by the sanitizers or crash). */
+Test(hostile, counts_that_add_up_past_32_bits_are_refused_before_any_buffer_is_read)
+{
+    grid_mesh g = grid_mesh_make(4, 1.0, 0.5);
+    sb_world_def wdef = sb_default_world_def();
+    sb_world *w;
+    cr_assert_eq(sb_world_create(&wdef, &w), SB_OK);
+    sb_cloth_def c = sb_default_cloth_def();
+    c.vertex_count = g.vertex_count, c.positions = g.positions, c.triangle_count = g.triangle_count;
+    c.triangles = g.triangles;
+    int32_t id;
+    cr_assert_eq(sb_world_add_cloth(w, &c, &id), SB_OK, "%s", sb_last_error());
+    /* a collider at one mesh's limit is allowed alone, not beside the cloth */
+    sb_collider_def k = sb_default_collider_def();
+    k.vertex_count = MAX_MESH_COUNT, k.positions = g.positions;
+    k.triangle_count = g.triangle_count, k.triangles = g.triangles;
+    cr_assert_eq(sb_world_add_collider(w, &k, &id), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(sb_last_error(), "one world can hold"), "%s", sb_last_error());
+    c.vertex_count = MAX_MESH_COUNT - g.vertex_count + 1;
+    cr_assert_eq(sb_world_add_cloth(w, &c, &id), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(sb_last_error(), "one world can hold"), "%s", sb_last_error());
+    sb_world_destroy(w);
+
+    /* a matrix pattern whose rows would hold more than INT32_MAX blocks in all */
+    int32_t verts[4] = {0, 1, 2, 3};
+    bsr_elements hinges = {.verts = verts, .count = 200000000, .verts_per_element = 4};
+    bsr m;
+    cr_assert_not(bsr_build_pattern(&m, 4, &hinges, 1), "a pattern of 2.4e9 blocks was built");
     grid_mesh_free(&g);
 }
