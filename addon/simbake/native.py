@@ -10,7 +10,7 @@ import os
 from array import array
 
 # The add-on works with library versions of this major.minor.
-REQUIRED_VERSION = (0, 6)
+REQUIRED_VERSION = (0, 7)
 LIBRARY_NAME = "libsimbake.so"
 
 INTEGRATORS = {"IMPLICIT_EULER": 0, "EXPLICIT_EULER": 1, "MIDPOINT": 2, "RK4": 3}
@@ -175,6 +175,8 @@ _SIGNATURES = {
     "sb_version_string": (ctypes.c_char_p, []),
     "sb_last_error": (ctypes.c_char_p, []),
     "sb_result_name": (ctypes.c_char_p, [ctypes.c_int32]),
+    "sb_struct_layout": (ctypes.c_int, [ctypes.c_char_p, _P(ctypes.c_uint64), _P(ctypes.c_uint64), ctypes.c_int32,
+                                        _P(ctypes.c_int32)]),
     "sb_default_world_def": (WorldDef, []),
     "sb_default_cloth_def": (ClothDef, []),
     "sb_default_collider_def": (ColliderDef, []),
@@ -211,7 +213,33 @@ _SIGNATURES = {
         ctypes.c_int, [_P(ctypes.c_double), _P(ctypes.c_double), _P(ctypes.c_float), ctypes.c_int32]),
 }
 
+# the library's public structs and their mirrors here (checked on load: layout_mismatches)
+MIRRORS = {"sb_world_def": WorldDef, "sb_cloth_def": ClothDef, "sb_collider_def": ColliderDef,
+           "sb_body_def": BodyDef, "sb_body_state": BodyState, "sb_cloth_info": ClothInfo,
+           "sb_world_stats": WorldStats, "sb_failure": Failure}
+
 _library = None
+
+
+def layout_mismatches(lib, mirrors=MIRRORS):
+    """How the ctypes mirrors differ from the library's structs, in words (empty: they agree)."""
+    wrong = []
+    for c_name, mirror in mirrors.items():
+        size, count = ctypes.c_uint64(), ctypes.c_int32()
+        offsets = (ctypes.c_uint64 * 64)()
+        if lib.sb_struct_layout(c_name.encode(), ctypes.byref(size), offsets, 64, ctypes.byref(count)) != 0:
+            wrong.append(f"{c_name}: {lib.sb_last_error().decode()}")
+            continue
+        fields = [field[0] for field in mirror._fields_]
+        ours, theirs = [getattr(mirror, name).offset for name in fields], list(offsets[:count.value])
+        if len(theirs) != len(fields):
+            wrong.append(f"{c_name} has {len(theirs)} fields in the library, {len(fields)} here")
+        elif ours != theirs:
+            at = next(k for k in range(len(ours)) if ours[k] != theirs[k])
+            wrong.append(f"{c_name}.{fields[at]} is at byte {theirs[at]} in the library, {ours[at]} here")
+        elif size.value != ctypes.sizeof(mirror):
+            wrong.append(f"{c_name} is {size.value} bytes in the library, {ctypes.sizeof(mirror)} here")
+    return wrong
 
 
 def library_candidates():
@@ -255,6 +283,10 @@ def load():
             raise LibraryUnavailable(
                 f"{path} is version {lib.sb_version_string().decode()}, this add-on needs "
                 f"{REQUIRED_VERSION[0]}.{REQUIRED_VERSION[1]}.x; rebuild the library from the same source.")
+        wrong = layout_mismatches(lib)
+        if wrong:
+            raise LibraryUnavailable(f"{path} does not match this add-on's copies of its structs ("
+                                     + "; ".join(wrong) + "); rebuild the library from the add-on's own source.")
         _library = lib
         return lib
     raise LibraryUnavailable("libsimbake.so not found (looked in: " + ", ".join(tried) + "). Build it with "
@@ -360,6 +392,9 @@ class World:
         triangles = _as_array(triangles, "i")
         pins = _as_array(pins, "i")
         uvs = _as_array(uvs, "d") if uvs is not None else None
+        if uvs is not None and len(uvs) and len(uvs) != 2 * len(triangles):
+            raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"uvs: expected 6 values per triangle (u, v at each corner), {2 * len(triangles)} "
+                               f"for {len(triangles) // 3} triangles, got {len(uvs)}")
         definition = self._lib.sb_default_cloth_def()
         definition.vertex_count = len(positions) // 3
         definition.positions = _ptr(positions, ctypes.c_double)

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define SB_VERSION_MAJOR 0
-#define SB_VERSION_MINOR 6
+#define SB_VERSION_MINOR 7
 #define SB_VERSION_PATCH 0
 /* The add-on refuses a library whose sb_version() differs in major or minor. */
 #define SB_VERSION (SB_VERSION_MAJOR * 10000 + SB_VERSION_MINOR * 100 + SB_VERSION_PATCH)
@@ -202,6 +202,13 @@ typedef struct sb_failure {
     double strain_change;       /* largest change of a triangle's stretch in the last try */
     double speed;               /* m/s: fastest vertex or body in the last try */
 } sb_failure;
+
+/* The layout of a public struct, named as here ("sb_cloth_def"), for bindings in other
+ * languages to check their copies against: its size in bytes and the byte offset of each of
+ * its fields, in the order they are declared above (`capacity` entries at most are written
+ * to out_offsets; *out_field_count is the number of fields). */
+SB_API sb_result sb_struct_layout(const char *struct_name, uint64_t *out_size, uint64_t *out_offsets,
+                                  int32_t capacity, int32_t *out_field_count);
 
 SB_API sb_world_def sb_default_world_def(void);
 SB_API sb_cloth_def sb_default_cloth_def(void);

@@ -1,6 +1,7 @@
 /* The public API refuses bad input with an error code and a message, and copes with
  * degenerate and non-manifold meshes. */
 #include <criterion/criterion.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,4 +263,27 @@ Test(api, transform_points_applies_an_affine_matrix)
     }
     m[5] = NAN;
     cr_assert_eq(sb_transform_points(m, in, out, 2), SB_ERROR_INVALID_ARGUMENT);
+}
+
+Test(api, struct_layouts_are_reported_and_bad_questions_refused)
+{
+    uint64_t size = 0, offsets[32];
+    int32_t fields = 0;
+    cr_assert_eq(sb_struct_layout("sb_cloth_def", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(size, sizeof(sb_cloth_def));
+    cr_assert_eq(fields, 17);
+    cr_assert_eq(offsets[4], offsetof(sb_cloth_def, uvs));
+    cr_assert_eq(offsets[16], offsetof(sb_cloth_def, self_thickness));
+    /* fewer entries than fields: only those are written, the count is still whole */
+    uint64_t two[2] = {0, 0};
+    cr_assert_eq(sb_struct_layout("sb_failure", &size, two, 1, &fields), SB_OK);
+    cr_assert_eq(fields, 9);
+    cr_assert_eq(two[1], 0);
+    cr_assert_eq(sb_struct_layout("sb_failure", &size, NULL, 0, &fields), SB_OK);
+    cr_assert_eq(sb_struct_layout("sb_nothing", &size, offsets, 32, &fields), SB_ERROR_NOT_FOUND);
+    cr_assert(strstr(sb_last_error(), "sb_nothing"));
+    cr_assert_eq(sb_struct_layout(NULL, &size, offsets, 32, &fields), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_struct_layout("sb_failure", NULL, offsets, 32, &fields), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_struct_layout("sb_failure", &size, NULL, 4, &fields), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_struct_layout("sb_failure", &size, offsets, -1, &fields), SB_ERROR_INVALID_ARGUMENT);
 }

@@ -1,5 +1,6 @@
 """The ctypes bindings against the built library."""
 
+import ctypes
 import os
 import subprocess
 import sys
@@ -72,6 +73,33 @@ class Bindings(unittest.TestCase):
             self.assertIn("vertex 99", str(caught.exception))
             with self.assertRaises(native.NativeError):
                 world.step_to(-1.0)
+
+    def test_uvs_of_the_wrong_length_are_refused_before_the_library_reads_them(self):
+        positions, triangles = grid(3)
+        with native.World() as world:
+            with self.assertRaises(native.NativeError) as caught:
+                world.add_cloth(positions, triangles, uvs=[0.0] * (2 * len(triangles) - 1))
+            self.assertEqual(caught.exception.code, "SB_ERROR_INVALID_ARGUMENT")
+            self.assertIn("6 values per triangle", str(caught.exception))
+            world.add_cloth(positions, triangles, uvs=[0.1 * (i % 7) for i in range(2 * len(triangles))])
+
+    def test_every_mirror_has_the_libraries_layout_and_a_changed_one_is_named(self):
+        lib = native.load()
+        self.assertEqual(native.layout_mismatches(lib), [])
+        fields = list(native.ClothDef._fields_)
+        fields[0], fields[1] = fields[1], fields[0]  # vertex_count and positions swapped, as a stale mirror might
+
+        class Swapped(ctypes.Structure):
+            _fields_ = fields
+
+        class Short(ctypes.Structure):
+            _fields_ = native.WorldDef._fields_[:-1]
+
+        wrong = native.layout_mismatches(lib, {"sb_cloth_def": Swapped, "sb_world_def": Short, "sb_nothing": Short})
+        self.assertEqual(len(wrong), 3, wrong)
+        self.assertIn("sb_cloth_def.triangle_count is at byte 16 in the library, 12 here", wrong[0])
+        self.assertIn("sb_world_def has 13 fields in the library, 12 here", wrong[1])
+        self.assertIn("no public struct named 'sb_nothing'", wrong[2])
 
     def test_struct_layouts_match_the_library(self):
         # values read through the ctypes structs land in the right fields only if every

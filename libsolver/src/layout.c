@@ -1,0 +1,73 @@
+/* sb_struct_layout: each public struct's size and field offsets, in declaration order, so a
+ * binding (the add-on's ctypes mirrors) can refuse a library whose structs differ from its own. */
+#include <stddef.h>
+#include <string.h>
+
+#include "error.h"
+
+typedef struct struct_layout {
+    const char *name;
+    uint64_t size;
+    int32_t field_count;
+    uint64_t offsets[24];
+} struct_layout;
+
+#define LAYOUT(type, ...)                                                                  \
+    {#type, sizeof(type), (int32_t)(sizeof((uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t)), \
+     {__VA_ARGS__}}
+#define AT(type, field) offsetof(type, field)
+
+static const struct_layout LAYOUTS[] = {
+    LAYOUT(sb_world_def, AT(sb_world_def, gravity), AT(sb_world_def, integrator), AT(sb_world_def, max_step),
+           AT(sb_world_def, min_step), AT(sb_world_def, grow_after), AT(sb_world_def, max_strain_change),
+           AT(sb_world_def, cg_tolerance), AT(sb_world_def, cg_max_iterations), AT(sb_world_def, error_tolerance),
+           AT(sb_world_def, rigid_max_step), AT(sb_world_def, rigid_iterations), AT(sb_world_def, contact_margin),
+           AT(sb_world_def, max_speed)),
+    LAYOUT(sb_cloth_def, AT(sb_cloth_def, vertex_count), AT(sb_cloth_def, positions), AT(sb_cloth_def, triangle_count),
+           AT(sb_cloth_def, triangles), AT(sb_cloth_def, uvs), AT(sb_cloth_def, density),
+           AT(sb_cloth_def, stretch_stiffness), AT(sb_cloth_def, shear_stiffness), AT(sb_cloth_def, bend_stiffness),
+           AT(sb_cloth_def, damping), AT(sb_cloth_def, air_drag), AT(sb_cloth_def, pin_count), AT(sb_cloth_def, pins),
+           AT(sb_cloth_def, thickness), AT(sb_cloth_def, friction), AT(sb_cloth_def, self_collision),
+           AT(sb_cloth_def, self_thickness)),
+    LAYOUT(sb_collider_def, AT(sb_collider_def, vertex_count), AT(sb_collider_def, positions),
+           AT(sb_collider_def, triangle_count), AT(sb_collider_def, triangles), AT(sb_collider_def, thickness),
+           AT(sb_collider_def, friction)),
+    LAYOUT(sb_body_def, AT(sb_body_def, type), AT(sb_body_def, shape), AT(sb_body_def, vertex_count),
+           AT(sb_body_def, vertices), AT(sb_body_def, triangle_count), AT(sb_body_def, triangles),
+           AT(sb_body_def, center), AT(sb_body_def, radius), AT(sb_body_def, half_extents), AT(sb_body_def, rotation),
+           AT(sb_body_def, mass), AT(sb_body_def, friction), AT(sb_body_def, restitution),
+           AT(sb_body_def, linear_velocity), AT(sb_body_def, angular_velocity), AT(sb_body_def, linear_damping),
+           AT(sb_body_def, angular_damping)),
+    LAYOUT(sb_body_state, AT(sb_body_state, position), AT(sb_body_state, orientation),
+           AT(sb_body_state, linear_velocity), AT(sb_body_state, angular_velocity), AT(sb_body_state, linear_momentum),
+           AT(sb_body_state, angular_momentum), AT(sb_body_state, kinetic_energy), AT(sb_body_state, mass),
+           AT(sb_body_state, contact_force), AT(sb_body_state, contacts)),
+    LAYOUT(sb_cloth_info, AT(sb_cloth_info, vertex_count), AT(sb_cloth_info, triangle_count),
+           AT(sb_cloth_info, degenerate_triangles), AT(sb_cloth_info, bend_edges),
+           AT(sb_cloth_info, nonmanifold_edges), AT(sb_cloth_info, total_mass), AT(sb_cloth_info, rest_area)),
+    LAYOUT(sb_world_stats, AT(sb_world_stats, time), AT(sb_world_stats, steps), AT(sb_world_stats, rejected_steps),
+           AT(sb_world_stats, cg_iterations), AT(sb_world_stats, last_cg_iterations), AT(sb_world_stats, last_step),
+           AT(sb_world_stats, last_contacts), AT(sb_world_stats, collisions), AT(sb_world_stats, impact_zones)),
+    LAYOUT(sb_failure, AT(sb_failure, kind), AT(sb_failure, object_kind), AT(sb_failure, object),
+           AT(sb_failure, cg_iterations), AT(sb_failure, time), AT(sb_failure, step), AT(sb_failure, cg_residual),
+           AT(sb_failure, strain_change), AT(sb_failure, speed)),
+};
+
+SB_API sb_result sb_struct_layout(const char *struct_name, uint64_t *out_size, uint64_t *out_offsets,
+                                  int32_t capacity, int32_t *out_field_count)
+{
+    if (!struct_name || !out_size || !out_field_count)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "struct_name, out_size or out_field_count is NULL");
+    if (capacity < 0 || (capacity > 0 && !out_offsets))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "capacity %d with %s out_offsets", (int)capacity,
+                         out_offsets ? "an" : "no");
+    for (size_t i = 0; i < sizeof LAYOUTS / sizeof *LAYOUTS; i++) {
+        const struct_layout *l = &LAYOUTS[i];
+        if (strncmp(struct_name, l->name, 64) != 0) continue;
+        *out_size = l->size;
+        *out_field_count = l->field_count;
+        for (int32_t k = 0; k < l->field_count && k < capacity; k++) out_offsets[k] = l->offsets[k];
+        return SB_OK;
+    }
+    return error_set(SB_ERROR_NOT_FOUND, "no public struct named '%.64s'", struct_name);
+}
