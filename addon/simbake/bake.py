@@ -6,12 +6,14 @@ is cancelled leaves the scene as it was (cache files half-written are removed)."
 import os
 import tempfile
 import time
+import uuid
 from array import array
 from contextlib import ExitStack, contextmanager
 
 import bpy
 
-from . import budget, checkpoint, failures, keyframes, native, outputs, rigid_bake, scene_io, settings, transforms
+from . import (budget, cache_owner, checkpoint, failures, keyframes, native, outputs, rigid_bake, scene_io, settings,
+               transforms)
 from .bake_resume import BakeResume
 from .settings import SettingsError
 
@@ -69,16 +71,18 @@ def bakeable_objects(scene, only=None):
     return cloth_objects(candidates) + rigid_bake.rigid_objects(candidates)
 
 
-def cache_directory(scene_props):
+def cache_directory(scene_props, bake_token):
     """Absolute cache folder: relative paths are relative to the .blend. An unsaved file uses
-    the add-on's user data folder (Blender 4.2+ extensions) or the system's temporary folder.
-    Never inside the add-on's own folder, which an update or uninstall deletes."""
+    a folder of this bake's own (`bake_token`) in the add-on's user data folder (Blender 4.2+
+    extensions) or the system's temporary folder: two unsaved scenes baking objects of the same
+    name never share a cache. Never inside the add-on's own folder, which an update or
+    uninstall deletes."""
     path = scene_props.cache_dir or "//simbake_cache/"
     if path.startswith("//") and not bpy.data.filepath:
         user_folder = getattr(bpy.utils, "extension_path_user", None)
         if user_folder is not None and __package__.startswith("bl_ext."):
-            return os.path.join(user_folder(__package__, path="cache", create=True), "simbake_cache")
-        return os.path.join(tempfile.gettempdir(), "simbake_cache")
+            return os.path.join(user_folder(__package__, path="cache", create=True), "simbake_cache", bake_token)
+        return os.path.join(tempfile.gettempdir(), "simbake_cache", bake_token)
     folder = os.path.abspath(bpy.path.abspath(path))
     addon_folder = os.path.dirname(os.path.abspath(__file__))
     if os.path.commonpath([folder, addon_folder]) == addon_folder:
@@ -129,6 +133,14 @@ class Bake(BakeResume):
         if resume and checkpoints is not None and os.path.exists(checkpoints.path):
             self._resume = self._read_checkpoint(checkpoints.path)
         self.resumed_at = None  # the frame a resumed bake went on from
+        self._cache_folder = None  # cache_folder(), once asked
+        self._token = uuid.uuid4().hex[:16]  # names the cache folder of an unsaved file's bake
+
+    def cache_folder(self):
+        """This bake's cache folder (the same however often asked)."""
+        if self._cache_folder is None:
+            self._cache_folder = cache_directory(self.props, self._token)
+        return self._cache_folder
 
     @property
     def total_frames(self):
@@ -302,7 +314,7 @@ class Bake(BakeResume):
         collider_vertices = sum(len(getattr(c.obj.data, "vertices", ())) for c in self.colliders)
         needed = budget.estimate(cloths, collider_vertices, self.total_frames + 1, self.props.cloth_output)
         print(f"SimBake: this bake needs {needed.describe()}", flush=True)
-        folder = cache_directory(self.props) if needed.cache else None
+        folder = self.cache_folder() if needed.cache else None
         try:
             budget.check(needed, budget.available_memory(), budget.free_disk(folder) if folder else None, folder)
         except ValueError as error:
@@ -391,9 +403,15 @@ class Bake(BakeResume):
         """A cloth's output, new or going on from what checkpoint() gave (`resume`)."""
         if self.props.cloth_output == "SHAPE_KEYS":
             return outputs.ShapeKeyOutput(self.frame_start, resume, resume_bytes, job.input.vertex_count)
-        path = os.path.join(cache_directory(self.props), settings.cache_file_name(job.obj.name))
+        path = os.path.join(self.cache_folder(), settings.cache_file_name(job.obj.name))
+        other = cache_owner.other_owner(path, bpy.data.filepath, self.scene.name)
+        if other is not None:
+            raise BakeError(f"{job.obj.name}: the cache {path} holds the bake of scene '{other['scene']}' in "
+                            f"{other['blend']}, which would play this bake instead: free that bake, or choose "
+                            "another Cache Folder in the scene's SimBake settings")
         try:
-            return outputs.MeshCacheOutput(path, job.input.vertex_count, self.frame_start, self.frame_end, resume)
+            return outputs.MeshCacheOutput(path, job.input.vertex_count, self.frame_start, self.frame_end, resume,
+                                           owner=(bpy.data.filepath, self.scene.name))
         except OSError as error:
             raise BakeError(f"{job.obj.name}: cannot write the cache {path}: {error.strerror}") from error
 

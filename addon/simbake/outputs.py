@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import bpy
 
-from . import actions, keyframes
+from . import actions, cache_owner, keyframes
 from .pc2 import PC2Writer
 from .scene_io import BAKE_MODIFIER_NAME
 
@@ -41,9 +41,11 @@ def move_modifier(obj, modifier, index):
 class MeshCacheOutput:
     """Frames stream into a PC2 file beside the .blend; applying adds the modifier."""
 
-    def __init__(self, path, vertex_count, frame_start, frame_end, resume=None):
-        """resume: what checkpoint() gave, to go on with the cache a paused bake left."""
+    def __init__(self, path, vertex_count, frame_start, frame_end, resume=None, owner=("", "")):
+        """resume: what checkpoint() gave, to go on with the cache a paused bake left; owner:
+        the (.blend path, scene name) whose bake this is (cache_owner)."""
         self.path = path
+        self.owner = owner
         self.frame_start = frame_start
         self.writer = PC2Writer(path, vertex_count, frame_end - frame_start + 1, frame_start, 1.0,
                                 resume_at=None if resume is None else resume["frames"])
@@ -69,6 +71,7 @@ class MeshCacheOutput:
 
     def apply(self, obj, cut, record):
         self.writer.finish()
+        cache_owner.claim(self.path, *self.owner)
         active = next((m.name for m in obj.modifiers if m.is_active), None)
         modifier = obj.modifiers.new(BAKE_MODIFIER_NAME, "MESH_CACHE")
         if active is not None:  # a new modifier becomes the active one: the user's stays so
@@ -237,6 +240,8 @@ def free(obj):
         path = record.get("cache_file")
         if path and os.path.exists(path):
             os.remove(path)
+        if path:
+            cache_owner.release(path)
     elif record.get("output") == "SHAPE_KEYS":
         _remove_shape_keys(obj, record["shape_keys"])
     elif record.get("output") == "KEYFRAMES":

@@ -32,6 +32,62 @@ class RecordingBake(bake.Bake):
         pass
 
 
+class CacheOwners(unittest.TestCase):
+    """Bakes never share a cache: two unsaved scenes (two Blender windows, two scripted jobs)
+    baking objects of the same name each get a folder of their own, and a bake refuses a cache
+    path another .blend's bake holds."""
+
+    def flag(self, drop):
+        obj = blender_test.grid_object("Flag", location=(0.0, 0.0, drop))
+        bpy.context.scene.simbake.frame_start, bpy.context.scene.simbake.frame_end = 1, 6
+        return obj
+
+    @staticmethod
+    def cache_of(obj):
+        return outputs.load_record(obj)["cache_file"]
+
+    def test_unsaved_scenes_bake_into_folders_of_their_own(self):
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        first = self.flag(1.0)
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
+        first_cache = self.cache_of(first)
+        with open(first_cache, "rb") as f:
+            first_bytes = f.read()
+        bpy.ops.wm.read_factory_settings(use_empty=True)  # another unsaved scene, the same names
+        second = self.flag(2.0)
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
+        second_cache = self.cache_of(second)
+        self.assertNotEqual(os.path.dirname(first_cache), os.path.dirname(second_cache))
+        with open(first_cache, "rb") as f:
+            self.assertEqual(f.read(), first_bytes, "the second bake overwrote the first one's cache")
+        self.assertEqual(bpy.ops.simbake.free_bake(), {"FINISHED"})
+        self.assertFalse(os.path.exists(second_cache))
+
+    def test_a_cache_another_blend_holds_is_refused_and_kept(self):
+        folder = blender_test.empty_scene()
+        self.flag(1.0)
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
+        bpy.ops.wm.save_mainfile()
+        cache = self.cache_of(bpy.data.objects["Flag"])
+        with open(cache, "rb") as f:
+            before = f.read()
+        # another .blend in the same folder, with an object of the same name
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        bpy.ops.wm.save_as_mainfile(filepath=os.path.join(folder, "other.blend"))
+        self.flag(2.0)
+        with self.assertRaises(RuntimeError) as caught:
+            bpy.ops.simbake.bake()
+        self.assertIn("scene.blend", str(caught.exception))
+        self.assertIn("Cache Folder", str(caught.exception))
+        with open(cache, "rb") as f:
+            self.assertEqual(f.read(), before)
+        # baking the first scene again replaces its own cache
+        bpy.ops.wm.open_mainfile(filepath=os.path.join(folder, "scene.blend"))
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
+        self.assertEqual(bpy.ops.simbake.free_bake(), {"FINISHED"})
+        self.assertEqual(os.listdir(os.path.dirname(cache)), [])
+
+
 def max_difference(a, b):
     return max(abs(x - y) for x, y in zip(a, b))
 
