@@ -182,7 +182,8 @@ typedef enum sb_failure_kind {
     SB_FAILURE_STRAIN = 2,      /* even the smallest step stretched triangles too far */
     SB_FAILURE_NOT_FINITE = 3,  /* NaN or Inf in the state */
     SB_FAILURE_SPEED = 4,       /* faster than max_speed: the energy blew up */
-    SB_FAILURE_OUT_OF_MEMORY = 5
+    SB_FAILURE_OUT_OF_MEMORY = 5,
+    SB_FAILURE_TOLERANCE = 6    /* an explicit integrator's error stayed above error_tolerance */
 } sb_failure_kind;
 
 typedef enum sb_object_kind {

@@ -98,6 +98,7 @@ step_outcome cloth_implicit_step(cloth *c, double t, double h, const implicit_pa
                                  step_report *report)
 {
     size_t len = 3 * (size_t)c->vertex_count;
+    *report = (step_report){0}; /* a step that ends early leaves what it did not measure at 0 */
     double start = wall_seconds();
     cloth_build_system(c, t, h, params);
     double built = wall_seconds();

@@ -240,7 +240,7 @@ static sb_result step_explicit(sb_world *w, double end)
         w->preferred_step = h * fmax(fmin(factor, 0.5), 0.1);
         if (w->preferred_step < w->def.min_step) {
             w->preferred_step = w->def.max_step;
-            w->failure = (sb_failure){.kind = SB_FAILURE_NOT_FINITE, .time = w->time, .step = h};
+            w->failure = (sb_failure){.kind = SB_FAILURE_TOLERANCE, .time = w->time, .step = h};
             result = error_set(SB_ERROR_SOLVER,
                                "explicit integrator: error %.3g above error_tolerance %g even with a "
                                "step of %g s at t = %.6g s; the cloth is too stiff for an explicit "

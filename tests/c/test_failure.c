@@ -140,3 +140,45 @@ Test(failure, the_speed_limit_must_be_positive)
     }
     cr_assert_eq(sb_world_get_failure(NULL, NULL), SB_ERROR_INVALID_ARGUMENT);
 }
+
+/* Each cloth's figures are its own: the second cloth's linear solve fails before it measures
+ * speed or strain, and the failure must not carry the first cloth's. */
+Test(failure, a_failing_cloth_reports_its_own_figures_not_the_one_before_it)
+{
+    sb_world_def wdef = sb_default_world_def();
+    wdef.cg_max_iterations = 1;
+    wdef.min_step = wdef.max_step;
+    sb_world *w;
+    cr_assert_eq(sb_world_create(&wdef, &w), SB_OK);
+    grid_mesh first = grid_mesh_make(6, 1.0, 1.0), second = grid_mesh_make(10, 1.0, 3.0);
+    /* almost no stiffness: the system is its mass matrix, which one Jacobi iteration solves */
+    sb_cloth_def soft = sb_default_cloth_def();
+    soft.vertex_count = first.vertex_count, soft.positions = first.positions;
+    soft.triangle_count = first.triangle_count, soft.triangles = first.triangles;
+    soft.stretch_stiffness = soft.shear_stiffness = 1e-9, soft.bend_stiffness = 1e-15, soft.damping = 0.0;
+    int32_t id, pins[2] = {0, 9};
+    cr_assert_eq(sb_world_add_cloth(w, &soft, &id), SB_OK, "%s", sb_last_error());
+    sb_cloth_def stiff = sb_default_cloth_def();
+    stiff.vertex_count = second.vertex_count, stiff.positions = second.positions;
+    stiff.triangle_count = second.triangle_count, stiff.triangles = second.triangles;
+    stiff.pin_count = 2, stiff.pins = pins;
+    cr_assert_eq(sb_world_add_cloth(w, &stiff, &id), SB_OK, "%s", sb_last_error());
+    sb_failure f = expect_failure(w, 1.0, SB_FAILURE_CG, "conjugate gradient");
+    cr_assert_eq(f.object, 1);
+    cr_assert_eq(f.speed, 0.0, "the failed cloth never measured a speed, yet %g m/s was reported", f.speed);
+    cr_assert_eq(f.strain_change, 0.0, "strain change %g", f.strain_change);
+    sb_world_destroy(w);
+    grid_mesh_free(&first), grid_mesh_free(&second);
+}
+
+Test(failure, an_explicit_integrator_past_its_tolerance_says_so_by_kind)
+{
+    sb_world_def wdef = sb_default_world_def();
+    wdef.integrator = SB_INTEGRATOR_EXPLICIT_EULER;
+    wdef.error_tolerance = 1e-12;
+    wdef.min_step = wdef.max_step / 4;
+    scene s = make_scene(&wdef, true);
+    sb_failure f = expect_failure(s.world, 1.0, SB_FAILURE_TOLERANCE, "error_tolerance");
+    cr_assert_eq(f.object_kind, SB_OBJECT_NONE);
+    free_scene(&s);
+}
