@@ -111,7 +111,7 @@ int32_t rows_solve(row_solver *s, contact_row *rows, int32_t count, velocity_vie
         gauss_seidel(rows, count, view, sweeps);
         return -1;
     }
-    if (!reserve(s, count)) return -2;
+    if (!reserve(s, count) || !lcp_workspace_reserve(&s->workspace, count)) return -2;
     lcp *p = &s->problem;
     p->n = count;
     for (int32_t i = 0; i < count; i++) p->b[i] = row_velocity(&rows[i], view) + rows[i].bias; /* before impulses */

@@ -14,7 +14,7 @@ void lcp_workspace_free(lcp_workspace *ws)
     memset(ws, 0, sizeof *ws);
 }
 
-static bool reserve(lcp_workspace *ws, int32_t n)
+bool lcp_workspace_reserve(lcp_workspace *ws, int32_t n)
 {
     if (n <= ws->capacity) return true;
     lcp_workspace_free(ws);
@@ -187,7 +187,7 @@ bool lcp_solve_pivoting(const lcp *p, double *x, int8_t *state, lcp_workspace *w
     int32_t n = p->n;
     *pivots = 0;
     if (n == 0) return true;
-    if (!reserve(ws, n)) return false;
+    if (!lcp_workspace_reserve(ws, n)) return false;
     double *lo = ws->lo, *hi = ws->hi, *start = ws->start;
     double scale = 0.0;
     for (int32_t i = 0; i < n; i++) {

@@ -27,6 +27,9 @@ typedef struct lcp_workspace {
     int *pivot;
 } lcp_workspace;
 
+/* Room for problems of n rows; false when out of memory. lcp_solve_pivoting makes room
+ * itself, but cannot tell that failure from not converging: callers that must tell reserve first. */
+bool lcp_workspace_reserve(lcp_workspace *ws, int32_t n);
 void lcp_workspace_free(lcp_workspace *ws);
 
 /* Block principal pivoting (Júdice & Pires; Murty's single pivots as the fallback, which end

@@ -2,8 +2,10 @@
  * colliders, convex hulls and the displacement transform the add-on bakes. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "allocation_failures.h"
 #include "testutil.h"
 
 static sb_world *make_world(void)
@@ -282,4 +284,34 @@ Test(rigid_api, all_transforms_at_once_match_each_one)
         cr_assert_arr_eq(one, &all[16 * i], sizeof one);
     }
     sb_world_destroy(w);
+}
+
+/* Out of memory is an error, never an answer: a stack's first step (the contact scratch, the
+ * rows, the pivoting's workspace all allocated then) with its n-th allocation failing, for
+ * every n, either fails with SB_ERROR_OUT_OF_MEMORY or succeeded without a failed allocation.
+ * The pivoting's workspace once failed quietly, and Gauss-Seidel's answer stood in for it. */
+Test(rigid_api, a_failed_allocation_in_a_step_is_reported_not_worked_around)
+{
+    for (long fail = 0;; fail++) {
+        sb_world *w = make_world();
+        sb_body_def floor = unit_box(SB_BODY_STATIC);
+        floor.half_extents[0] = floor.half_extents[1] = 3.0, floor.center[2] = -0.5;
+        int32_t id;
+        cr_assert_eq(sb_world_add_body(w, &floor, &id), SB_OK);
+        for (int k = 0; k < 1; k++) { /* a box resting: its four contacts are pivoted */
+            sb_body_def box = unit_box(SB_BODY_DYNAMIC);
+            box.center[2] = 0.5 + 1.0 * k;
+            cr_assert_eq(sb_world_add_body(w, &box, &id), SB_OK);
+        }
+        test_fail_allocations_after(fail);
+        sb_result r = sb_world_step_to(w, 1.0 / 24.0);
+        long failed = test_fail_allocations_after(-1);
+        sb_world_destroy(w);
+        if (failed == 0) {
+            cr_assert_eq(r, SB_OK, "%s", sb_last_error());
+            break;
+        }
+        cr_assert_eq(r, SB_ERROR_OUT_OF_MEMORY, "allocation %ld failed, yet the step gave %s (%s)", fail,
+                     sb_result_name(r), sb_last_error());
+    }
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "simbake.h"
+#include "allocation_failures.h"
 #include "testutil.h"
 #include "world.h"
 
@@ -438,24 +439,6 @@ Test(state, a_collision_tree_deeper_than_any_build_is_refused)
     grid_mesh_free(&g);
 }
 
-/* Allocation failures, injected: the library's malloc, calloc and realloc fail from the
- * `fail_after`-th call on (-1: never). This test executable is linked with --wrap for them
- * (tests/CMakeLists.txt), so only the library's and the tests' own calls come here. */
-static long fail_after = -1; /* allocations that still succeed; -1: all do */
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t count, size_t n);
-void *__real_realloc(void *p, size_t n);
-static bool allocation_fails(void)
-{
-    if (fail_after < 0) return false;
-    if (fail_after == 0) return true;
-    fail_after--;
-    return false;
-}
-void *__wrap_malloc(size_t n) { return allocation_fails() ? NULL : __real_malloc(n); }
-void *__wrap_calloc(size_t count, size_t n) { return allocation_fails() ? NULL : __real_calloc(count, n); }
-void *__wrap_realloc(void *p, size_t n) { return allocation_fails() ? NULL : __real_realloc(p, n); }
-
 Test(state, a_load_refused_for_want_of_memory_leaves_the_world_as_it_was)
 {
     /* a world that has not stepped has built no collider tree: loading makes room for them */
@@ -463,8 +446,9 @@ Test(state, a_load_refused_for_want_of_memory_leaves_the_world_as_it_was)
     run_frames(&straight, 0, 3);
     uint64_t size;
     void *state = save(&straight, &size);
-    scene reference = build(); /* the cloth lands on the colliders after frame 3 */
-    run_frames(&reference, 0, FRAMES);
+    int frames = test_quick() ? 10 : FRAMES; /* the cloth lands on the colliders after frame 4 */
+    scene reference = build();
+    run_frames(&reference, 0, frames);
     snapshot expected;
     take(&reference, &expected);
     free_scene(&reference);
@@ -472,17 +456,18 @@ Test(state, a_load_refused_for_want_of_memory_leaves_the_world_as_it_was)
     int refused = 0;
     for (long fail = 0;; fail++) {
         scene s = build();
-        fail_after = fail;
+        test_fail_allocations_after(fail);
         sb_result r = sb_world_load_state(s.world, state, size);
-        fail_after = -1;
-        if (r == SB_OK) {
+        long failed = test_fail_allocations_after(-1);
+        if (failed == 0) { /* past the load's last allocation */
+            cr_assert_eq(r, SB_OK, "%s", sb_last_error());
             free_scene(&s);
             break;
         }
         cr_assert_eq(r, SB_ERROR_OUT_OF_MEMORY, "allocation %ld: %s", fail, sb_last_error());
         refused++;
         /* refused: the world goes on as one that never saw the state */
-        run_frames(&s, 0, FRAMES);
+        run_frames(&s, 0, frames);
         snapshot after;
         take(&s, &after);
         compare(&expected, &after, "after a load refused for want of memory");
