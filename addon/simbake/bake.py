@@ -13,7 +13,7 @@ from contextlib import ExitStack, contextmanager
 import bpy
 
 from . import (budget, cache_owner, checkpoint, failures, keyframes, native, outputs, rigid_bake, scene_io, settings,
-               transforms)
+               transforms, unmapped)
 from .bake_resume import BakeResume
 from .settings import SettingsError
 
@@ -210,6 +210,7 @@ class Bake(BakeResume):
         except (SettingsError, native.LibraryUnavailable) as error:
             raise BakeError(str(error)) from error
         self.estimate = self._check_budget()
+        self.warnings.extend(self._settings_not_carried_over())
         for job in self.jobs:
             if job.obj.data.users > 1 and self.props.cloth_output == "SHAPE_KEYS":
                 raise BakeError(f"{job.obj.name}: its mesh is shared by {job.obj.data.users} users; "
@@ -265,6 +266,7 @@ class Bake(BakeResume):
         self.props.last_bake_seconds = self.seconds
         self.props.last_bake_message = (f"Baked {len(self.jobs) + len(self.rigid_jobs)} object(s), frames "
                                         f"{self.frame_start}-{self.frame_end}, in {self.seconds:.1f} s")
+        self.props.last_bake_warnings = "\n".join(self.warnings)
 
     def pause(self):
         """Leaves the scene as it was before begin(), keeping the caches so far for a bake
@@ -320,6 +322,33 @@ class Bake(BakeResume):
         except ValueError as error:
             raise BakeError(f"SimBake cannot start: {error}") from error
         return needed
+
+    def _settings_not_carried_over(self):
+        """Warnings for the Blender physics settings of the bake's objects (and of the scene)
+        that SimBake does not carry over (unmapped.py)."""
+        found = []
+        for job in self.jobs:
+            modifier = settings.find_modifier(job.obj, "CLOTH")[1]
+            if job.obj.simbake.role == "NONE" and modifier is not None:
+                soft = scene_io.soft_pin_count(job.obj, modifier.settings.vertex_group_mass)
+                found += unmapped.blender_cloth(job.obj.name, modifier, soft)
+        for job in self.colliders:
+            if job.obj.simbake.role == "NONE" and settings.find_modifier(job.obj, "COLLISION")[1] is not None:
+                found += unmapped.collision_modifier(job.obj.name, job.obj.collision)
+        bodies = [job.obj for job in self.rigid_jobs + self.obstacles]
+        for obj in bodies:
+            if obj.simbake.role == "NONE" and obj.rigid_body is not None:
+                found += unmapped.rigid_body(obj.name, obj.rigid_body)
+        if self.rigid_jobs:
+            found += unmapped.rigid_body_world(self.scene.rigidbody_world)
+        baked = {job.obj for job in self.jobs} | set(bodies)
+        for obj in self.scene.objects:
+            constraint = getattr(obj, "rigid_body_constraint", None)
+            if constraint is not None and (constraint.object1 in baked or constraint.object2 in baked):
+                found += unmapped.rigid_body_constraint(obj.name, constraint)
+            if getattr(obj, "field", None) is not None:
+                found += unmapped.force_field(obj.name, obj.field)
+        return found
 
     def _time(self, frame):
         return settings.frame_time(frame, self.frame_start, self._fps, self._fps_base)

@@ -186,7 +186,7 @@ class SIMBAKE_OT_free_bake(bpy.types.Operator):
         objects = context.selected_objects if self.selected_only else context.scene.objects
         freed = [obj.name for obj in objects if outputs.free(obj)]
         if freed:
-            context.scene.simbake.last_bake_message = ""
+            context.scene.simbake.last_bake_message = context.scene.simbake.last_bake_warnings = ""
         self.report({"INFO"}, f"Freed the bake of {len(freed)} object(s)")
         print(f"SimBake: freed {', '.join(freed) or 'nothing'}", flush=True)
         return {"FINISHED"}

@@ -88,6 +88,7 @@ class SimBakeSceneSettings(bpy.types.PropertyGroup):
                     "otherwise the scene is left as it was")
     last_bake_seconds: FloatProperty(options={"HIDDEN"})
     last_bake_message: StringProperty(options={"HIDDEN"})
+    last_bake_warnings: StringProperty(options={"HIDDEN"})  # one a line: what the last bake did not carry over
 
 
 CLASSES = (SimBakeObjectSettings, SimBakeSceneSettings)

@@ -6,6 +6,7 @@ from contextlib import contextmanager
 
 from . import native
 from .settings import PIN_WEIGHT_THRESHOLD, SettingsError, find_modifier
+from .unmapped import HARD_PIN_WEIGHT
 
 BAKE_MODIFIER_NAME = "SimBake"
 
@@ -111,6 +112,17 @@ def _pinned_vertices(obj, mesh, group_name):
     # Vertex group weights have no bulk accessor in Blender's API.
     return array("i", [v.index for v in mesh.vertices
                        for g in v.groups if g.group == group.index and g.weight >= PIN_WEIGHT_THRESHOLD])
+
+
+def soft_pin_count(obj, group_name):
+    """Vertices of the group Blender pulls with goal springs rather than pins hard (weights
+    between 0 and its hard-pin weight); SimBake has no soft pins (unmapped.py)."""
+    group = obj.vertex_groups.get(group_name) if group_name else None
+    if group is None:
+        return 0
+    # Vertex group weights have no bulk accessor in Blender's API.
+    return sum(1 for v in obj.data.vertices for g in v.groups
+               if g.group == group.index and 0.0 < g.weight < HARD_PIN_WEIGHT)
 
 
 def _area_and_edge_length(positions, triangles, edges):

@@ -43,6 +43,8 @@ def draw_bake_controls(layout, context):
     message = context.scene.simbake.last_bake_message
     if message:
         _wrapped(layout, message, icon="INFO")
+    for warning in filter(None, context.scene.simbake.last_bake_warnings.split("\n")):
+        _wrapped(layout, warning, icon="ERROR")
 
 
 class PhysicsPanel:

@@ -8,7 +8,8 @@ Writes RESULT.json, the report scripts/simbake-bake --json passes on:
     {"ok": bool, "message": str, "input": path, "output": path, "frames": [a, b],
      "seconds": float, "objects": [{"name", "role", "status": "baked" | "failed", "frames",
      "output", "cache_file", "seconds", "error"}], "variant": name (with --variant),
-     "paused": true (stopped at --stop-at), "resumed_from": frame (resumed from a checkpoint)}
+     "paused": true (stopped at --stop-at), "resumed_from": frame (resumed from a checkpoint),
+     "warnings": [what the bake did not carry over or had to change, naming the object]}
 Its absence tells the caller that Blender never ran this script."""
 
 import argparse
@@ -76,7 +77,7 @@ def main():
     if args.frames:
         scene.simbake.frame_start, scene.simbake.frame_end = args.frames
     result = {"ok": False, "input": bpy.data.filepath, "output": os.path.abspath(args.output), "objects": [],
-              "frames": [scene.simbake.frame_start, scene.simbake.frame_end]}
+              "frames": [scene.simbake.frame_start, scene.simbake.frame_end], "warnings": []}
     output_existed = os.path.exists(args.output)
     started = time.perf_counter()
     targets = []
@@ -97,6 +98,7 @@ def main():
                                    source_of(result["input"], args.variant))
         job = bake.Bake(bpy.context, targets, progress=ops.print_progress, checkpoints=plan, resume=args.resume)
         job.run()
+        result["warnings"] = list(job.warnings)
         for warning in job.warnings:
             print(f"SimBake: warning: {warning}", flush=True)
         if job.resumed_at is not None:

@@ -63,6 +63,7 @@ class SimbakeBake(unittest.TestCase):
             self.assertTrue(report["objects"], f"{scene}: nothing was baked")
             first, last = report["frames"]
             frames_baked += last - first
+            self.assertEqual(report["warnings"], [], f"{scene}: Blender settings it does not carry over")
             for entry in report["objects"]:
                 self.assertEqual(entry["status"], "baked", entry)
                 self.assertEqual(entry["frames"], [first, last])
@@ -71,6 +72,27 @@ class SimbakeBake(unittest.TestCase):
                     self.assertTrue(os.path.isfile(entry["cache_file"]), entry)
         # progress: one line per simulated frame
         self.assertEqual(done.stdout.count("SimBake: frame "), frames_baked)
+
+    def test_settings_not_carried_over_are_warned_about_by_name(self):
+        blend = make_blend(self.path("unmapped.blend"), """
+bpy.ops.mesh.primitive_grid_add(x_subdivisions=6, y_subdivisions=6, location=(0, 0, 1))
+cloth = bpy.context.object
+cloth.name = "Pillow"
+modifier = cloth.modifiers.new("Cloth", "CLOTH")
+modifier.settings.use_pressure = True
+modifier.collision_settings.impulse_clamp = 2.0
+bpy.ops.object.effector_add(type="WIND", location=(0, -2, 1))
+bpy.context.object.name = "Fan"
+""")
+        done = run(BAKE, blend, "-o", self.path("unmapped_baked.blend"), "--frames", "1-3", "--json",
+                   self.path("unmapped.json"))
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        with open(self.path("unmapped.json")) as f:
+            warnings = json.load(f)["warnings"]
+        for words in ("Pillow: Cloth Pressure is not carried over", "Pillow: Cloth Impulse Clamping",
+                      "Fan: Wind force field is not carried over"):
+            self.assertTrue(any(w.startswith(words) for w in warnings), (words, warnings))
+            self.assertIn(f"SimBake: warning: {words}", done.stdout)
 
     def test_the_same_scene_bakes_bit_identically_twice(self):
         """Two Blender processes, the same .blend (cloth with self collision, colliders and

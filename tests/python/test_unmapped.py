@@ -1,0 +1,85 @@
+"""Blender settings SimBake does not carry over are named, and Blender's defaults are not
+(unmapped.py, with stand-ins for Blender's settings)."""
+
+import unittest
+from types import SimpleNamespace as Settings
+
+from simbake import unmapped
+
+
+def blender_cloth(**changes):
+    """A Cloth modifier at Blender's defaults (3.4 to 5.2), with `changes` ('collision.x' for
+    its collision settings)."""
+    cloth = Settings(use_pressure=False, use_internal_springs=False, use_sewing_springs=False, use_dynamic_mesh=False,
+                     shrink_min=0.0, vertex_group_shrink="", vertex_group_structural_stiffness="",
+                     vertex_group_shear_stiffness="", vertex_group_bending="", tension_stiffness=15.0,
+                     compression_stiffness=15.0, bending_model="ANGULAR", time_scale=1.0,
+                     effector_weights=Settings(gravity=1.0))
+    collision = Settings(use_collision=True, collection=None, vertex_group_object_collisions="", impulse_clamp=0.0,
+                         use_self_collision=False, self_friction=5.0, vertex_group_self_collisions="",
+                         self_impulse_clamp=0.0)
+    for name, value in changes.items():
+        target, _, attribute = name.rpartition(".")
+        setattr(collision if target == "collision" else cloth, attribute, value)
+    return Settings(settings=cloth, collision_settings=collision)
+
+
+class ClothSettings(unittest.TestCase):
+    def test_blenders_defaults_carry_over(self):
+        self.assertEqual(unmapped.blender_cloth("Flag", blender_cloth(), 0), [])
+
+    def test_each_setting_not_carried_over_is_named_with_the_object(self):
+        cases = {"use_pressure": (True, "Pressure"), "use_internal_springs": (True, "Internal Springs"),
+                 "use_sewing_springs": (True, "Sewing"), "shrink_min": (0.2, "Shrinking"),
+                 "vertex_group_bending": ("Stiff", "Bending stiffness group"),
+                 "compression_stiffness": (1.0, "Compression stiffness"), "bending_model": ("LINEAR", "Linear"),
+                 "time_scale": (2.0, "Speed Multiplier"), "collision.use_collision": (False, "Object Collisions off"),
+                 "collision.collection": ("Obstacles", "Collision Collection"),
+                 "collision.impulse_clamp": (1.0, "Impulse Clamping")}
+        for name, (value, label) in cases.items():
+            found = unmapped.blender_cloth("Flag", blender_cloth(**{name: value}), 0)
+            self.assertEqual(len(found), 1, (name, found))
+            self.assertTrue(found[0].startswith("Flag: Cloth "), found)
+            self.assertIn(label, found[0])
+            self.assertIn("not carried over by SimBake", found[0])
+
+    def test_soft_pins_and_self_collision_settings(self):
+        found = unmapped.blender_cloth("Flag", blender_cloth(), 12)
+        self.assertIn("12 pin weight(s) below 1", found[0])
+        self.assertEqual(unmapped.blender_cloth("Flag", blender_cloth(**{"collision.self_friction": 2.0}), 0), [],
+                         "self friction matters only with self collision")
+        found = unmapped.blender_cloth("Flag", blender_cloth(**{"collision.use_self_collision": True,
+                                                                "collision.self_friction": 2.0}), 0)
+        self.assertIn("Self Collision friction", found[0])
+
+
+class OtherSettings(unittest.TestCase):
+    def test_rigid_bodies(self):
+        default = Settings(collision_collections=unmapped.DEFAULT_COLLISION_COLLECTIONS, use_deactivation=False,
+                           use_start_deactivated=False, collision_shape="BOX", use_margin=False)
+        self.assertEqual(unmapped.rigid_body("Crate", default), [])
+        sleepy = Settings(**{**vars(default), "use_start_deactivated": True,
+                             "collision_collections": (False, True) + (False,) * 18})
+        found = unmapped.rigid_body("Crate", sleepy)
+        self.assertEqual(len(found), 2, found)
+        self.assertTrue(all(f.startswith("Crate: Rigid Body ") for f in found))
+        self.assertEqual(unmapped.rigid_body_world(Settings(time_scale=1.0)), [])
+        self.assertIn("Speed", unmapped.rigid_body_world(Settings(time_scale=0.5))[0])
+
+    def test_constraints_and_force_fields(self):
+        hinge = Settings(enabled=True, type="HINGE", object1=Settings(name="Door"), object2=None)
+        self.assertIn("Hinge, Door", unmapped.rigid_body_constraint("Empty", hinge)[0])
+        self.assertEqual(unmapped.rigid_body_constraint("Empty", Settings(**{**vars(hinge), "enabled": False})), [])
+        self.assertEqual(unmapped.force_field("Fan", Settings(type="NONE")), [])
+        self.assertEqual(unmapped.force_field("Fan", Settings(type="WIND")),
+                         ["Fan: Wind force field is not carried over by SimBake (nothing in the bake feels it)"])
+
+    def test_collision_modifier(self):
+        self.assertEqual(unmapped.collision_modifier("Table", Settings(permeability=0.0, stickiness=0.0,
+                                                                       use_normal=False)), [])
+        self.assertEqual(len(unmapped.collision_modifier("Table", Settings(permeability=0.5, stickiness=0.1,
+                                                                           use_normal=True))), 3)
+
+
+if __name__ == "__main__":
+    unittest.main()
