@@ -152,15 +152,11 @@ Test(failure, a_failing_cloth_reports_its_own_figures_not_the_one_before_it)
     cr_assert_eq(sb_world_create(&wdef, &w), SB_OK);
     grid_mesh first = grid_mesh_make(6, 1.0, 1.0), second = grid_mesh_make(10, 1.0, 3.0);
     /* almost no stiffness: the system is its mass matrix, which one Jacobi iteration solves */
-    sb_cloth_def soft = sb_default_cloth_def();
-    soft.vertex_count = first.vertex_count, soft.positions = first.positions;
-    soft.triangle_count = first.triangle_count, soft.triangles = first.triangles;
+    sb_cloth_def soft = grid_cloth_def(&first);
     soft.stretch_stiffness = soft.shear_stiffness = 1e-9, soft.bend_stiffness = 1e-15, soft.damping = 0.0;
     int32_t id, pins[2] = {0, 9};
     cr_assert_eq(sb_world_add_cloth(w, &soft, &id), SB_OK, "%s", sb_last_error());
-    sb_cloth_def stiff = sb_default_cloth_def();
-    stiff.vertex_count = second.vertex_count, stiff.positions = second.positions;
-    stiff.triangle_count = second.triangle_count, stiff.triangles = second.triangles;
+    sb_cloth_def stiff = grid_cloth_def(&second);
     stiff.pin_count = 2, stiff.pins = pins;
     cr_assert_eq(sb_world_add_cloth(w, &stiff, &id), SB_OK, "%s", sb_last_error());
     sb_failure f = expect_failure(w, 1.0, SB_FAILURE_CG, "conjugate gradient");

@@ -278,9 +278,7 @@ Test(hostile, counts_that_add_up_past_32_bits_are_refused_before_any_buffer_is_r
     sb_world_def wdef = sb_default_world_def();
     sb_world *w;
     cr_assert_eq(sb_world_create(&wdef, &w), SB_OK);
-    sb_cloth_def c = sb_default_cloth_def();
-    c.vertex_count = g.vertex_count, c.positions = g.positions, c.triangle_count = g.triangle_count;
-    c.triangles = g.triangles;
+    sb_cloth_def c = grid_cloth_def(&g);
     int32_t id;
     cr_assert_eq(sb_world_add_cloth(w, &c, &id), SB_OK, "%s", sb_last_error());
     /* a collider at one mesh's limit is allowed alone, not beside the cloth */

@@ -410,9 +410,7 @@ Test(state, a_collision_tree_deeper_than_any_build_is_refused)
     sb_world_def wdef = sb_default_world_def();
     sb_world *w;
     cr_assert_eq(sb_world_create(&wdef, &w), SB_OK);
-    sb_cloth_def c = sb_default_cloth_def();
-    c.vertex_count = g.vertex_count, c.positions = g.positions, c.triangle_count = g.triangle_count;
-    c.triangles = g.triangles;
+    sb_cloth_def c = grid_cloth_def(&g);
     int32_t id;
     cr_assert_eq(sb_world_add_cloth(w, &c, &id), SB_OK, "%s", sb_last_error());
     sb_collider_def k = solid_collider_def(&ball);
@@ -498,9 +496,8 @@ Test(state, a_state_saved_with_other_uvs_is_refused)
     for (int k = 0; k < 2; k++) {
         sb_world_def wdef = sb_default_world_def();
         cr_assert_eq(sb_world_create(&wdef, &worlds[k]), SB_OK);
-        sb_cloth_def c = sb_default_cloth_def();
-        c.vertex_count = g.vertex_count, c.positions = g.positions, c.triangle_count = g.triangle_count;
-        c.triangles = g.triangles, c.uvs = uvs[k];
+        sb_cloth_def c = grid_cloth_def(&g);
+        c.uvs = uvs[k];
         int32_t id;
         cr_assert_eq(sb_world_add_cloth(worlds[k], &c, &id), SB_OK, "%s", sb_last_error());
     }

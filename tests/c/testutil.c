@@ -283,3 +283,11 @@ double box_overlap(double a[8][3], double b[8][3])
     }
     return least;
 }
+
+sb_cloth_def grid_cloth_def(const grid_mesh *mesh)
+{
+    sb_cloth_def d = sb_default_cloth_def();
+    d.vertex_count = mesh->vertex_count, d.positions = mesh->positions;
+    d.triangle_count = mesh->triangle_count, d.triangles = mesh->triangles;
+    return d;
+}

@@ -49,6 +49,8 @@ solid_mesh plane_mesh(double size, double tilt);
 void solid_mesh_free(solid_mesh *mesh);
 /* A collider definition (library defaults) over the mesh, which must outlive it. */
 sb_collider_def solid_collider_def(const solid_mesh *mesh);
+/* Default cloth definition over a grid mesh (positions and triangles filled in). */
+sb_cloth_def grid_cloth_def(const grid_mesh *mesh);
 /* Icosahedron subdivided `level` times, projected on the sphere (outward triangles). */
 solid_mesh icosphere_mesh(double radius, int level);
 /* Signed distance to a convex mesh: the largest signed distance to its face planes
