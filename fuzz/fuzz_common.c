@@ -71,7 +71,7 @@ sb_result fuzz_step_to(sb_world *world, double end)
     fuzz_require(r == SB_OK ? after == end : after <= end || !(end >= before));
     sb_failure failure;
     CHECKED(sb_world_get_failure(world, &failure));
-    fuzz_require(failure.kind >= SB_FAILURE_NONE && failure.kind <= SB_FAILURE_OUT_OF_MEMORY);
+    fuzz_require(failure.kind >= SB_FAILURE_NONE && failure.kind <= SB_FAILURE_TOLERANCE);
     fuzz_require(failure.object_kind >= SB_OBJECT_NONE && failure.object_kind <= SB_OBJECT_BODY);
     if (r == SB_OK) fuzz_require(failure.kind == SB_FAILURE_NONE);
     if (r == SB_ERROR_SOLVER || r == SB_ERROR_OUT_OF_MEMORY) fuzz_require(failure.kind != SB_FAILURE_NONE);
