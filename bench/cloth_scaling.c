@@ -108,7 +108,7 @@ static drape_result drape(int n, int frames, int blender, const double *sp, cons
         exit(1);
     }
     if (getenv("MULTIGRID"))
-        w->cloths[0]->cg.multigrid_mode = atoi(getenv("MULTIGRID")) ? CG_MULTIGRID_ALWAYS : CG_MULTIGRID_NEVER;
+        w->cloths[0]->scratch.cg.multigrid_mode = atoi(getenv("MULTIGRID")) ? CG_MULTIGRID_ALWAYS : CG_MULTIGRID_NEVER;
     double *times = malloc(sizeof(double) * (size_t)frames), *frame_ms = malloc(sizeof(double) * (size_t)frames);
     int32_t *frame_steps = malloc(sizeof(int32_t) * (size_t)frames);
     sb_world_stats stats = {0};
@@ -127,7 +127,7 @@ static drape_result drape(int n, int frames, int blender, const double *sp, cons
     for (int f = 0; f < frames; f++) total += times[f];
     qsort(times, (size_t)frames, sizeof *times, compare_doubles);
     drape_result r = {n, nv, frames, times[frames / 2], (double)stats.cg_iterations / frames,
-                      (double)stats.steps / frames, total / 1e3, max_edge_strain(pos, w->cloths[0]->x, tris, nt),
+                      (double)stats.steps / frames, total / 1e3, max_edge_strain(pos, w->cloths[0]->state.x, tris, nt),
                       stats.rejected_steps, frame_ms, frame_steps,
                       {w->phases.assembly, w->phases.solve, w->phases.pairs, w->phases.response}, w};
     free(times), free(pos), free(tris);
@@ -169,27 +169,27 @@ static void time_cg(sb_world *w, double *ms_per_iteration, double *bytes, double
     cloth *c = w->cloths[0];
     implicit_params params = {{w->def.gravity[0], w->def.gravity[1], w->def.gravity[2]}, 0, 0, 0, 0};
     cloth_build_system(c, w->time, 1.0 / 24.0, &params);
-    size_t len = 3 * (size_t)c->vertex_count, count = bandwidth ? (size_t)32 << 20 : 0; /* 256 MB per array */
+    size_t len = 3 * (size_t)c->model.vertex_count, count = bandwidth ? (size_t)32 << 20 : 0; /* 256 MB per array */
     double *x = calloc(len, sizeof *x), best = INFINITY, best_triad = INFINITY;
     double *ta = malloc(count * sizeof *ta), *tb = malloc(count * sizeof *tb), *tc = malloc(count * sizeof *tc);
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < count; i++) ta[i] = 0.0, tb[i] = 1.0, tc[i] = 2.0;
-    cg_filter filter = {c->filter_kind, c->filter_proj};
-    cg_multigrid_mode multigrid_mode = c->cg.multigrid_mode;
-    c->cg.multigrid_mode = CG_MULTIGRID_NEVER;
+    cg_filter filter = {c->scratch.filter_kind, c->scratch.filter_proj};
+    cg_multigrid_mode multigrid_mode = c->scratch.cg.multigrid_mode;
+    c->scratch.cg.multigrid_mode = CG_MULTIGRID_NEVER;
     enum { ITERATIONS = 50 };
     for (int r = 0; r < 5; r++) {
         if (bandwidth) best_triad = fmin(best_triad, triad_seconds(ta, tb, tc, count));
         memset(x, 0, len * sizeof *x);
         double t0 = now();
-        cg_result res = cg_solve(&c->system, c->rhs, &filter, c->z, x, 0.0, ITERATIONS, &c->cg);
+        cg_result res = cg_solve(&c->scratch.system, c->scratch.rhs, &filter, c->scratch.z, x, 0.0, ITERATIONS, &c->scratch.cg, &c->state.cg);
         double t = (now() - t0) / (res.iterations > 0 ? res.iterations : 1);
         best = fmin(best, t);
     }
     free(x), free(ta), free(tb), free(tc);
-    c->cg.multigrid_mode = multigrid_mode;
+    c->scratch.cg.multigrid_mode = multigrid_mode;
     *ms_per_iteration = 1e3 * best;
-    *bytes = cg_iteration_bytes(&c->system);
+    *bytes = cg_iteration_bytes(&c->scratch.system);
     if (bandwidth) *bandwidth = 24.0 * (double)count / best_triad / 1e9;
 }
 

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
         cloth *c = w->cloths[0];
         collider_prepare_step(w->colliders[0], w->time, h);
         for (int r = 0; r < 7; r++) {
-            for (int32_t i = 0; i < 3 * nv; i++) c->x_new[i] = c->x[i] + h * c->v[i], c->v_new[i] = c->v[i];
+            for (int32_t i = 0; i < 3 * nv; i++) c->scratch.x_new[i] = c->state.x[i] + h * c->state.v[i], c->scratch.v_new[i] = c->state.v[i];
             collision_report report;
             double t0 = now();
             collisions_resolve(&w->collision, w->cloths, 1, w->colliders, 1, h, true, &report);

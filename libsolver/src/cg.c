@@ -38,7 +38,6 @@ bool cg_workspace_init(cg_workspace *ws, int32_t n)
     ws->s = malloc(len * sizeof(double));
     ws->precond = malloc(3 * len * sizeof(double));
     ws->partial = malloc(dot_chunks(len) * sizeof(double));
-    ws->jacobi_iterations = ws->multigrid_iterations = -1;
     ws->multigrid_min_rows = CG_MULTIGRID_MIN_ROWS;
     if (!ws->r || !ws->c || !ws->q || !ws->s || !ws->precond || !ws->partial) {
         cg_workspace_free(ws);
@@ -84,29 +83,29 @@ static void apply_preconditioner(const double *precond, const double *in, double
     }
 }
 
-static bool multigrid_wanted(const bsr *a, cg_workspace *ws)
+static bool multigrid_wanted(const bsr *a, const cg_workspace *ws, cg_history *h)
 {
     switch (ws->multigrid_mode) {
     case CG_MULTIGRID_ALWAYS: return true;
     case CG_MULTIGRID_NEVER: return false;
     default: break;
     }
-    if (a->n < ws->multigrid_min_rows || ws->jacobi_iterations < 0) return false;
-    double multigrid = ws->multigrid_iterations >= 0 ? ws->multigrid_iterations
-                                                    : ws->jacobi_iterations / CG_JACOBI_PER_MULTIGRID;
+    if (a->n < ws->multigrid_min_rows || h->jacobi_iterations < 0) return false;
+    double multigrid = h->multigrid_iterations >= 0 ? h->multigrid_iterations
+                                                    : h->jacobi_iterations / CG_JACOBI_PER_MULTIGRID;
     /* block Jacobi's last count goes stale while the multigrid runs; the cloth has got harder
      * when the multigrid's count outgrows it */
-    double jacobi = fmax(ws->jacobi_iterations, CG_JACOBI_PER_MULTIGRID * multigrid);
+    double jacobi = fmax(h->jacobi_iterations, CG_JACOBI_PER_MULTIGRID * multigrid);
     bool cheaper = CG_MULTIGRID_ITERATION_COST * (multigrid + 1.0) + CG_MULTIGRID_SETUP_COST < jacobi;
-    if (++ws->solves_since_probe < CG_MULTIGRID_PROBE_EVERY) return cheaper;
-    ws->solves_since_probe = 0;
+    if (++h->solves_since_probe < CG_MULTIGRID_PROBE_EVERY) return cheaper;
+    h->solves_since_probe = 0;
     return !cheaper;
 }
 
 /* Whether this solve gets the multigrid, built on first use and filled for this matrix. */
-static bool multigrid_ready(const bsr *a, const cg_filter *filter, cg_workspace *ws)
+static bool multigrid_ready(const bsr *a, const cg_filter *filter, cg_workspace *ws, cg_history *h)
 {
-    if (!multigrid_wanted(a, ws) || ws->multigrid_unavailable) return false;
+    if (!multigrid_wanted(a, ws, h) || ws->multigrid_unavailable) return false;
     if (ws->multigrid.level_count == 0 || ws->multigrid.fine != a) {
         amg_free(&ws->multigrid);
         if (!amg_build(&ws->multigrid, a)) {
@@ -142,7 +141,7 @@ static bool start_directions(cg_workspace *ws, bool multigrid, const cg_filter *
 }
 
 cg_result cg_solve(const bsr *a, const double *b, const cg_filter *filter, const double *z,
-                   double *x, double tolerance, int32_t max_iterations, cg_workspace *ws)
+                   double *x, double tolerance, int32_t max_iterations, cg_workspace *ws, cg_history *h)
 {
     int32_t n = a->n;
     size_t len = 3 * (size_t)n;
@@ -172,7 +171,7 @@ cg_result cg_solve(const bsr *a, const double *b, const cg_filter *filter, const
     bsr_matvec(a, x, q);
     for (size_t k = 0; k < len; k++) r[k] = b[k] - q[k];
     filter_apply(filter, r, n);
-    bool multigrid = multigrid_ready(a, filter, ws);
+    bool multigrid = multigrid_ready(a, filter, ws, h);
     if (!multigrid) build_preconditioner(a, ws->precond);
     double delta0, delta;
     if (!start_directions(ws, multigrid, filter, b, &delta0, &delta)) {
@@ -213,8 +212,8 @@ cg_result cg_solve(const bsr *a, const double *b, const cg_filter *filter, const
         filter_apply(filter, c, n);
     }
     result.multigrid = multigrid;
-    if (multigrid) ws->multigrid_iterations = it;
-    else ws->jacobi_iterations = it;
+    if (multigrid) h->multigrid_iterations = it;
+    else h->jacobi_iterations = it;
     result.iterations = it;
     result.relative_residual = delta0 > 0.0 ? sqrt(fmax(delta, 0.0) / delta0) : 0.0;
     result.converged = delta <= threshold || delta0 == 0.0;

@@ -42,11 +42,18 @@ typedef struct cg_workspace {
     amg multigrid;                   /* built on the first solve that uses it */
     cg_multigrid_mode multigrid_mode;
     int32_t multigrid_min_rows;      /* AUTO: smaller systems keep block Jacobi */
-    int32_t jacobi_iterations;       /* AUTO: iterations of the last solve of each kind, -1 */
-    int32_t multigrid_iterations;    /*       before the first */
-    int32_t solves_since_probe;
     bool multigrid_unavailable;      /* building it failed (memory): block Jacobi from then on */
 } cg_workspace;
+
+/* What AUTO remembers of the solves so far to choose the next one's preconditioner: part of
+ * the state of whatever owns the system, since a resumed bake must choose as the first did. */
+typedef struct cg_history {
+    int32_t jacobi_iterations;       /* of the last solve of each kind, -1 before the first */
+    int32_t multigrid_iterations;
+    int32_t solves_since_probe;
+} cg_history;
+
+#define CG_HISTORY_START ((cg_history){-1, -1, 0})
 
 typedef struct cg_result {
     int32_t iterations;
@@ -60,6 +67,6 @@ void cg_workspace_free(cg_workspace *ws);
 
 /* x holds the initial guess of the free part on entry and the solution on return. */
 cg_result cg_solve(const bsr *a, const double *b, const cg_filter *filter, const double *z,
-                   double *x, double tolerance, int32_t max_iterations, cg_workspace *ws);
+                   double *x, double tolerance, int32_t max_iterations, cg_workspace *ws, cg_history *history);
 
 #endif

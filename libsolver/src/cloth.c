@@ -103,35 +103,35 @@ static bool triangle_rest_frame(const vec3 p[3], const double *uv, tri_rest *out
  * non-manifold and not bent. */
 static bool build_hinges(cloth *c)
 {
-    const topology *t = &c->topo;
-    c->hinges = malloc(((size_t)t->edge_count + 1) * 4 * sizeof *c->hinges);
-    c->hinge_weight = malloc(((size_t)t->edge_count + 1) * sizeof *c->hinge_weight);
-    c->hinge_rest_angle = malloc(((size_t)t->edge_count + 1) * sizeof *c->hinge_rest_angle);
-    if (!c->hinges || !c->hinge_weight || !c->hinge_rest_angle) return false;
+    const topology *t = &c->model.topo;
+    c->model.hinges = malloc(((size_t)t->edge_count + 1) * 4 * sizeof *c->model.hinges);
+    c->model.hinge_weight = malloc(((size_t)t->edge_count + 1) * sizeof *c->model.hinge_weight);
+    c->model.hinge_rest_angle = malloc(((size_t)t->edge_count + 1) * sizeof *c->model.hinge_rest_angle);
+    if (!c->model.hinges || !c->model.hinge_weight || !c->model.hinge_rest_angle) return false;
     int32_t hinges = 0, nonmanifold = 0;
     for (int32_t e = 0; e < t->edge_count; e++) {
         if (t->edge_face_count[e] > 2) nonmanifold++;
         if (t->edge_face_count[e] != 2) continue;
-        int32_t *h = &c->hinges[4 * (size_t)hinges];
+        int32_t *h = &c->model.hinges[4 * (size_t)hinges];
         h[0] = t->edges[2 * e], h[1] = t->edges[2 * e + 1];
         for (int side = 0; side < 2; side++) { /* the wing vertex opposite the edge */
             int32_t tri = t->edge_triangles[2 * e + side];
             for (int k = 0; k < 3; k++)
-                if (t->triangle_edges[3 * tri + k] == e) h[2 + side] = c->triangles[3 * tri + (k + 2) % 3];
+                if (t->triangle_edges[3 * tri + k] == e) h[2 + side] = c->model.triangles[3 * tri + (k + 2) % 3];
         }
         if (h[2] == h[3]) continue; /* the same triangle twice */
         vec3 x[4];
-        for (int k = 0; k < 4; k++) x[k] = v3_load(&c->x[3 * (size_t)h[k]]);
+        for (int k = 0; k < 4; k++) x[k] = v3_load(&c->state.x[3 * (size_t)h[k]]);
         double angle;
         if (!dihedral_angle(x, &angle)) continue;
-        double area = c->rest[t->edge_triangles[2 * e]].area + c->rest[t->edge_triangles[2 * e + 1]].area;
-        c->hinge_weight[hinges] = 3.0 * v3_len2(v3_sub(x[1], x[0])) / area;
-        c->hinge_rest_angle[hinges] = angle;
+        double area = c->model.rest[t->edge_triangles[2 * e]].area + c->model.rest[t->edge_triangles[2 * e + 1]].area;
+        c->model.hinge_weight[hinges] = 3.0 * v3_len2(v3_sub(x[1], x[0])) / area;
+        c->model.hinge_rest_angle[hinges] = angle;
         hinges++;
     }
-    c->hinge_count = hinges;
-    c->info.bend_edges = hinges;
-    c->info.nonmanifold_edges = nonmanifold;
+    c->model.hinge_count = hinges;
+    c->model.info.bend_edges = hinges;
+    c->model.info.nonmanifold_edges = nonmanifold;
     return true;
 }
 
@@ -150,29 +150,30 @@ static bool colour_elements(colouring *out, const int32_t *elements, int32_t cou
 
 static bool build_solver(cloth *c, const double gravity[3])
 {
-    bsr_elements sets[2] = {{c->triangles, c->triangle_count, 3}, {c->hinges, c->hinge_count, 4}};
-    if (!bsr_build_pattern(&c->system, c->vertex_count, sets, 2)) return false;
-    if (!bsr_element_table(&c->system, c->triangles, c->triangle_count, 3, &c->triangle_blocks))
+    bsr_elements sets[2] = {{c->model.triangles, c->model.triangle_count, 3}, {c->model.hinges, c->model.hinge_count, 4}};
+    if (!bsr_build_pattern(&c->scratch.system, c->model.vertex_count, sets, 2)) return false;
+    if (!bsr_element_table(&c->scratch.system, c->model.triangles, c->model.triangle_count, 3, &c->model.triangle_blocks))
         return false;
-    if (!bsr_element_table(&c->system, c->hinges, c->hinge_count, 4, &c->hinge_blocks))
+    if (!bsr_element_table(&c->scratch.system, c->model.hinges, c->model.hinge_count, 4, &c->model.hinge_blocks))
         return false;
-    if (!colour_elements(&c->triangle_colours, c->triangles, c->triangle_count, 3, c->vertex_count) ||
-        !colour_elements(&c->hinge_colours, c->hinges, c->hinge_count, 4, c->vertex_count))
+    if (!colour_elements(&c->model.triangle_colours, c->model.triangles, c->model.triangle_count, 3, c->model.vertex_count) ||
+        !colour_elements(&c->model.hinge_colours, c->model.hinges, c->model.hinge_count, 4, c->model.vertex_count))
         return false;
-    size_t len = 3 * (size_t)c->vertex_count;
-    double **vectors[] = {&c->force, &c->rhs, &c->dv, &c->z, &c->x_new, &c->v_new, &c->correction,
-                          &c->accel, &c->target_velocity, &c->target_offset, &c->external_force};
+    size_t len = 3 * (size_t)c->model.vertex_count;
+    double **vectors[] = {&c->scratch.force, &c->scratch.rhs, &c->scratch.dv, &c->scratch.z, &c->scratch.x_new, &c->scratch.v_new, &c->scratch.correction,
+                          &c->state.accel, &c->scratch.target_velocity, &c->scratch.target_offset, &c->scratch.external_force};
     for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++)
         if (!(*vectors[i] = calloc(len, sizeof(double)))) return false;
-    c->filter_proj = calloc(3 * len, sizeof *c->filter_proj);
-    c->contacts = malloc((size_t)c->vertex_count * sizeof *c->contacts);
-    c->contacts_start = malloc((size_t)c->vertex_count * sizeof *c->contacts_start);
-    c->boxes = malloc(((size_t)c->triangle_count + 1) * sizeof *c->boxes);
-    if (!c->filter_proj || !c->contacts || !c->contacts_start || !c->boxes) return false;
-    for (int32_t i = 0; i < c->vertex_count; i++) c->contacts[i] = (vertex_contact){.collider = -1};
+    c->scratch.filter_proj = calloc(3 * len, sizeof *c->scratch.filter_proj);
+    c->state.contacts = malloc((size_t)c->model.vertex_count * sizeof *c->state.contacts);
+    c->scratch.contacts_start = malloc((size_t)c->model.vertex_count * sizeof *c->scratch.contacts_start);
+    c->scratch.boxes = malloc(((size_t)c->model.triangle_count + 1) * sizeof *c->scratch.boxes);
+    if (!c->scratch.filter_proj || !c->state.contacts || !c->scratch.contacts_start || !c->scratch.boxes) return false;
+    for (int32_t i = 0; i < c->model.vertex_count; i++) c->state.contacts[i] = (vertex_contact){.collider = -1};
     /* before the first step the best guess of the acceleration is free fall */
-    for (size_t k = 0; k < len; k++) c->accel[k] = gravity[k % 3];
-    return cg_workspace_init(&c->cg, c->vertex_count);
+    for (size_t k = 0; k < len; k++) c->state.accel[k] = gravity[k % 3];
+    c->state.cg = CG_HISTORY_START;
+    return cg_workspace_init(&c->scratch.cg, c->model.vertex_count);
 }
 
 static sb_result out_of_memory(cloth *c)
@@ -196,29 +197,29 @@ sb_result cloth_create(const sb_cloth_def *def, double time, const double gravit
     if (!c) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory while building the cloth");
     int32_t nv = def->vertex_count;
     size_t len = 3 * (size_t)nv;
-    c->vertex_count = nv;
-    c->x = malloc(len * sizeof *c->x);
-    c->rest_positions = malloc(len * sizeof *c->rest_positions);
-    c->v = calloc(len, sizeof *c->v);
-    c->mass = calloc((size_t)nv, sizeof *c->mass);
-    c->vertex_area = calloc((size_t)nv, sizeof *c->vertex_area);
-    c->triangles = malloc(3 * (size_t)def->triangle_count * sizeof *c->triangles);
-    c->rest = malloc((size_t)def->triangle_count * sizeof *c->rest);
-    c->filter_kind = calloc((size_t)nv, sizeof *c->filter_kind);
-    c->pinned = calloc((size_t)nv, sizeof *c->pinned);
-    c->collided = calloc((size_t)nv, sizeof *c->collided);
-    if (!c->x || !c->rest_positions || !c->v || !c->mass || !c->vertex_area || !c->triangles || !c->rest || !c->filter_kind || !c->pinned || !c->collided)
+    c->model.vertex_count = nv;
+    c->state.x = malloc(len * sizeof *c->state.x);
+    c->model.rest_positions = malloc(len * sizeof *c->model.rest_positions);
+    c->state.v = calloc(len, sizeof *c->state.v);
+    c->model.mass = calloc((size_t)nv, sizeof *c->model.mass);
+    c->model.vertex_area = calloc((size_t)nv, sizeof *c->model.vertex_area);
+    c->model.triangles = malloc(3 * (size_t)def->triangle_count * sizeof *c->model.triangles);
+    c->model.rest = malloc((size_t)def->triangle_count * sizeof *c->model.rest);
+    c->scratch.filter_kind = calloc((size_t)nv, sizeof *c->scratch.filter_kind);
+    c->model.pinned = calloc((size_t)nv, sizeof *c->model.pinned);
+    c->state.collided = calloc((size_t)nv, sizeof *c->state.collided);
+    if (!c->state.x || !c->model.rest_positions || !c->state.v || !c->model.mass || !c->model.vertex_area || !c->model.triangles || !c->model.rest || !c->scratch.filter_kind || !c->model.pinned || !c->state.collided)
         return out_of_memory(c);
-    memcpy(c->x, def->positions, len * sizeof *c->x);
-    memcpy(c->rest_positions, def->positions, len * sizeof *c->rest_positions);
-    c->material = (cloth_material){def->stretch_stiffness, def->shear_stiffness, def->bend_stiffness,
+    memcpy(c->state.x, def->positions, len * sizeof *c->state.x);
+    memcpy(c->model.rest_positions, def->positions, len * sizeof *c->model.rest_positions);
+    c->model.material = (cloth_material){def->stretch_stiffness, def->shear_stiffness, def->bend_stiffness,
                                    def->damping, def->air_drag};
-    c->thickness = def->thickness;
-    c->self_thickness = def->self_thickness > 0.0 ? def->self_thickness : def->thickness;
-    c->friction = def->friction;
-    c->self_collision = def->self_collision != 0;
-    c->info.vertex_count = nv;
-    c->info.triangle_count = def->triangle_count;
+    c->model.thickness = def->thickness;
+    c->model.self_thickness = def->self_thickness > 0.0 ? def->self_thickness : def->thickness;
+    c->model.friction = def->friction;
+    c->model.self_collision = def->self_collision != 0;
+    c->model.info.vertex_count = nv;
+    c->model.info.triangle_count = def->triangle_count;
 
     /* rest frames; zero-area triangles are left out */
     int32_t kept = 0;
@@ -227,49 +228,49 @@ sb_result cloth_create(const sb_cloth_def *def, double time, const double gravit
         vec3 p[3];
         for (int k = 0; k < 3; k++) p[k] = v3_load(&def->positions[3 * (size_t)tri[k]]);
         bool distinct = tri[0] != tri[1] && tri[1] != tri[2] && tri[0] != tri[2];
-        if (!distinct || !triangle_rest_frame(p, def->uvs ? &def->uvs[6 * (size_t)t] : NULL, &c->rest[kept])) {
-            c->info.degenerate_triangles++;
+        if (!distinct || !triangle_rest_frame(p, def->uvs ? &def->uvs[6 * (size_t)t] : NULL, &c->model.rest[kept])) {
+            c->model.info.degenerate_triangles++;
             continue;
         }
-        memcpy(&c->triangles[3 * (size_t)kept], tri, 3 * sizeof *tri);
-        double third = c->rest[kept].area / 3.0;
+        memcpy(&c->model.triangles[3 * (size_t)kept], tri, 3 * sizeof *tri);
+        double third = c->model.rest[kept].area / 3.0;
         for (int k = 0; k < 3; k++) {
-            c->vertex_area[tri[k]] += third;
-            c->mass[tri[k]] += def->density * third;
+            c->model.vertex_area[tri[k]] += third;
+            c->model.mass[tri[k]] += def->density * third;
         }
-        c->info.rest_area += c->rest[kept].area;
+        c->model.info.rest_area += c->model.rest[kept].area;
         kept++;
     }
-    c->triangle_count = kept;
+    c->model.triangle_count = kept;
     if (kept == 0) {
         cloth_destroy(c);
         return error_set(SB_ERROR_INVALID_MESH, "no triangle of the cloth has any area (%d degenerate)",
                          (int)def->triangle_count);
     }
     /* loose vertices (in no triangle with area) fall as particles of average vertex mass */
-    double mean_mass = def->density * c->info.rest_area / nv;
+    double mean_mass = def->density * c->model.info.rest_area / nv;
     for (int32_t i = 0; i < nv; i++) {
-        if (c->mass[i] <= 0.0) c->mass[i] = mean_mass;
-        c->info.total_mass += c->mass[i];
+        if (c->model.mass[i] <= 0.0) c->model.mass[i] = mean_mass;
+        c->model.info.total_mass += c->model.mass[i];
     }
-    if (!topology_build(&c->topo, c->triangles, c->triangle_count, nv) || !build_hinges(c))
+    if (!topology_build(&c->model.topo, c->model.triangles, c->model.triangle_count, nv) || !build_hinges(c))
         return out_of_memory(c);
-    if (c->self_collision && !rest_neighbours_build(&c->near_at_rest, c->rest_positions, &c->topo, 3.0 * c->self_thickness))
+    if (c->model.self_collision && !rest_neighbours_build(&c->model.near_at_rest, c->model.rest_positions, &c->model.topo, 3.0 * c->model.self_thickness))
         return out_of_memory(c);
 
-    c->pin_count = def->pin_count;
+    c->model.pin_count = def->pin_count;
     size_t pin_len = 3 * (size_t)def->pin_count + 1;
-    c->pins = malloc(((size_t)def->pin_count + 1) * sizeof *c->pins);
-    c->pin_from = malloc(pin_len * sizeof *c->pin_from);
-    c->pin_to = malloc(pin_len * sizeof *c->pin_to);
-    if (!c->pins || !c->pin_from || !c->pin_to) return out_of_memory(c);
+    c->model.pins = malloc(((size_t)def->pin_count + 1) * sizeof *c->model.pins);
+    c->state.pin_from = malloc(pin_len * sizeof *c->state.pin_from);
+    c->state.pin_to = malloc(pin_len * sizeof *c->state.pin_to);
+    if (!c->model.pins || !c->state.pin_from || !c->state.pin_to) return out_of_memory(c);
     for (int32_t p = 0; p < def->pin_count; p++) {
-        c->pins[p] = def->pins[p];
-        c->pinned[def->pins[p]] = 1;
-        memcpy(&c->pin_from[3 * (size_t)p], &c->x[3 * (size_t)def->pins[p]], 3 * sizeof(double));
-        memcpy(&c->pin_to[3 * (size_t)p], &c->x[3 * (size_t)def->pins[p]], 3 * sizeof(double));
+        c->model.pins[p] = def->pins[p];
+        c->model.pinned[def->pins[p]] = 1;
+        memcpy(&c->state.pin_from[3 * (size_t)p], &c->state.x[3 * (size_t)def->pins[p]], 3 * sizeof(double));
+        memcpy(&c->state.pin_to[3 * (size_t)p], &c->state.x[3 * (size_t)def->pins[p]], 3 * sizeof(double));
     }
-    c->pin_time_from = c->pin_time_to = time;
+    c->state.pin_time_from = c->state.pin_time_to = time;
     if (!build_solver(c, gravity)) return out_of_memory(c);
     *out = c;
     return SB_OK;
@@ -278,33 +279,33 @@ sb_result cloth_create(const sb_cloth_def *def, double time, const double gravit
 void cloth_destroy(cloth *c)
 {
     if (!c) return;
-    free(c->x), free(c->rest_positions), free(c->v), free(c->mass), free(c->vertex_area);
-    free(c->triangles), free(c->rest);
-    free(c->hinges), free(c->hinge_weight), free(c->hinge_rest_angle);
-    free(c->pins), free(c->pin_from), free(c->pin_to), free(c->filter_kind);
-    bsr_free(&c->system);
-    free(c->triangle_blocks), free(c->hinge_blocks);
-    colouring_free(&c->triangle_colours), colouring_free(&c->hinge_colours);
-    free(c->force), free(c->rhs), free(c->dv), free(c->z), free(c->x_new), free(c->v_new);
-    free(c->correction), free(c->accel);
-    free(c->pinned), free(c->collided), free(c->filter_proj), free(c->target_velocity), free(c->target_offset);
-    free(c->external_force), free(c->contacts), free(c->contacts_start), free(c->boxes);
-    topology_free(&c->topo);
-    rest_neighbours_free(&c->near_at_rest);
-    bvh_free(&c->tree);
-    cg_workspace_free(&c->cg);
+    free(c->state.x), free(c->model.rest_positions), free(c->state.v), free(c->model.mass), free(c->model.vertex_area);
+    free(c->model.triangles), free(c->model.rest);
+    free(c->model.hinges), free(c->model.hinge_weight), free(c->model.hinge_rest_angle);
+    free(c->model.pins), free(c->state.pin_from), free(c->state.pin_to), free(c->scratch.filter_kind);
+    bsr_free(&c->scratch.system);
+    free(c->model.triangle_blocks), free(c->model.hinge_blocks);
+    colouring_free(&c->model.triangle_colours), colouring_free(&c->model.hinge_colours);
+    free(c->scratch.force), free(c->scratch.rhs), free(c->scratch.dv), free(c->scratch.z), free(c->scratch.x_new), free(c->scratch.v_new);
+    free(c->scratch.correction), free(c->state.accel);
+    free(c->model.pinned), free(c->state.collided), free(c->scratch.filter_proj), free(c->scratch.target_velocity), free(c->scratch.target_offset);
+    free(c->scratch.external_force), free(c->state.contacts), free(c->scratch.contacts_start), free(c->scratch.boxes);
+    topology_free(&c->model.topo);
+    rest_neighbours_free(&c->model.near_at_rest);
+    bvh_free(&c->scratch.tree);
+    cg_workspace_free(&c->scratch.cg);
     free(c);
 }
 
 void cloth_pin_state(const cloth *c, int32_t p, double t, double pos[3], double vel[3])
 {
-    const double *from = &c->pin_from[3 * (size_t)p], *to = &c->pin_to[3 * (size_t)p];
-    double span = c->pin_time_to - c->pin_time_from;
-    if (!(span > 0.0) || t >= c->pin_time_to) {
+    const double *from = &c->state.pin_from[3 * (size_t)p], *to = &c->state.pin_to[3 * (size_t)p];
+    double span = c->state.pin_time_to - c->state.pin_time_from;
+    if (!(span > 0.0) || t >= c->state.pin_time_to) {
         for (int k = 0; k < 3; k++) pos[k] = to[k], vel[k] = 0.0;
         return;
     }
-    double s = (t - c->pin_time_from) / span;
+    double s = (t - c->state.pin_time_from) / span;
     if (s < 0.0) s = 0.0;
     for (int k = 0; k < 3; k++) {
         pos[k] = from[k] + s * (to[k] - from[k]);
@@ -315,7 +316,7 @@ void cloth_pin_state(const cloth *c, int32_t p, double t, double pos[3], double 
 double cloth_kinetic_energy(const cloth *c, const double *v)
 {
     double e = 0.0;
-    for (int32_t i = 0; i < c->vertex_count; i++)
-        e += 0.5 * c->mass[i] * v3_len2(v3_load(&v[3 * (size_t)i]));
+    for (int32_t i = 0; i < c->model.vertex_count; i++)
+        e += 0.5 * c->model.mass[i] * v3_len2(v3_load(&v[3 * (size_t)i]));
     return e;
 }

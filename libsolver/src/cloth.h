@@ -1,4 +1,5 @@
-/* A cloth: topology, rest state, masses, pins and its current state (x, v). */
+/* A cloth: its model (what the definition fixes), its state (what stepping changes) and its
+ * scratch (what a step may throw away), apart, as MuJoCo keeps mjModel and mjData. */
 #ifndef SB_CLOTH_H
 #define SB_CLOTH_H
 
@@ -29,16 +30,18 @@ typedef struct vertex_contact {
     uint8_t released;       /* the surface pulled last step: left free for this one */
 } vertex_contact;
 
-typedef struct cloth {
+/* What the definition fixes: topology, rest shape, masses, material, which vertices are
+ * pinned, and the tables derived from them once (the matrix's element blocks, the colours).
+ * Never changed by a step; its values are the cloth's fingerprint in a saved state. */
+typedef struct cloth_model {
     int32_t vertex_count;
-    double *x, *v;        /* vertex_count x 3, current state */
     double *rest_positions; /* vertex_count x 3, as created */
-    double *mass;         /* vertex_count, kg (area x density, lumped) */
-    double *vertex_area;  /* vertex_count, m² (a third of each adjacent triangle) */
+    double *mass;           /* vertex_count, kg (area x density, lumped) */
+    double *vertex_area;    /* vertex_count, m² (a third of each adjacent triangle) */
 
     int32_t triangle_count; /* triangles with area only */
     int32_t *triangles;     /* triangle_count x 3 */
-    tri_rest *rest;         /* triangle_count */
+    tri_rest *rest;         /* triangle_count: rest frames (from the UVs where given) */
 
     int32_t hinge_count;
     int32_t *hinges;             /* hinge_count x 4: edge x0-x1, wings x2 and x3 */
@@ -52,33 +55,46 @@ typedef struct cloth {
     topology topo;               /* edges and feature ownership of the kept triangles */
     rest_neighbours near_at_rest; /* with self collision: features within 1.5 x twice the self
                                      thickness in the rest shape (never pushed apart) */
-    aabb *boxes;                 /* triangle_count: swept boxes of the current step */
-    bvh tree;
-
     int32_t pin_count;
     int32_t *pins;
+    uint8_t *pinned;             /* vertex_count: 1 for pinned vertices */
+
+    int32_t *triangle_blocks;    /* triangle_count x 9: the system's block of each vertex pair */
+    int32_t *hinge_blocks;       /* hinge_count x 16 */
+    colouring triangle_colours, hinge_colours; /* assembly in parallel, colour by colour */
+    sb_cloth_info info;
+} cloth_model;
+
+/* What a step changes and the next one reads: all of it goes into a saved state. */
+typedef struct cloth_state {
+    double *x, *v;               /* vertex_count x 3 */
+    double *accel;               /* vertex_count x 3: Δv/h of the last accepted step */
+    vertex_contact *contacts;    /* vertex_count */
+    uint8_t *collided;           /* vertex_count: moved by the collision response this step */
     double *pin_from, *pin_to;   /* pin_count x 3: straight path between two times */
     double pin_time_from, pin_time_to;
+    cg_history cg;               /* which preconditioner the next solve takes */
+} cloth_state;
+
+/* What a step may throw away: rebuilt or overwritten before it is read. */
+typedef struct cloth_scratch {
+    aabb *boxes;                 /* triangle_count: swept boxes of the current step */
+    bvh tree;                    /* over boxes; the pairs it finds are sorted (collision_pairs.c) */
     uint8_t *filter_kind;        /* vertex_count: FILTER_* of the current step */
-    uint8_t *pinned;             /* vertex_count: 1 for pinned vertices */
     double *filter_proj;         /* vertex_count x 9: S_i of FILTER_PROJECT vertices */
     double *target_velocity;     /* vertex_count x 3: prescribed velocity of constrained parts */
     double *target_offset;       /* vertex_count x 3: extra displacement of constrained parts */
     double *external_force;      /* vertex_count x 3: friction and other forces given per step */
-    vertex_contact *contacts;    /* vertex_count */
-    vertex_contact *contacts_start; /* vertex_count: as they were before this step's attempt */
-    uint8_t *collided;           /* vertex_count: moved by the collision response this step */
-
-    /* implicit solver: matrix pattern built once, element block tables, work vectors */
-    bsr system;
-    int32_t *triangle_blocks;    /* triangle_count x 9 */
-    int32_t *hinge_blocks;       /* hinge_count x 16 */
-    colouring triangle_colours, hinge_colours; /* assembly in parallel, colour by colour */
+    vertex_contact *contacts_start; /* vertex_count: the state's contacts before this attempt */
+    bsr system;                  /* the implicit step's matrix (its pattern built once) */
     double *force, *rhs, *dv, *z, *x_new, *v_new, *correction; /* vertex_count x 3 each */
-    double *accel;               /* vertex_count x 3: Δv/h of the last accepted step */
     cg_workspace cg;
+} cloth_scratch;
 
-    sb_cloth_info info;
+typedef struct cloth {
+    cloth_model model;
+    cloth_state state;
+    cloth_scratch scratch;
 } cloth;
 
 /* Validates the definition and builds the cloth at `time` under `gravity`; on failure

@@ -61,10 +61,10 @@ static void triangle_forces(const cloth *c, int32_t t, const double *x, const do
                             const assembly *as)
 {
     static const int32_t no_blocks[9] = {0};
-    const cloth_material *m = &c->material;
-    const int32_t *tri = &c->triangles[3 * (size_t)t];
-    const tri_rest *rest = &c->rest[t];
-    const int32_t *blocks = as ? &c->triangle_blocks[9 * (size_t)t] : no_blocks;
+    const cloth_material *m = &c->model.material;
+    const int32_t *tri = &c->model.triangles[3 * (size_t)t];
+    const tri_rest *rest = &c->model.rest[t];
+    const int32_t *blocks = as ? &c->model.triangle_blocks[9 * (size_t)t] : no_blocks;
     vec3 p[3] = {v3_load(&x[3 * (size_t)tri[0]]), v3_load(&x[3 * (size_t)tri[1]]), v3_load(&x[3 * (size_t)tri[2]])};
     condition su, sv, sh;
     if (m->k_stretch > 0.0) {
@@ -85,15 +85,15 @@ static void hinge_forces(const cloth *c, int32_t e, const double *x, const doubl
                          const assembly *as)
 {
     static const int32_t no_blocks[16] = {0};
-    const cloth_material *m = &c->material;
-    const int32_t *hv = &c->hinges[4 * (size_t)e];
+    const cloth_material *m = &c->model.material;
+    const int32_t *hv = &c->model.hinges[4 * (size_t)e];
     vec3 p[4];
     for (int k = 0; k < 4; k++) p[k] = v3_load(&x[3 * (size_t)hv[k]]);
     condition bend;
     if (!bend_condition(p, &bend, false)) return;
-    double kw = m->k_bend * c->hinge_weight[e];
-    const int32_t *blocks = as ? &c->hinge_blocks[16 * (size_t)e] : no_blocks;
-    add_condition(&bend, 4, hv, blocks, kw, m->damping * kw, c->hinge_rest_angle[e], false, v, f, as);
+    double kw = m->k_bend * c->model.hinge_weight[e];
+    const int32_t *blocks = as ? &c->model.hinge_blocks[16 * (size_t)e] : no_blocks;
+    add_condition(&bend, 4, hv, blocks, kw, m->damping * kw, c->model.hinge_rest_angle[e], false, v, f, as);
 }
 
 /* Elements below this many are assembled on one thread. */
@@ -128,20 +128,20 @@ static void walk_colours(const colouring *cc, element_forces *fn, const cloth *c
 static void evaluate(const cloth *c, const double *x, const double *v, const double gravity[3],
                      double *f, const assembly *as)
 {
-    const cloth_material *m = &c->material;
-    memset(f, 0, 3 * (size_t)c->vertex_count * sizeof *f);
-#pragma omp parallel if (c->triangle_count > PARALLEL_ELEMENTS)
+    const cloth_material *m = &c->model.material;
+    memset(f, 0, 3 * (size_t)c->model.vertex_count * sizeof *f);
+#pragma omp parallel if (c->model.triangle_count > PARALLEL_ELEMENTS)
     {
-        walk_colours(&c->triangle_colours, triangle_forces, c, x, v, f, as);
-        if (m->k_bend > 0.0) walk_colours(&c->hinge_colours, hinge_forces, c, x, v, f, as);
+        walk_colours(&c->model.triangle_colours, triangle_forces, c, x, v, f, as);
+        if (m->k_bend > 0.0) walk_colours(&c->model.hinge_colours, hinge_forces, c, x, v, f, as);
 #pragma omp for schedule(static)
-        for (int32_t i = 0; i < c->vertex_count; i++) {
-            double drag = m->air_drag * c->vertex_area[i];
+        for (int32_t i = 0; i < c->model.vertex_count; i++) {
+            double drag = m->air_drag * c->model.vertex_area[i];
             for (int a = 0; a < 3; a++)
-                f[3 * (size_t)i + a] += c->mass[i] * gravity[a] - drag * v[3 * (size_t)i + a];
+                f[3 * (size_t)i + a] += c->model.mass[i] * gravity[a] - drag * v[3 * (size_t)i + a];
             if (as) {
                 double *blk = &as->system->vals[9 * (size_t)as->system->diag[i]];
-                for (int a = 0; a < 3; a++) blk[4 * a] += c->mass[i] + as->h * drag;
+                for (int a = 0; a < 3; a++) blk[4 * a] += c->model.mass[i] + as->h * drag;
                 for (int a = 0; a < 3; a++) as->rhs[3 * (size_t)i + a] += as->h * f[3 * (size_t)i + a];
             }
         }
@@ -157,8 +157,8 @@ void cloth_forces(const cloth *c, const double *x, const double *v, const double
 void cloth_assemble(cloth *c, const double *x, const double *v, const double *u,
                     const double gravity[3], double h)
 {
-    bsr_zero(&c->system);
-    memset(c->rhs, 0, 3 * (size_t)c->vertex_count * sizeof *c->rhs);
-    assembly as = {&c->system, h, u, c->rhs};
-    evaluate(c, x, v, gravity, c->force, &as);
+    bsr_zero(&c->scratch.system);
+    memset(c->scratch.rhs, 0, 3 * (size_t)c->model.vertex_count * sizeof *c->scratch.rhs);
+    assembly as = {&c->scratch.system, h, u, c->scratch.rhs};
+    evaluate(c, x, v, gravity, c->scratch.force, &as);
 }

@@ -24,11 +24,11 @@ static vec3 unit_or_zero(vec3 v)
 /* Sharp edges and vertices of the shape at x (see collider.h); false when out of memory. */
 static bool mark_sharp_features(collider *c, const double *x)
 {
-    const topology *t = &c->topo;
-    c->sharp_edge = calloc((size_t)t->edge_count + 1, 1);
-    c->sharp_vertex = calloc((size_t)c->vertex_count, 1);
-    vec3 *vertex_normal = calloc((size_t)c->vertex_count, sizeof *vertex_normal);
-    if (!c->sharp_edge || !c->sharp_vertex || !vertex_normal) {
+    const topology *t = &c->model.topo;
+    c->model.sharp_edge = calloc((size_t)t->edge_count + 1, 1);
+    c->model.sharp_vertex = calloc((size_t)c->model.vertex_count, 1);
+    vec3 *vertex_normal = calloc((size_t)c->model.vertex_count, sizeof *vertex_normal);
+    if (!c->model.sharp_edge || !c->model.sharp_vertex || !vertex_normal) {
         free(vertex_normal);
         return false;
     }
@@ -36,22 +36,22 @@ static bool mark_sharp_features(collider *c, const double *x)
         const int32_t *faces = &t->edge_triangles[2 * (size_t)e];
         bool sharp = t->edge_face_count[e] != 2;
         if (!sharp) {
-            vec3 n0 = unit_or_zero(face_normal(x, &c->triangles[3 * (size_t)faces[0]]));
-            vec3 n1 = unit_or_zero(face_normal(x, &c->triangles[3 * (size_t)faces[1]]));
+            vec3 n0 = unit_or_zero(face_normal(x, &c->model.triangles[3 * (size_t)faces[0]]));
+            vec3 n1 = unit_or_zero(face_normal(x, &c->model.triangles[3 * (size_t)faces[1]]));
             sharp = v3_dot(n0, n1) < SHARP_ANGLE_COS;
         }
-        c->sharp_edge[e] = sharp;
-        if (t->edge_face_count[e] < 2) c->sharp_vertex[t->edges[2 * e]] = c->sharp_vertex[t->edges[2 * e + 1]] = 1;
+        c->model.sharp_edge[e] = sharp;
+        if (t->edge_face_count[e] < 2) c->model.sharp_vertex[t->edges[2 * e]] = c->model.sharp_vertex[t->edges[2 * e + 1]] = 1;
     }
-    for (int32_t f = 0; f < c->triangle_count; f++) {
-        vec3 n = face_normal(x, &c->triangles[3 * (size_t)f]);
-        for (int k = 0; k < 3; k++) vertex_normal[c->triangles[3 * f + k]] = v3_add(vertex_normal[c->triangles[3 * f + k]], n);
+    for (int32_t f = 0; f < c->model.triangle_count; f++) {
+        vec3 n = face_normal(x, &c->model.triangles[3 * (size_t)f]);
+        for (int k = 0; k < 3; k++) vertex_normal[c->model.triangles[3 * f + k]] = v3_add(vertex_normal[c->model.triangles[3 * f + k]], n);
     }
-    for (int32_t f = 0; f < c->triangle_count; f++) {
-        vec3 n = unit_or_zero(face_normal(x, &c->triangles[3 * (size_t)f]));
+    for (int32_t f = 0; f < c->model.triangle_count; f++) {
+        vec3 n = unit_or_zero(face_normal(x, &c->model.triangles[3 * (size_t)f]));
         for (int k = 0; k < 3; k++) {
-            int32_t v = c->triangles[3 * f + k];
-            if (v3_dot(n, unit_or_zero(vertex_normal[v])) < SHARP_ANGLE_COS) c->sharp_vertex[v] = 1;
+            int32_t v = c->model.triangles[3 * f + k];
+            if (v3_dot(n, unit_or_zero(vertex_normal[v])) < SHARP_ANGLE_COS) c->model.sharp_vertex[v] = 1;
         }
     }
     free(vertex_normal);
@@ -85,29 +85,29 @@ sb_result collider_create(const sb_collider_def *d, double time, collider **out)
     collider *c = calloc(1, sizeof *c);
     if (!c) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory building the collider");
     size_t len = 3 * (size_t)d->vertex_count;
-    c->vertex_count = d->vertex_count;
-    c->triangle_count = d->triangle_count;
-    c->thickness = d->thickness;
-    c->friction = d->friction;
-    c->time_from = c->time_to = time;
-    c->body = -1;
-    c->triangles = malloc(3 * (size_t)d->triangle_count * sizeof *c->triangles);
-    c->from = malloc(len * sizeof *c->from);
-    c->to = malloc(len * sizeof *c->to);
-    c->x0 = malloc(len * sizeof *c->x0);
-    c->x1 = malloc(len * sizeof *c->x1);
-    c->boxes = malloc((size_t)d->triangle_count * sizeof *c->boxes);
-    if (!c->triangles || !c->from || !c->to || !c->x0 || !c->x1 || !c->boxes) {
+    c->model.vertex_count = d->vertex_count;
+    c->model.triangle_count = d->triangle_count;
+    c->model.thickness = d->thickness;
+    c->model.friction = d->friction;
+    c->state.time_from = c->state.time_to = time;
+    c->model.body = -1;
+    c->model.triangles = malloc(3 * (size_t)d->triangle_count * sizeof *c->model.triangles);
+    c->state.from = malloc(len * sizeof *c->state.from);
+    c->state.to = malloc(len * sizeof *c->state.to);
+    c->scratch.x0 = malloc(len * sizeof *c->scratch.x0);
+    c->scratch.x1 = malloc(len * sizeof *c->scratch.x1);
+    c->scratch.boxes = malloc((size_t)d->triangle_count * sizeof *c->scratch.boxes);
+    if (!c->model.triangles || !c->state.from || !c->state.to || !c->scratch.x0 || !c->scratch.x1 || !c->scratch.boxes) {
         collider_destroy(c);
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory building the collider");
     }
-    memcpy(c->triangles, d->triangles, 3 * (size_t)d->triangle_count * sizeof *c->triangles);
-    memcpy(c->from, d->positions, len * sizeof *c->from);
-    memcpy(c->to, d->positions, len * sizeof *c->to);
+    memcpy(c->model.triangles, d->triangles, 3 * (size_t)d->triangle_count * sizeof *c->model.triangles);
+    memcpy(c->state.from, d->positions, len * sizeof *c->state.from);
+    memcpy(c->state.to, d->positions, len * sizeof *c->state.to);
     /* a collider is where it was defined until a step prepares it elsewhere */
-    memcpy(c->x0, d->positions, len * sizeof *c->x0);
-    memcpy(c->x1, d->positions, len * sizeof *c->x1);
-    if (!topology_build(&c->topo, c->triangles, c->triangle_count, c->vertex_count) ||
+    memcpy(c->scratch.x0, d->positions, len * sizeof *c->scratch.x0);
+    memcpy(c->scratch.x1, d->positions, len * sizeof *c->scratch.x1);
+    if (!topology_build(&c->model.topo, c->model.triangles, c->model.triangle_count, c->model.vertex_count) ||
         !mark_sharp_features(c, d->positions)) {
         collider_destroy(c);
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory building the collider");
@@ -119,68 +119,68 @@ sb_result collider_create(const sb_collider_def *d, double time, collider **out)
 void collider_destroy(collider *c)
 {
     if (!c) return;
-    free(c->triangles), free(c->from), free(c->to), free(c->x0), free(c->x1), free(c->boxes), free(c->local);
-    free(c->sharp_edge), free(c->sharp_vertex);
-    topology_free(&c->topo);
-    bvh_free(&c->tree);
+    free(c->model.triangles), free(c->state.from), free(c->state.to), free(c->scratch.x0), free(c->scratch.x1), free(c->scratch.boxes), free(c->model.local);
+    free(c->model.sharp_edge), free(c->model.sharp_vertex);
+    topology_free(&c->model.topo);
+    bvh_free(&c->state.tree);
     free(c);
 }
 
 void collider_positions_at(const collider *c, double t, double *out)
 {
-    size_t len = 3 * (size_t)c->vertex_count;
-    double span = c->time_to - c->time_from;
-    if (!(span > 0.0) || t >= c->time_to) {
-        memcpy(out, c->to, len * sizeof *out);
+    size_t len = 3 * (size_t)c->model.vertex_count;
+    double span = c->state.time_to - c->state.time_from;
+    if (!(span > 0.0) || t >= c->state.time_to) {
+        memcpy(out, c->state.to, len * sizeof *out);
         return;
     }
-    double s = t <= c->time_from ? 0.0 : (t - c->time_from) / span;
-    for (size_t k = 0; k < len; k++) out[k] = c->from[k] + s * (c->to[k] - c->from[k]);
+    double s = t <= c->state.time_from ? 0.0 : (t - c->state.time_from) / span;
+    for (size_t k = 0; k < len; k++) out[k] = c->state.from[k] + s * (c->state.to[k] - c->state.from[k]);
 }
 
 bool collider_prepare_step(collider *c, double t, double h)
 {
-    collider_positions_at(c, t, c->x0);
-    collider_positions_at(c, t + h, c->x1);
-    for (int32_t tri = 0; tri < c->triangle_count; tri++) {
+    collider_positions_at(c, t, c->scratch.x0);
+    collider_positions_at(c, t + h, c->scratch.x1);
+    for (int32_t tri = 0; tri < c->model.triangle_count; tri++) {
         aabb box = aabb_empty();
         for (int k = 0; k < 3; k++) {
-            size_t v = 3 * (size_t)c->triangles[3 * tri + k];
-            box = aabb_add_point(box, v3_load(&c->x0[v]));
-            box = aabb_add_point(box, v3_load(&c->x1[v]));
+            size_t v = 3 * (size_t)c->model.triangles[3 * tri + k];
+            box = aabb_add_point(box, v3_load(&c->scratch.x0[v]));
+            box = aabb_add_point(box, v3_load(&c->scratch.x1[v]));
         }
-        c->boxes[tri] = aabb_inflate(box, c->thickness);
+        c->scratch.boxes[tri] = aabb_inflate(box, c->model.thickness);
     }
-    return bvh_update(&c->tree, c->boxes, c->triangle_count);
+    return bvh_update(&c->state.tree, c->scratch.boxes, c->model.triangle_count);
 }
 
 bool collider_attach(collider *c, int32_t body, vec3 x, quat q, double t)
 {
-    size_t len = 3 * (size_t)c->vertex_count;
-    if (!c->local && !(c->local = malloc(len * sizeof *c->local))) return false;
-    collider_positions_at(c, t, c->local);
+    size_t len = 3 * (size_t)c->model.vertex_count;
+    if (!c->model.local && !(c->model.local = malloc(len * sizeof *c->model.local))) return false;
+    collider_positions_at(c, t, c->model.local);
     mat3 r = q_to_m3(q);
-    for (int32_t i = 0; i < c->vertex_count; i++) {
-        double *p = &c->local[3 * (size_t)i];
+    for (int32_t i = 0; i < c->model.vertex_count; i++) {
+        double *p = &c->model.local[3 * (size_t)i];
         v3_store(p, m3_tmul_v(r, v3_sub(v3_load(p), x))); /* Rᵀ (p - x) */
     }
-    c->body = body;
+    c->model.body = body;
     return true;
 }
 
 static void place(const collider *c, vec3 x, quat q, double *out)
 {
     mat3 r = q_to_m3(q);
-    for (int32_t i = 0; i < c->vertex_count; i++) {
+    for (int32_t i = 0; i < c->model.vertex_count; i++) {
         size_t k = 3 * (size_t)i;
-        v3_store(&out[k], v3_add(m3_mul_v(r, v3_load(&c->local[k])), x));
+        v3_store(&out[k], v3_add(m3_mul_v(r, v3_load(&c->model.local[k])), x));
     }
 }
 
 void collider_follow(collider *c, vec3 x0, quat q0, vec3 x1, quat q1, double t, double h)
 {
-    place(c, x0, q0, c->from);
-    place(c, x1, q1, c->to);
-    c->time_from = t;
-    c->time_to = t + h;
+    place(c, x0, q0, c->state.from);
+    place(c, x1, q1, c->state.to);
+    c->state.time_from = t;
+    c->state.time_to = t + h;
 }

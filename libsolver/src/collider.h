@@ -9,12 +9,11 @@
 #include "simbake.h"
 #include "topology.h"
 
-typedef struct collider {
+/* What the definition fixes (and sb_collider_follow_body, which binds it to a body). */
+typedef struct collider_model {
     int32_t vertex_count, triangle_count;
     int32_t *triangles;
     topology topo;
-    double *from, *to;          /* vertex_count x 3 at time_from and time_to */
-    double time_from, time_to;
     double thickness, friction;
     /* features that can poke into cloth between its vertices, in the defined shape: edges
      * whose faces meet at more than SHARP_ANGLE or that border fewer or more than two faces,
@@ -23,10 +22,26 @@ typedef struct collider {
     uint8_t *sharp_vertex;
     int32_t body;               /* the rigid body carrying it, or -1 */
     double *local;              /* vertex_count x 3 in that body's frame */
-    /* per step: positions at its start and end, swept triangle boxes and their tree */
+} collider_model;
+
+/* What moving it changes: its path, and its tree, whose refits and rebuilds depend on the
+ * path so far and whose shape orders the contact queries (state.c saves it). */
+typedef struct collider_state {
+    double *from, *to;          /* vertex_count x 3 at time_from and time_to */
+    double time_from, time_to;
+    bvh tree;
+} collider_state;
+
+/* Per step: positions at its start and end, and the swept triangle boxes the tree bounds. */
+typedef struct collider_scratch {
     double *x0, *x1;
     aabb *boxes;
-    bvh tree;
+} collider_scratch;
+
+typedef struct collider {
+    collider_model model;
+    collider_state state;
+    collider_scratch scratch;
 } collider;
 
 sb_result collider_create(const sb_collider_def *def, double time, collider **out);

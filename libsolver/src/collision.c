@@ -510,17 +510,17 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
 {
     memset(report, 0, sizeof *report);
     bool any = collider_count > 0 || cloth_count > 1;
-    for (int32_t i = 0; i < cloth_count && !any; i++) any = cloths[i]->self_collision;
+    for (int32_t i = 0; i < cloth_count && !any; i++) any = cloths[i]->model.self_collision;
     if (!any) {
-        for (int32_t i = 0; i < cloth_count; i++) memset(cloths[i]->collided, 0, (size_t)cloths[i]->vertex_count);
+        for (int32_t i = 0; i < cloth_count; i++) memset(cloths[i]->state.collided, 0, (size_t)cloths[i]->model.vertex_count);
         return true;
     }
     if (!*scratch && !(*scratch = calloc(1, sizeof **scratch))) return false;
     collision_scratch *s = *scratch;
     s->out_of_memory = false;
     int64_t vertices = 0; /* the world keeps the sum within int32 (world.c); checked again here */
-    for (int32_t i = 0; i < cloth_count; i++) vertices += cloths[i]->vertex_count;
-    for (int32_t i = 0; i < collider_count; i++) vertices += colliders[i]->vertex_count;
+    for (int32_t i = 0; i < cloth_count; i++) vertices += cloths[i]->model.vertex_count;
+    for (int32_t i = 0; i < collider_count; i++) vertices += colliders[i]->model.vertex_count;
     if (vertices > MAX_MESH_COUNT || !reserve(s, (int32_t)vertices, cloth_count + collider_count)) return false;
     s->vertex_count = (int32_t)vertices;
 
@@ -528,24 +528,24 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
     s->object_count = 0;
     for (int32_t i = 0; i < cloth_count; i++) {
         cloth *c = cloths[i];
-        s->objects[s->object_count++] = (object_ref){true, next, c->triangles, c->triangle_count, &c->topo,
-                                                     c->thickness, c->friction, c->self_thickness, c->self_collision,
-                                                     &c->tree, c->boxes, &c->near_at_rest, NULL, NULL};
-        for (int32_t v = 0; v < c->vertex_count; v++, next++) {
-            s->x0[next] = v3_load(&c->x[3 * (size_t)v]);
-            s->x1[next] = v3_load(&c->x_new[3 * (size_t)v]);
-            s->v1[next] = v3_load(&c->v_new[3 * (size_t)v]);
-            s->inv_mass[next] = c->pinned[v] ? 0.0 : 1.0 / c->mass[v];
+        s->objects[s->object_count++] = (object_ref){true, next, c->model.triangles, c->model.triangle_count, &c->model.topo,
+                                                     c->model.thickness, c->model.friction, c->model.self_thickness, c->model.self_collision,
+                                                     &c->scratch.tree, c->scratch.boxes, &c->model.near_at_rest, NULL, NULL};
+        for (int32_t v = 0; v < c->model.vertex_count; v++, next++) {
+            s->x0[next] = v3_load(&c->state.x[3 * (size_t)v]);
+            s->x1[next] = v3_load(&c->scratch.x_new[3 * (size_t)v]);
+            s->v1[next] = v3_load(&c->scratch.v_new[3 * (size_t)v]);
+            s->inv_mass[next] = c->model.pinned[v] ? 0.0 : 1.0 / c->model.mass[v];
         }
     }
     for (int32_t i = 0; i < collider_count; i++) {
         collider *k = colliders[i];
-        s->objects[s->object_count++] = (object_ref){false, next, k->triangles, k->triangle_count, &k->topo,
-                                                     k->thickness, k->friction, 0.0, false, &k->tree, k->boxes, NULL,
-                                                     k->sharp_edge, k->sharp_vertex};
-        for (int32_t v = 0; v < k->vertex_count; v++, next++) {
-            s->x0[next] = v3_load(&k->x0[3 * (size_t)v]);
-            s->x1[next] = v3_load(&k->x1[3 * (size_t)v]);
+        s->objects[s->object_count++] = (object_ref){false, next, k->model.triangles, k->model.triangle_count, &k->model.topo,
+                                                     k->model.thickness, k->model.friction, 0.0, false, &k->state.tree, k->scratch.boxes, NULL,
+                                                     k->model.sharp_edge, k->model.sharp_vertex};
+        for (int32_t v = 0; v < k->model.vertex_count; v++, next++) {
+            s->x0[next] = v3_load(&k->scratch.x0[3 * (size_t)v]);
+            s->x1[next] = v3_load(&k->scratch.x1[3 * (size_t)v]);
             s->v1[next] = v3_scale(v3_sub(s->x1[next], s->x0[next]), 1.0 / h);
             s->inv_mass[next] = 0.0;
         }
@@ -571,11 +571,11 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
     next = 0;
     for (int32_t i = 0; i < cloth_count; i++) {
         cloth *c = cloths[i];
-        for (int32_t v = 0; v < c->vertex_count; v++, next++) {
-            vec3 before = v3_load(&c->x_new[3 * (size_t)v]), velocity = v3_load(&c->v_new[3 * (size_t)v]);
-            c->collided[v] = v3_len2(v3_sub(before, s->x1[next])) > 0.0 || v3_len2(v3_sub(velocity, s->v1[next])) > 0.0;
-            v3_store(&c->x_new[3 * (size_t)v], s->x1[next]);
-            v3_store(&c->v_new[3 * (size_t)v], s->v1[next]);
+        for (int32_t v = 0; v < c->model.vertex_count; v++, next++) {
+            vec3 before = v3_load(&c->scratch.x_new[3 * (size_t)v]), velocity = v3_load(&c->scratch.v_new[3 * (size_t)v]);
+            c->state.collided[v] = v3_len2(v3_sub(before, s->x1[next])) > 0.0 || v3_len2(v3_sub(velocity, s->v1[next])) > 0.0;
+            v3_store(&c->scratch.x_new[3 * (size_t)v], s->x1[next]);
+            v3_store(&c->scratch.v_new[3 * (size_t)v], s->v1[next]);
         }
     }
     return true;
@@ -628,20 +628,20 @@ int64_t count_intersections(cloth *const *cloths, int32_t cloth_count, collider 
     if (!trees || !boxes) goto done;
     for (int32_t i = 0; i < objects; i++) {
         bool ok = i < cloth_count
-                      ? static_tree(&trees[i], &boxes[i], cloths[i]->x, cloths[i]->triangles, cloths[i]->triangle_count)
-                      : static_tree(&trees[i], &boxes[i], colliders[i - cloth_count]->x1,
-                                    colliders[i - cloth_count]->triangles, colliders[i - cloth_count]->triangle_count);
+                      ? static_tree(&trees[i], &boxes[i], cloths[i]->state.x, cloths[i]->model.triangles, cloths[i]->model.triangle_count)
+                      : static_tree(&trees[i], &boxes[i], colliders[i - cloth_count]->scratch.x1,
+                                    colliders[i - cloth_count]->model.triangles, colliders[i - cloth_count]->model.triangle_count);
         if (!ok) goto done;
     }
     total = 0;
     for (int32_t a = 0; a < cloth_count; a++) {
-        intersection_context ic = {cloths[a]->x, cloths[a]->x, cloths[a]->triangles, cloths[a]->triangles, true, 0};
+        intersection_context ic = {cloths[a]->state.x, cloths[a]->state.x, cloths[a]->model.triangles, cloths[a]->model.triangles, true, 0};
         bool ok = !include_self || bvh_self_pairs(&trees[a], intersect_pair, &ic);
         ic.same = false;
         for (int32_t b = a + 1; b < objects && ok; b++) {
             bool is_cloth = b < cloth_count;
-            ic.xb = is_cloth ? cloths[b]->x : colliders[b - cloth_count]->x1;
-            ic.tb = is_cloth ? cloths[b]->triangles : colliders[b - cloth_count]->triangles;
+            ic.xb = is_cloth ? cloths[b]->state.x : colliders[b - cloth_count]->scratch.x1;
+            ic.tb = is_cloth ? cloths[b]->model.triangles : colliders[b - cloth_count]->model.triangles;
             ok = bvh_tree_pairs(&trees[a], &trees[b], intersect_pair, &ic);
         }
         if (!ok) { /* out of memory: no count rather than too low a one */

@@ -24,9 +24,9 @@ static void visit_triangle(void *ctx, int32_t tri)
 {
     nearest_query *q = ctx;
     const collider *col = q->col;
-    const int32_t *v = &col->triangles[3 * (size_t)tri];
-    vec3 a = v3_load(&col->x0[3 * (size_t)v[0]]), b = v3_load(&col->x0[3 * (size_t)v[1]]);
-    vec3 c = v3_load(&col->x0[3 * (size_t)v[2]]);
+    const int32_t *v = &col->model.triangles[3 * (size_t)tri];
+    vec3 a = v3_load(&col->scratch.x0[3 * (size_t)v[0]]), b = v3_load(&col->scratch.x0[3 * (size_t)v[1]]);
+    vec3 c = v3_load(&col->scratch.x0[3 * (size_t)v[2]]);
     double bary[3];
     vec3 point = closest_point_triangle(q->p, a, b, c, bary);
     double d = v3_len(v3_sub(q->p, point));
@@ -35,7 +35,7 @@ static void visit_triangle(void *ctx, int32_t tri)
     q->point = point;
     vec3 vel = v3(0, 0, 0);
     for (int k = 0; k < 3; k++)
-        vel = v3_madd(vel, v3_sub(v3_load(&col->x1[3 * (size_t)v[k]]), v3_load(&col->x0[3 * (size_t)v[k]])), bary[k]);
+        vel = v3_madd(vel, v3_sub(v3_load(&col->scratch.x1[3 * (size_t)v[k]]), v3_load(&col->scratch.x0[3 * (size_t)v[k]])), bary[k]);
     q->velocity = vel; /* displacement; divided by h by the caller */
     q->face_normal = v3_cross(v3_sub(b, a), v3_sub(c, a));
 }
@@ -46,23 +46,23 @@ static vec3 tangential(vec3 v, vec3 n) { return v3_madd(v, n, -v3_dot(v, n)); }
 int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_count, double h,
                          const double gravity[3])
 {
-    size_t len = 3 * (size_t)c->vertex_count;
-    memcpy(c->contacts_start, c->contacts, (size_t)c->vertex_count * sizeof *c->contacts);
-    memset(c->filter_kind, FILTER_FREE, (size_t)c->vertex_count);
-    memset(c->external_force, 0, len * sizeof *c->external_force);
-    memset(c->target_offset, 0, len * sizeof *c->target_offset);
+    size_t len = 3 * (size_t)c->model.vertex_count;
+    memcpy(c->scratch.contacts_start, c->state.contacts, (size_t)c->model.vertex_count * sizeof *c->state.contacts);
+    memset(c->scratch.filter_kind, FILTER_FREE, (size_t)c->model.vertex_count);
+    memset(c->scratch.external_force, 0, len * sizeof *c->scratch.external_force);
+    memset(c->scratch.target_offset, 0, len * sizeof *c->scratch.target_offset);
     if (collider_count == 0) return 0;
     vec3 g = v3_load(gravity);
     int32_t active = 0;
     /* each vertex on its own: its contact, filter and forces */
-#pragma omp parallel for schedule(dynamic, 256) reduction(+ : active) if (c->vertex_count > 1024)
-    for (int32_t i = 0; i < c->vertex_count; i++) {
-        vertex_contact *vc = &c->contacts[i];
-        if (c->pinned[i] || vc->released) {
+#pragma omp parallel for schedule(dynamic, 256) reduction(+ : active) if (c->model.vertex_count > 1024)
+    for (int32_t i = 0; i < c->model.vertex_count; i++) {
+        vertex_contact *vc = &c->state.contacts[i];
+        if (c->model.pinned[i] || vc->released) {
             vc->collider = -1;
             continue;
         }
-        vec3 p = v3_load(&c->x[3 * (size_t)i]);
+        vec3 p = v3_load(&c->state.x[3 * (size_t)i]);
         int32_t best_collider = -1;
         nearest_query best = {0};
         double best_depth;
@@ -72,11 +72,11 @@ int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_
             const collider *col = colliders[k];
             /* a contact starts inside the contact distance and holds a little beyond it, so a
              * vertex pushed out to exactly that distance stays held */
-            double reach = c->thickness + col->thickness;
+            double reach = c->model.thickness + col->model.thickness;
             double hold = (was_in_contact ? CONTACT_HOLD : CONTACT_START) * reach;
             nearest_query q = {col, p, hold, v3(0, 0, 0), v3(0, 0, 0), v3(0, 0, 0)};
             aabb box = aabb_inflate(aabb_add_point(aabb_empty(), p), hold);
-            bvh_query(&col->tree, &box, visit_triangle, &q);
+            bvh_query(&col->state.tree, &box, visit_triangle, &q);
             if (q.best < hold && reach - q.best > best_depth) {
                 best_depth = reach - q.best;
                 best = q;
@@ -92,7 +92,7 @@ int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_
         vec3 d = v3_sub(p, best.point), n;
         double dist = v3_len(d);
         double fl = v3_len(best.face_normal);
-        if (dist > 1e-9 * (c->thickness + 1e-9)) {
+        if (dist > 1e-9 * (c->model.thickness + 1e-9)) {
             n = v3_scale(d, 1.0 / dist);
         } else {
             n = fl > 0.0 ? v3_scale(best.face_normal, 1.0 / fl) : v3(0, 0, 1);
@@ -100,8 +100,8 @@ int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_
         }
         const collider *col = colliders[best_collider];
         vec3 vc_vel = v3_scale(best.velocity, 1.0 / h);
-        vec3 v = v3_load(&c->v[3 * (size_t)i]);
-        double m = c->mass[i], mu = c->friction * col->friction;
+        vec3 v = v3_load(&c->state.v[3 * (size_t)i]);
+        double m = c->model.mass[i], mu = c->model.friction * col->model.friction;
         if (!was_in_contact) {
             /* a fresh contact: the force that will hold it is about the weight pressing in
              * plus what stops its approach */
@@ -117,16 +117,16 @@ int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_
         active++;
 
         size_t k3 = 3 * (size_t)i;
-        v3_store(&c->target_velocity[k3], vc_vel);
-        v3_store(&c->target_offset[k3], v3_scale(n, best_depth));
+        v3_store(&c->scratch.target_velocity[k3], vc_vel);
+        v3_store(&c->scratch.target_offset[k3], v3_scale(n, best_depth));
         if (vc->sticking) {
-            c->filter_kind[i] = FILTER_FIXED;
+            c->scratch.filter_kind[i] = FILTER_FIXED;
             continue;
         }
-        c->filter_kind[i] = FILTER_PROJECT;
+        c->scratch.filter_kind[i] = FILTER_PROJECT;
         mat3 s = m3_add(m3_identity(), m3_scale(m3_outer(n, n), -1.0));
         for (int r = 0; r < 3; r++)
-            for (int q = 0; q < 3; q++) c->filter_proj[9 * (size_t)i + 3 * (size_t)r + (size_t)q] = s.m[r][q];
+            for (int q = 0; q < 3; q++) c->scratch.filter_proj[9 * (size_t)i + 3 * (size_t)r + (size_t)q] = s.m[r][q];
         /* kinetic friction, μ N against the sliding direction: the direction of motion, or
          * when sliding has just begun, the way the sticking constraint was holding it back */
         vec3 vt = tangential(v3_sub(v, vc_vel), n);
@@ -135,7 +135,7 @@ int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_
         vec3 dir = tangential(vc->slide_direction, n);
         double dir_len = v3_len(dir);
         if (dir_len > 0.0 && mu > 0.0)
-            v3_store(&c->external_force[k3], v3_scale(dir, -mu * vc->normal_force / dir_len));
+            v3_store(&c->scratch.external_force[k3], v3_scale(dir, -mu * vc->normal_force / dir_len));
     }
     return active;
 }
@@ -143,10 +143,10 @@ int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_
 /* (A Δv - rhs)_i / h: the force the constraint exerts on vertex i. */
 static vec3 constraint_force(const cloth *c, int32_t i, double h)
 {
-    const bsr *a = &c->system;
-    double f[3] = {-c->rhs[3 * (size_t)i], -c->rhs[3 * (size_t)i + 1], -c->rhs[3 * (size_t)i + 2]};
+    const bsr *a = &c->scratch.system;
+    double f[3] = {-c->scratch.rhs[3 * (size_t)i], -c->scratch.rhs[3 * (size_t)i + 1], -c->scratch.rhs[3 * (size_t)i + 2]};
     for (int32_t k = a->row_start[i]; k < a->row_start[i + 1]; k++) {
-        const double *b = &a->vals[9 * (size_t)k], *x = &c->dv[3 * (size_t)a->cols[k]];
+        const double *b = &a->vals[9 * (size_t)k], *x = &c->scratch.dv[3 * (size_t)a->cols[k]];
         for (int r = 0; r < 3; r++) f[r] += b[3 * r] * x[0] + b[3 * r + 1] * x[1] + b[3 * r + 2] * x[2];
     }
     return v3_scale(v3(f[0], f[1], f[2]), 1.0 / h);
@@ -154,8 +154,8 @@ static vec3 constraint_force(const cloth *c, int32_t i, double h)
 
 void contacts_after_solve(cloth *c, collider *const *colliders, double h)
 {
-    for (int32_t i = 0; i < c->vertex_count; i++) {
-        vertex_contact *vc = &c->contacts[i];
+    for (int32_t i = 0; i < c->model.vertex_count; i++) {
+        vertex_contact *vc = &c->state.contacts[i];
         vc->released = 0;
         if (vc->collider < 0) continue;
         vec3 f = constraint_force(c, i, h);
@@ -167,7 +167,7 @@ void contacts_after_solve(cloth *c, collider *const *colliders, double h)
             continue;
         }
         const collider *col = colliders[vc->collider];
-        double mu = c->friction * col->friction;
+        double mu = c->model.friction * col->model.friction;
         if (vc->sticking) {
             vec3 ft = tangential(f, vc->normal);
             double ft_len = v3_len(ft);
@@ -177,11 +177,11 @@ void contacts_after_solve(cloth *c, collider *const *colliders, double h)
             }
         } else if (mu > 0.0) {
             /* friction would have turned the sliding round within the step: it stops */
-            vec3 v1 = v3_load(&c->v_new[3 * (size_t)i]), vcol = v3_load(&c->target_velocity[3 * (size_t)i]);
+            vec3 v1 = v3_load(&c->scratch.v_new[3 * (size_t)i]), vcol = v3_load(&c->scratch.target_velocity[3 * (size_t)i]);
             vec3 vt = tangential(v3_sub(v1, vcol), vc->normal);
             if (v3_dot(vt, vc->slide_direction) <= 0.0) {
                 vc->sticking = 1;
-                v3_store(&c->v_new[3 * (size_t)i], v3_sub(v1, vt));
+                v3_store(&c->scratch.v_new[3 * (size_t)i], v3_sub(v1, vt));
             }
         }
         vc->normal_force = fn;
@@ -190,5 +190,5 @@ void contacts_after_solve(cloth *c, collider *const *colliders, double h)
 
 void contacts_rollback(cloth *c)
 {
-    memcpy(c->contacts, c->contacts_start, (size_t)c->vertex_count * sizeof *c->contacts);
+    memcpy(c->state.contacts, c->scratch.contacts_start, (size_t)c->model.vertex_count * sizeof *c->state.contacts);
 }

@@ -538,9 +538,9 @@ void rigid_carry_colliders(sb_world *w, double t, double h)
     const rigid_scratch *s = w->rigid; /* only read for carried colliders: bodies exist, so it does */
     for (int32_t i = 0; i < w->collider_count; i++) {
         collider *c = w->colliders[i];
-        if (c->body < 0) continue;
-        const rigid_body *b = w->bodies[c->body];
-        collider_follow(c, s->x_saved[c->body], s->q_saved[c->body], b->x, b->q, t, h);
+        if (c->model.body < 0) continue;
+        const rigid_body *b = w->bodies[c->model.body];
+        collider_follow(c, s->x_saved[c->model.body], s->q_saved[c->model.body], b->x, b->q, t, h);
     }
 }
 

@@ -38,26 +38,26 @@ static uint64_t world_fingerprint(const sb_world *w)
 static uint64_t cloth_fingerprint(const cloth *c)
 {
     uint64_t h = STATE_HASH_START;
-    size_t n = (size_t)c->vertex_count;
-    h = state_hash(h, c->rest_positions, 3 * n * sizeof(double));
-    h = state_hash(h, c->mass, n * sizeof(double));
-    h = state_hash(h, c->rest, (size_t)c->triangle_count * sizeof *c->rest); /* from the UVs */
-    h = state_hash(h, c->triangles, 3 * (size_t)c->triangle_count * sizeof(int32_t));
-    h = state_hash(h, c->pins, (size_t)c->pin_count * sizeof(int32_t));
-    const cloth_material *m = &c->material;
+    size_t n = (size_t)c->model.vertex_count;
+    h = state_hash(h, c->model.rest_positions, 3 * n * sizeof(double));
+    h = state_hash(h, c->model.mass, n * sizeof(double));
+    h = state_hash(h, c->model.rest, (size_t)c->model.triangle_count * sizeof *c->model.rest); /* from the UVs */
+    h = state_hash(h, c->model.triangles, 3 * (size_t)c->model.triangle_count * sizeof(int32_t));
+    h = state_hash(h, c->model.pins, (size_t)c->model.pin_count * sizeof(int32_t));
+    const cloth_material *m = &c->model.material;
     STATE_HASH(h, m->k_stretch), STATE_HASH(h, m->k_shear), STATE_HASH(h, m->k_bend);
     STATE_HASH(h, m->damping), STATE_HASH(h, m->air_drag);
-    uint8_t self = c->self_collision;
-    STATE_HASH(h, c->thickness), STATE_HASH(h, c->friction), STATE_HASH(h, self), STATE_HASH(h, c->self_thickness);
+    uint8_t self = c->model.self_collision;
+    STATE_HASH(h, c->model.thickness), STATE_HASH(h, c->model.friction), STATE_HASH(h, self), STATE_HASH(h, c->model.self_thickness);
     return h;
 }
 
 static uint64_t collider_fingerprint(const collider *k)
 {
     uint64_t h = STATE_HASH_START;
-    h = state_hash(h, k->triangles, 3 * (size_t)k->triangle_count * sizeof(int32_t));
-    STATE_HASH(h, k->thickness), STATE_HASH(h, k->friction), STATE_HASH(h, k->body);
-    if (k->local) h = state_hash(h, k->local, 3 * (size_t)k->vertex_count * sizeof(double));
+    h = state_hash(h, k->model.triangles, 3 * (size_t)k->model.triangle_count * sizeof(int32_t));
+    STATE_HASH(h, k->model.thickness), STATE_HASH(h, k->model.friction), STATE_HASH(h, k->model.body);
+    if (k->model.local) h = state_hash(h, k->model.local, 3 * (size_t)k->model.vertex_count * sizeof(double));
     return h;
 }
 
@@ -88,35 +88,35 @@ static void write_tree(state_writer *out, const bvh *t)
 
 static void write_cloth(state_writer *out, const cloth *c)
 {
-    size_t n = (size_t)c->vertex_count;
+    size_t n = (size_t)c->model.vertex_count;
     uint64_t fingerprint = cloth_fingerprint(c);
-    STATE_PUT(out, c->vertex_count), STATE_PUT(out, c->triangle_count), STATE_PUT(out, c->pin_count);
+    STATE_PUT(out, c->model.vertex_count), STATE_PUT(out, c->model.triangle_count), STATE_PUT(out, c->model.pin_count);
     STATE_PUT(out, fingerprint);
-    state_put(out, c->x, 3 * n * sizeof(double));
-    state_put(out, c->v, 3 * n * sizeof(double));
-    state_put(out, c->accel, 3 * n * sizeof(double));
+    state_put(out, c->state.x, 3 * n * sizeof(double));
+    state_put(out, c->state.v, 3 * n * sizeof(double));
+    state_put(out, c->state.accel, 3 * n * sizeof(double));
     for (size_t i = 0; i < n; i++) {
-        const vertex_contact *vc = &c->contacts[i];
+        const vertex_contact *vc = &c->state.contacts[i];
         STATE_PUT(out, vc->collider), STATE_PUT(out, vc->normal), STATE_PUT(out, vc->normal_force);
         STATE_PUT(out, vc->slide_direction), STATE_PUT(out, vc->sticking), STATE_PUT(out, vc->released);
     }
-    state_put(out, c->collided, n);
-    state_put(out, c->pin_from, 3 * (size_t)c->pin_count * sizeof(double));
-    state_put(out, c->pin_to, 3 * (size_t)c->pin_count * sizeof(double));
-    STATE_PUT(out, c->pin_time_from), STATE_PUT(out, c->pin_time_to);
+    state_put(out, c->state.collided, n);
+    state_put(out, c->state.pin_from, 3 * (size_t)c->model.pin_count * sizeof(double));
+    state_put(out, c->state.pin_to, 3 * (size_t)c->model.pin_count * sizeof(double));
+    STATE_PUT(out, c->state.pin_time_from), STATE_PUT(out, c->state.pin_time_to);
     /* which preconditioner the next solve takes (cg.h): part of how the bake goes on */
-    STATE_PUT(out, c->cg.jacobi_iterations), STATE_PUT(out, c->cg.multigrid_iterations);
-    STATE_PUT(out, c->cg.solves_since_probe);
+    STATE_PUT(out, c->state.cg.jacobi_iterations), STATE_PUT(out, c->state.cg.multigrid_iterations);
+    STATE_PUT(out, c->state.cg.solves_since_probe);
 }
 
 static void write_collider(state_writer *out, const collider *k)
 {
     uint64_t fingerprint = collider_fingerprint(k);
-    STATE_PUT(out, k->vertex_count), STATE_PUT(out, k->triangle_count), STATE_PUT(out, fingerprint);
-    state_put(out, k->from, 3 * (size_t)k->vertex_count * sizeof(double));
-    state_put(out, k->to, 3 * (size_t)k->vertex_count * sizeof(double));
-    STATE_PUT(out, k->time_from), STATE_PUT(out, k->time_to);
-    write_tree(out, &k->tree);
+    STATE_PUT(out, k->model.vertex_count), STATE_PUT(out, k->model.triangle_count), STATE_PUT(out, fingerprint);
+    state_put(out, k->state.from, 3 * (size_t)k->model.vertex_count * sizeof(double));
+    state_put(out, k->state.to, 3 * (size_t)k->model.vertex_count * sizeof(double));
+    STATE_PUT(out, k->state.time_from), STATE_PUT(out, k->state.time_to);
+    write_tree(out, &k->state.tree);
 }
 
 static void write_body(state_writer *out, const rigid_body *b)
@@ -301,10 +301,10 @@ static bool read_cloth(state_reader *in, cloth *c, int32_t index, int32_t collid
     if (!STATE_TAKE(in, vertices) || !STATE_TAKE(in, triangles) || !STATE_TAKE(in, pins) || !STATE_TAKE(in, fingerprint))
         return damaged(in, "it ends inside a cloth");
     if (in->pass == PASS_CHECK) {
-        if (vertices != c->vertex_count || triangles != c->triangle_count || pins != c->pin_count)
+        if (vertices != c->model.vertex_count || triangles != c->model.triangle_count || pins != c->model.pin_count)
             return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: cloth %d has %d "
                              "vertices, %d triangles and %d pins here, %d, %d and %d in the state", (int)index,
-                             (int)c->vertex_count, (int)c->triangle_count, (int)c->pin_count, (int)vertices,
+                             (int)c->model.vertex_count, (int)c->model.triangle_count, (int)c->model.pin_count, (int)vertices,
                              (int)triangles, (int)pins);
         if (fingerprint != cloth_fingerprint(c))
             return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: cloth %d's rest "
@@ -312,8 +312,8 @@ static bool read_cloth(state_reader *in, cloth *c, int32_t index, int32_t collid
                              "includes the warp and weft its UVs give)", (int)index);
     }
     size_t n = (size_t)vertices;
-    if (!read_positions(in, c->x, 3 * n, "cloth positions") || !read_doubles(in, c->v, 3 * n, "cloth velocities") ||
-        !read_doubles(in, c->accel, 3 * n, "cloth accelerations"))
+    if (!read_positions(in, c->state.x, 3 * n, "cloth positions") || !read_doubles(in, c->state.v, 3 * n, "cloth velocities") ||
+        !read_doubles(in, c->state.accel, 3 * n, "cloth accelerations"))
         return false;
     const uint8_t *contacts = state_span(in, CONTACT_BYTES * (uint64_t)n), *collided = state_span(in, n);
     if (!contacts || !collided) return damaged(in, "it ends inside a cloth's contacts");
@@ -327,12 +327,12 @@ static bool read_cloth(state_reader *in, cloth *c, int32_t index, int32_t collid
              !v3_isfinite(vc.normal) || !isfinite(vc.normal_force) || !v3_isfinite(vc.slide_direction) ||
              collided[i] > 1))
             return damaged(in, "a cloth vertex's contact");
-        if (in->pass == PASS_APPLY) c->contacts[i] = vc;
+        if (in->pass == PASS_APPLY) c->state.contacts[i] = vc;
     }
-    if (in->pass == PASS_APPLY) memcpy(c->collided, collided, n);
-    if (!read_doubles(in, c->pin_from, 3 * (size_t)pins, "pin targets") ||
-        !read_doubles(in, c->pin_to, 3 * (size_t)pins, "pin targets") ||
-        !read_doubles(in, &c->pin_time_from, 1, "pin times") || !read_doubles(in, &c->pin_time_to, 1, "pin times"))
+    if (in->pass == PASS_APPLY) memcpy(c->state.collided, collided, n);
+    if (!read_doubles(in, c->state.pin_from, 3 * (size_t)pins, "pin targets") ||
+        !read_doubles(in, c->state.pin_to, 3 * (size_t)pins, "pin targets") ||
+        !read_doubles(in, &c->state.pin_time_from, 1, "pin times") || !read_doubles(in, &c->state.pin_time_to, 1, "pin times"))
         return false;
     int32_t jacobi = 0, multigrid = 0, since_probe = 0;
     if (!STATE_TAKE(in, jacobi) || !STATE_TAKE(in, multigrid) || !STATE_TAKE(in, since_probe))
@@ -341,7 +341,7 @@ static bool read_cloth(state_reader *in, cloth *c, int32_t index, int32_t collid
         (jacobi < -1 || multigrid < -1 || since_probe < 0 || since_probe >= CG_MULTIGRID_PROBE_EVERY))
         return damaged(in, "a cloth's solver counts");
     if (in->pass == PASS_APPLY)
-        c->cg.jacobi_iterations = jacobi, c->cg.multigrid_iterations = multigrid, c->cg.solves_since_probe = since_probe;
+        c->state.cg.jacobi_iterations = jacobi, c->state.cg.multigrid_iterations = multigrid, c->state.cg.solves_since_probe = since_probe;
     return true;
 }
 
@@ -351,14 +351,14 @@ static bool read_collider(state_reader *in, collider *k, int32_t index)
     uint64_t fingerprint = 0;
     if (!STATE_TAKE(in, vertices) || !STATE_TAKE(in, triangles) || !STATE_TAKE(in, fingerprint))
         return damaged(in, "it ends inside a collider");
-    if (in->pass == PASS_CHECK && (vertices != k->vertex_count || triangles != k->triangle_count ||
+    if (in->pass == PASS_CHECK && (vertices != k->model.vertex_count || triangles != k->model.triangle_count ||
                                    fingerprint != collider_fingerprint(k)))
         return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: collider %d's mesh, "
                          "thickness, friction or body differ from the state's", (int)index);
     size_t n = 3 * (size_t)vertices;
-    return read_positions(in, k->from, n, "collider positions") && read_positions(in, k->to, n, "collider positions") &&
-           read_doubles(in, &k->time_from, 1, "collider times") && read_doubles(in, &k->time_to, 1, "collider times") &&
-           read_tree(in, &k->tree, k->boxes, k->triangle_count);
+    return read_positions(in, k->state.from, n, "collider positions") && read_positions(in, k->state.to, n, "collider positions") &&
+           read_doubles(in, &k->state.time_from, 1, "collider times") && read_doubles(in, &k->state.time_to, 1, "collider times") &&
+           read_tree(in, &k->state.tree, k->scratch.boxes, k->model.triangle_count);
 }
 
 static bool unit(quat q) { return fabs(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z - 1.0) < 1e-6; }

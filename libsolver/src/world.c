@@ -137,8 +137,8 @@ static bool explicit_integrator(const sb_world *world)
 static sb_result check_world_vertices(const sb_world *world, int32_t adding)
 {
     int64_t total = adding > 0 ? adding : 0;
-    for (int32_t i = 0; i < world->cloth_count; i++) total += world->cloths[i]->vertex_count;
-    for (int32_t i = 0; i < world->collider_count; i++) total += world->colliders[i]->vertex_count;
+    for (int32_t i = 0; i < world->cloth_count; i++) total += world->cloths[i]->model.vertex_count;
+    for (int32_t i = 0; i < world->collider_count; i++) total += world->colliders[i]->model.vertex_count;
     if (total > MAX_MESH_COUNT)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "the world's cloths and colliders would have %lld vertices in "
                          "all, more than the %d one world can hold", (long long)total, (int)MAX_MESH_COUNT);
@@ -205,12 +205,12 @@ SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t id, double t
     collider *c = NULL;
     sb_result r = find_collider(world, id, &c);
     if (r != SB_OK) return r;
-    if (c->body >= 0)
+    if (c->model.body >= 0)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "collider %d follows body %d; it cannot be moved by hand",
-                         (int)id, (int)c->body);
-    if (vertex_count != c->vertex_count)
+                         (int)id, (int)c->model.body);
+    if (vertex_count != c->model.vertex_count)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "collider %d has %d vertices, got %d positions",
-                         (int)id, (int)c->vertex_count, (int)vertex_count);
+                         (int)id, (int)c->model.vertex_count, (int)vertex_count);
     if (!positions) return error_set(SB_ERROR_INVALID_ARGUMENT, "collider positions are NULL");
     if (!isfinite(time) || !(time > world->time))
         return error_set(SB_ERROR_INVALID_ARGUMENT,
@@ -219,10 +219,10 @@ SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t id, double t
         if (!isfinite(positions[i]) || fabs(positions[i]) > MAX_COORDINATE)
             return error_set(SB_ERROR_INVALID_ARGUMENT, "collider position %d is not finite or beyond %.0g m",
                              (int)(i / 3), MAX_COORDINATE);
-    collider_positions_at(c, world->time, c->from);
-    memcpy(c->to, positions, 3 * (size_t)vertex_count * sizeof *positions);
-    c->time_from = world->time;
-    c->time_to = time;
+    collider_positions_at(c, world->time, c->state.from);
+    memcpy(c->state.to, positions, 3 * (size_t)vertex_count * sizeof *positions);
+    c->state.time_from = world->time;
+    c->state.time_to = time;
     return SB_OK;
 }
 
@@ -233,8 +233,8 @@ SB_API sb_result sb_collider_follow_body(sb_world *world, int32_t id, int32_t bo
     sb_result r = find_collider(world, id, &c);
     if (r == SB_OK) r = find_body(world, body, &b);
     if (r != SB_OK) return r;
-    if (c->body >= 0)
-        return error_set(SB_ERROR_INVALID_ARGUMENT, "collider %d already follows body %d", (int)id, (int)c->body);
+    if (c->model.body >= 0)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "collider %d already follows body %d", (int)id, (int)c->model.body);
     if (!collider_attach(c, body, b->x, b->q, world->time))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory attaching collider %d", (int)id);
     return SB_OK;
@@ -400,7 +400,7 @@ SB_API sb_result sb_cloth_get_info(const sb_world *world, int32_t id, sb_cloth_i
     sb_result r = find_cloth(world, id, &c);
     if (r != SB_OK) return r;
     if (!out_info) return error_set(SB_ERROR_INVALID_ARGUMENT, "out_info is NULL");
-    *out_info = c->info;
+    *out_info = c->model.info;
     return SB_OK;
 }
 
@@ -410,9 +410,9 @@ SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, int32_t id, double ti
     cloth *c = NULL;
     sb_result r = find_cloth(world, id, &c);
     if (r != SB_OK) return r;
-    if (pin_count != c->pin_count)
+    if (pin_count != c->model.pin_count)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth %d has %d pins, got %d targets", (int)id,
-                         (int)c->pin_count, (int)pin_count);
+                         (int)c->model.pin_count, (int)pin_count);
     if (pin_count > 0 && !positions)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "pin target positions are NULL");
     if (!isfinite(time) || !(time > world->time))
@@ -424,11 +424,11 @@ SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, int32_t id, double ti
             return error_set(SB_ERROR_INVALID_ARGUMENT, "pin target %d is not finite", (int)(i / 3));
     for (int32_t p = 0; p < pin_count; p++) {
         double vel[3];
-        cloth_pin_state(c, p, world->time, &c->pin_from[3 * (size_t)p], vel);
+        cloth_pin_state(c, p, world->time, &c->state.pin_from[3 * (size_t)p], vel);
     }
-    if (pin_count > 0) memcpy(c->pin_to, positions, 3 * (size_t)pin_count * sizeof *positions);
-    c->pin_time_from = world->time;
-    c->pin_time_to = time;
+    if (pin_count > 0) memcpy(c->state.pin_to, positions, 3 * (size_t)pin_count * sizeof *positions);
+    c->state.pin_time_from = world->time;
+    c->state.pin_time_to = time;
     return SB_OK;
 }
 
@@ -467,10 +467,10 @@ static sb_result copy_state(const sb_world *world, int32_t id, bool velocities, 
     sb_result r = find_cloth(world, id, &c);
     if (r != SB_OK) return r;
     if (!out) return error_set(SB_ERROR_INVALID_ARGUMENT, "output buffer is NULL");
-    if (vertex_count != c->vertex_count)
+    if (vertex_count != c->model.vertex_count)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth %d has %d vertices, buffer is for %d",
-                         (int)id, (int)c->vertex_count, (int)vertex_count);
-    memcpy(out, velocities ? c->v : c->x, 3 * (size_t)vertex_count * sizeof *out);
+                         (int)id, (int)c->model.vertex_count, (int)vertex_count);
+    memcpy(out, velocities ? c->state.v : c->state.x, 3 * (size_t)vertex_count * sizeof *out);
     return SB_OK;
 }
 
@@ -492,6 +492,6 @@ SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, int32_t id, 
     sb_result r = find_cloth(world, id, &c);
     if (r != SB_OK) return r;
     if (!out) return error_set(SB_ERROR_INVALID_ARGUMENT, "output is NULL");
-    *out = cloth_kinetic_energy(c, c->v);
+    *out = cloth_kinetic_energy(c, c->state.v);
     return SB_OK;
 }

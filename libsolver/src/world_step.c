@@ -168,20 +168,20 @@ static void world_derivative(void *ctx, double t, const double *state, double *d
     size_t offset = 0;
     for (int32_t ci = 0; ci < w->cloth_count; ci++) {
         cloth *c = w->cloths[ci];
-        size_t len = 3 * (size_t)c->vertex_count;
+        size_t len = 3 * (size_t)c->model.vertex_count;
         const double *x = state + offset, *v = state + offset + len;
         double *dx = dxdt + offset, *dv = dxdt + offset + len;
-        cloth_forces(c, x, v, w->def.gravity, c->force);
-        for (int32_t i = 0; i < c->vertex_count; i++)
+        cloth_forces(c, x, v, w->def.gravity, c->scratch.force);
+        for (int32_t i = 0; i < c->model.vertex_count; i++)
             for (int a = 0; a < 3; a++) {
                 size_t k = 3 * (size_t)i + (size_t)a;
                 dx[k] = v[k];
-                dv[k] = c->force[k] / c->mass[i];
+                dv[k] = c->scratch.force[k] / c->model.mass[i];
             }
-        for (int32_t p = 0; p < c->pin_count; p++) {
+        for (int32_t p = 0; p < c->model.pin_count; p++) {
             double pos[3], vel[3];
             cloth_pin_state(c, p, t, pos, vel);
-            size_t k = 3 * (size_t)c->pins[p];
+            size_t k = 3 * (size_t)c->model.pins[p];
             for (int a = 0; a < 3; a++) dx[k + a] = vel[a], dv[k + a] = 0.0;
         }
         offset += 2 * len;
@@ -193,15 +193,15 @@ static void gather_state(const sb_world *w, double *state, bool gather)
     size_t offset = 0;
     for (int32_t ci = 0; ci < w->cloth_count; ci++) {
         cloth *c = w->cloths[ci];
-        size_t bytes = 3 * (size_t)c->vertex_count * sizeof(double);
+        size_t bytes = 3 * (size_t)c->model.vertex_count * sizeof(double);
         if (gather) {
-            memcpy(state + offset, c->x, bytes);
-            memcpy(state + offset + 3 * (size_t)c->vertex_count, c->v, bytes);
+            memcpy(state + offset, c->state.x, bytes);
+            memcpy(state + offset + 3 * (size_t)c->model.vertex_count, c->state.v, bytes);
         } else {
-            memcpy(c->x, state + offset, bytes);
-            memcpy(c->v, state + offset + 3 * (size_t)c->vertex_count, bytes);
+            memcpy(c->state.x, state + offset, bytes);
+            memcpy(c->state.v, state + offset + 3 * (size_t)c->model.vertex_count, bytes);
         }
-        offset += 6 * (size_t)c->vertex_count;
+        offset += 6 * (size_t)c->model.vertex_count;
     }
 }
 
@@ -210,7 +210,7 @@ static sb_result step_explicit(sb_world *w, double end)
     static const ode_method methods[] = {ODE_EULER, ODE_EULER, ODE_MIDPOINT, ODE_RK4};
     ode_method method = methods[w->def.integrator];
     size_t dim = 0;
-    for (int32_t i = 0; i < w->cloth_count; i++) dim += 6 * (size_t)w->cloths[i]->vertex_count;
+    for (int32_t i = 0; i < w->cloth_count; i++) dim += 6 * (size_t)w->cloths[i]->model.vertex_count;
     ode_model model = {dim, w, world_derivative};
     ode_workspace ws;
     double *state = malloc((dim + 1) * sizeof *state), *next = malloc((dim + 1) * sizeof *next);

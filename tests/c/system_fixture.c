@@ -26,10 +26,10 @@ cloth *hanging_cloth_with_system(int32_t n)
     grid_mesh_free(&g);
     /* stretch, wrinkle and set it moving so every term of the Hessian is active */
     test_rng rng = rng_seed(3);
-    for (int32_t i = 0; i < c->vertex_count; i++) {
-        c->x[3 * i] *= 1.03;
-        c->x[3 * i + 2] += 0.02 * sin(7.0 * c->x[3 * i]) + rng_uniform(&rng, -0.005, 0.005);
-        for (int a = 0; a < 3; a++) c->v[3 * i + a] = rng_uniform(&rng, -0.3, 0.3);
+    for (int32_t i = 0; i < c->model.vertex_count; i++) {
+        c->state.x[3 * i] *= 1.03;
+        c->state.x[3 * i + 2] += 0.02 * sin(7.0 * c->state.x[3 * i]) + rng_uniform(&rng, -0.005, 0.005);
+        for (int a = 0; a < 3; a++) c->state.v[3 * i + a] = rng_uniform(&rng, -0.3, 0.3);
     }
     implicit_params params = {{0, 0, -9.81}, 1e-12, 10000, 1.0, INFINITY};
     cloth_build_system(c, 0.0, 1.0 / 24.0, &params);

@@ -45,11 +45,11 @@ Test(amg, hierarchy_shrinks_to_a_small_coarsest_level)
 {
     cloth *c = hanging_cloth_with_system(40);
     amg m;
-    cr_assert(amg_build(&m, &c->system));
+    cr_assert(amg_build(&m, &c->scratch.system));
     cr_assert_geq(m.level_count, 3, "1600 rows in %d levels", m.level_count);
     for (int l = 0; l + 1 < m.level_count; l++) {
         const amg_level *lv = &m.levels[l];
-        int32_t n = l == 0 ? c->system.n : lv->a.n;
+        int32_t n = l == 0 ? c->scratch.system.n : lv->a.n;
         cr_assert_eq(m.levels[l + 1].a.n, lv->coarse_n);
         cr_assert_lt(lv->coarse_n * 4, n, "level %d: %d rows to %d", l, n, lv->coarse_n);
         /* every row in one aggregate, every aggregate holding a row, P reaching the row's own */
@@ -89,16 +89,16 @@ static double *dense_filtered(const bsr *a, const cg_filter *f)
 Test(amg, coarse_matrix_is_the_galerkin_product_of_the_filtered_system)
 {
     cloth *c = hanging_cloth_with_system(16);
-    filters f = random_filters(c->vertex_count, 11);
+    filters f = random_filters(c->model.vertex_count, 11);
     cg_filter filter = {f.kind, f.proj};
     amg m;
-    cr_assert(amg_build(&m, &c->system));
-    cr_assert(amg_update(&m, &c->system, &filter));
+    cr_assert(amg_build(&m, &c->scratch.system));
+    cr_assert(amg_update(&m, &c->scratch.system, &filter));
     const amg_level *lv = &m.levels[0];
-    size_t fine = 3 * (size_t)c->vertex_count, coarse = 3 * (size_t)lv->coarse_n;
-    double *ahat = dense_filtered(&c->system, &filter);
+    size_t fine = 3 * (size_t)c->model.vertex_count, coarse = 3 * (size_t)lv->coarse_n;
+    double *ahat = dense_filtered(&c->scratch.system, &filter);
     double *p = calloc(fine * coarse, sizeof *p);
-    for (int32_t i = 0; i < c->vertex_count; i++)
+    for (int32_t i = 0; i < c->model.vertex_count; i++)
         for (int32_t e = lv->p_start[i]; e < lv->p_start[i + 1]; e++)
             for (int k = 0; k < 3; k++) p[(3 * (size_t)i + (size_t)k) * coarse + 3 * (size_t)lv->p_cols[e] + (size_t)k] = lv->p_vals[e];
     double *ap = calloc(fine * coarse, sizeof *ap), *expected = calloc(coarse * coarse, sizeof *expected);
@@ -124,12 +124,12 @@ Test(amg, coarse_matrix_is_the_galerkin_product_of_the_filtered_system)
 Test(amg, v_cycle_is_symmetric_and_positive)
 {
     cloth *c = hanging_cloth_with_system(40);
-    filters f = random_filters(c->vertex_count, 12);
+    filters f = random_filters(c->model.vertex_count, 12);
     cg_filter filter = {f.kind, f.proj};
     amg m;
-    cr_assert(amg_build(&m, &c->system));
-    cr_assert(amg_update(&m, &c->system, &filter));
-    size_t len = 3 * (size_t)c->vertex_count;
+    cr_assert(amg_build(&m, &c->scratch.system));
+    cr_assert(amg_update(&m, &c->scratch.system, &filter));
+    size_t len = 3 * (size_t)c->model.vertex_count;
     double *u = malloc(len * sizeof *u), *v = malloc(len * sizeof *v);
     double *mu = malloc(len * sizeof *mu), *mv = malloc(len * sizeof *mv);
     test_rng rng = rng_seed(13);
@@ -151,12 +151,12 @@ Test(amg, v_cycle_is_symmetric_and_positive)
 
 static cg_result solve(cloth *c, cg_multigrid_mode mode, double tolerance, double *x)
 {
-    size_t len = 3 * (size_t)c->vertex_count;
+    size_t len = 3 * (size_t)c->model.vertex_count;
     memset(x, 0, len * sizeof *x);
-    c->cg.multigrid_mode = mode;
-    c->cg.multigrid_min_rows = 64 * 64;
-    cg_filter filter = {c->filter_kind, c->filter_proj};
-    return cg_solve(&c->system, c->rhs, &filter, c->z, x, tolerance, 100000, &c->cg);
+    c->scratch.cg.multigrid_mode = mode;
+    c->scratch.cg.multigrid_min_rows = 64 * 64;
+    cg_filter filter = {c->scratch.filter_kind, c->scratch.filter_proj};
+    return cg_solve(&c->scratch.system, c->scratch.rhs, &filter, c->scratch.z, x, tolerance, 100000, &c->scratch.cg, &c->state.cg);
 }
 
 /* Block Jacobi's iterations grow about as the cloth's width; the V-cycle's barely grow. */
@@ -165,7 +165,7 @@ Test(amg, iterations_barely_grow_with_the_cloth, .timeout = 600)
     int32_t sizes[2] = {32, 64}, jacobi[2], multigrid[2];
     for (int s = 0; s < 2; s++) {
         cloth *c = hanging_cloth_with_system(sizes[s]);
-        double *x = malloc(3 * (size_t)c->vertex_count * sizeof *x);
+        double *x = malloc(3 * (size_t)c->model.vertex_count * sizeof *x);
         /* the default mode (with its size threshold at 64²) starts with block Jacobi and,
          * seeing it take that long, picks the multigrid for the next solve */
         cg_multigrid_mode mode = s == 1 ? CG_MULTIGRID_AUTO : CG_MULTIGRID_NEVER;
@@ -194,10 +194,10 @@ Test(amg, same_bytes_on_one_and_three_threads)
     for (int t = 0; t < 2; t++) {
         omp_set_num_threads(t == 0 ? 1 : 3);
         cloth *c = hanging_cloth_with_system(48);
-        x[t] = malloc(3 * (size_t)c->vertex_count * sizeof(double));
+        x[t] = malloc(3 * (size_t)c->model.vertex_count * sizeof(double));
         cg_result r = solve(c, CG_MULTIGRID_ALWAYS, 1e-8, x[t]);
         cr_assert(r.converged && r.multigrid);
-        if (t == 1) cr_assert_eq(memcmp(x[0], x[1], 3 * (size_t)c->vertex_count * sizeof(double)), 0);
+        if (t == 1) cr_assert_eq(memcmp(x[0], x[1], 3 * (size_t)c->model.vertex_count * sizeof(double)), 0);
         cloth_destroy(c);
     }
     omp_set_num_threads(saved);
@@ -212,16 +212,16 @@ Test(amg, same_bytes_on_one_and_three_threads)
 Test(amg, falls_back_to_block_jacobi_on_a_diagonal_it_cannot_invert)
 {
     cloth *c = hanging_cloth_with_system(20);
-    double *d = &c->system.vals[9 * (size_t)c->system.diag[37]];
+    double *d = &c->scratch.system.vals[9 * (size_t)c->scratch.system.diag[37]];
     d[4] = -d[4];
     amg m;
-    cr_assert(amg_build(&m, &c->system));
-    cr_assert_not(amg_update(&m, &c->system, NULL));
+    cr_assert(amg_build(&m, &c->scratch.system));
+    cr_assert_not(amg_update(&m, &c->scratch.system, NULL));
     amg_free(&m);
-    double *x = malloc(3 * (size_t)c->vertex_count * sizeof *x);
+    double *x = malloc(3 * (size_t)c->model.vertex_count * sizeof *x);
     cg_result r = solve(c, CG_MULTIGRID_ALWAYS, 1e-8, x);
     cr_assert_not(r.multigrid);
-    for (int32_t k = 0; k < 3 * c->vertex_count; k++) cr_assert(isfinite(x[k]));
+    for (int32_t k = 0; k < 3 * c->model.vertex_count; k++) cr_assert(isfinite(x[k]));
     free(x);
     cloth_destroy(c);
 }
@@ -232,14 +232,14 @@ Test(amg, falls_back_to_block_jacobi_on_a_diagonal_it_cannot_invert)
 Test(amg, auto_mode_keeps_the_multigrid_when_its_count_outgrows_block_jacobis)
 {
     cloth *c = hanging_cloth_with_system(64);
-    size_t len = 3 * (size_t)c->vertex_count;
+    size_t len = 3 * (size_t)c->model.vertex_count;
     double *x = malloc(len * sizeof *x);
-    c->cg.jacobi_iterations = 87, c->cg.multigrid_iterations = 45;
+    c->state.cg.jacobi_iterations = 87, c->state.cg.multigrid_iterations = 45;
     cr_assert(solve(c, CG_MULTIGRID_AUTO, 1e-8, x).multigrid);
     /* while the multigrid's count stays low, block Jacobi's own count decides: 40 iterations
      * cost less than 10 of the multigrid (3.5 each, and its set-up) */
-    c->cg.jacobi_iterations = 40, c->cg.multigrid_iterations = 10;
-    c->cg.solves_since_probe = 0;
+    c->state.cg.jacobi_iterations = 40, c->state.cg.multigrid_iterations = 10;
+    c->state.cg.solves_since_probe = 0;
     cr_assert_not(solve(c, CG_MULTIGRID_AUTO, 1e-8, x).multigrid);
     free(x);
     cloth_destroy(c);
@@ -251,19 +251,19 @@ Test(amg, auto_mode_keeps_the_multigrid_when_its_count_outgrows_block_jacobis)
 Test(amg, auto_mode_returns_to_block_jacobi_when_it_becomes_cheaper)
 {
     cloth *c = hanging_cloth_with_system(64);
-    size_t len = 3 * (size_t)c->vertex_count;
+    size_t len = 3 * (size_t)c->model.vertex_count;
     double *x = malloc(len * sizeof *x);
     cr_assert_not(solve(c, CG_MULTIGRID_AUTO, 1e-8, x).multigrid);
     cr_assert(solve(c, CG_MULTIGRID_AUTO, 1e-8, x).multigrid);
-    cg_filter filter = {c->filter_kind, c->filter_proj};
+    cg_filter filter = {c->scratch.filter_kind, c->scratch.filter_proj};
     int multigrid_solves = 0;
     for (int s = 0; s < 2 * CG_MULTIGRID_PROBE_EVERY; s++) {
-        cg_result r = cg_solve(&c->system, c->rhs, &filter, c->z, x, 1e-3, 1000, &c->cg);
+        cg_result r = cg_solve(&c->scratch.system, c->scratch.rhs, &filter, c->scratch.z, x, 1e-3, 1000, &c->scratch.cg, &c->state.cg);
         cr_assert_leq(r.iterations, 1);
         multigrid_solves += r.multigrid;
     }
     cr_assert(multigrid_solves > 0 && multigrid_solves < CG_MULTIGRID_PROBE_EVERY, "%d", multigrid_solves);
-    cr_assert_not(cg_solve(&c->system, c->rhs, &filter, c->z, x, 1e-3, 1000, &c->cg).multigrid);
+    cr_assert_not(cg_solve(&c->scratch.system, c->scratch.rhs, &filter, c->scratch.z, x, 1e-3, 1000, &c->scratch.cg, &c->state.cg).multigrid);
     free(x);
     cloth_destroy(c);
 }

@@ -70,17 +70,17 @@ static void dense_filtered_solve(const bsr *m, const double *b, const uint8_t *k
 Test(cg, implicit_step_matches_dense_lapacke_solve)
 {
     cloth *c = hanging_cloth_with_system(20);
-    size_t n = 3 * (size_t)c->vertex_count;
+    size_t n = 3 * (size_t)c->model.vertex_count;
     double *x_cg = calloc(n, sizeof *x_cg), *x_dense = calloc(n, sizeof *x_dense);
-    cg_filter filter = {c->filter_kind, NULL};
-    cg_result res = cg_solve(&c->system, c->rhs, &filter, c->z, x_cg, 1e-12, 10000, &c->cg);
+    cg_filter filter = {c->scratch.filter_kind, NULL};
+    cg_result res = cg_solve(&c->scratch.system, c->scratch.rhs, &filter, c->scratch.z, x_cg, 1e-12, 10000, &c->scratch.cg, &c->state.cg);
     cr_assert(res.converged, "CG stopped after %d iterations at %g", res.iterations, res.relative_residual);
-    dense_filtered_solve(&c->system, c->rhs, c->filter_kind, NULL, c->z, x_dense);
+    dense_filtered_solve(&c->scratch.system, c->scratch.rhs, c->scratch.filter_kind, NULL, c->scratch.z, x_dense);
     double err = relative_difference(x_cg, x_dense, n);
     cr_assert_lt(err, 1e-8, "CG vs dense: relative difference %g after %d iterations", err, res.iterations);
     /* pinned vertices take their prescribed Δv exactly */
-    for (int p = 0; p < c->pin_count; p++)
-        for (int a = 0; a < 3; a++) cr_assert_eq(x_cg[3 * c->pins[p] + a], c->z[3 * c->pins[p] + a]);
+    for (int p = 0; p < c->model.pin_count; p++)
+        for (int a = 0; a < 3; a++) cr_assert_eq(x_cg[3 * c->model.pins[p] + a], c->scratch.z[3 * c->model.pins[p] + a]);
     free(x_cg), free(x_dense);
     cloth_destroy(c);
 }
@@ -89,14 +89,14 @@ Test(cg, implicit_step_matches_dense_lapacke_solve)
 static void check_plane_filters_against_dense_solve(bool multigrid)
 {
     cloth *c = hanging_cloth_with_system(20);
-    c->cg.multigrid_mode = multigrid ? CG_MULTIGRID_ALWAYS : CG_MULTIGRID_NEVER;
-    size_t n = 3 * (size_t)c->vertex_count;
-    uint8_t *kind = calloc((size_t)c->vertex_count, 1);
-    double *proj = calloc(9 * (size_t)c->vertex_count, sizeof *proj);
+    c->scratch.cg.multigrid_mode = multigrid ? CG_MULTIGRID_ALWAYS : CG_MULTIGRID_NEVER;
+    size_t n = 3 * (size_t)c->model.vertex_count;
+    uint8_t *kind = calloc((size_t)c->model.vertex_count, 1);
+    double *proj = calloc(9 * (size_t)c->model.vertex_count, sizeof *proj);
     double *normals = calloc(n, sizeof *normals);
     double *z = calloc(n, sizeof *z);
     test_rng rng = rng_seed(5);
-    for (int32_t i = 0; i < c->vertex_count; i++) {
+    for (int32_t i = 0; i < c->model.vertex_count; i++) {
         double pick = rng_uniform(&rng, 0, 1);
         for (int a = 0; a < 3; a++) z[3 * i + a] = rng_uniform(&rng, -0.2, 0.2);
         if (pick < 0.2) {
@@ -114,10 +114,10 @@ static void check_plane_filters_against_dense_solve(bool multigrid)
     double *x_cg = calloc(n, sizeof *x_cg), *x_dense = calloc(n, sizeof *x_dense);
     for (size_t i = 0; i < n; i++) x_cg[i] = rng_uniform(&rng, -1, 1); /* arbitrary guess */
     cg_filter filter = {kind, proj};
-    cg_result res = cg_solve(&c->system, c->rhs, &filter, z, x_cg, 1e-12, 10000, &c->cg);
+    cg_result res = cg_solve(&c->scratch.system, c->scratch.rhs, &filter, z, x_cg, 1e-12, 10000, &c->scratch.cg, &c->state.cg);
     cr_assert(res.converged);
     cr_assert_eq(res.multigrid, multigrid);
-    dense_filtered_solve(&c->system, c->rhs, kind, normals, z, x_dense);
+    dense_filtered_solve(&c->scratch.system, c->scratch.rhs, kind, normals, z, x_dense);
     double err = relative_difference(x_cg, x_dense, n);
     cr_assert_lt(err, 1e-8, "CG vs dense with plane filters (multigrid %d): %g", multigrid, err);
     free(kind), free(proj), free(normals), free(z), free(x_cg), free(x_dense);
@@ -132,12 +132,12 @@ Test(cg, multigrid_with_plane_filters_matches_dense_solve) { check_plane_filters
 Test(cg, block_sparse_product_matches_dense)
 {
     cloth *c = hanging_cloth_with_system(20);
-    size_t n = 3 * (size_t)c->vertex_count;
-    double *a = dense_from_bsr(&c->system);
+    size_t n = 3 * (size_t)c->model.vertex_count;
+    double *a = dense_from_bsr(&c->scratch.system);
     double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
     test_rng rng = rng_seed(9);
     for (size_t i = 0; i < n; i++) x[i] = rng_uniform(&rng, -1, 1);
-    bsr_matvec(&c->system, x, y);
+    bsr_matvec(&c->scratch.system, x, y);
     for (size_t i = 0; i < n; i++) {
         double s = 0;
         for (size_t k = 0; k < n; k++) s += a[i * n + k] * x[k];

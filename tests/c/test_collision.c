@@ -121,7 +121,7 @@ Test(collision, a_fine_landing_that_needs_impact_zones_is_taken_in_shorter_steps
         cr_assert_eq(sb_world_step_to(w, f / 24.0), SB_OK, "%s", sb_last_error());
         cr_assert_eq(count_intersections(w->cloths, 1, w->colliders, 1, true), 0, "frame %d", f);
         sb_world_get_stats(w, &stats);
-        cr_assert_lt(grid_max_edge_strain(&g, w->cloths[0]->x), 0.5, "frame %d", f);
+        cr_assert_lt(grid_max_edge_strain(&g, w->cloths[0]->state.x), 0.5, "frame %d", f);
     }
     cr_assert_gt(stats.last_contacts, 100, "the cloth has not landed");
     cr_assert_eq(stats.impact_zones, 0, "the landing still needed impact zones");

@@ -183,9 +183,9 @@ Test(collision_pairs, a_box_is_sharp_along_its_edges_and_at_its_corners)
     double half[3] = {0.3, 0.2, 0.1}, center[3] = {1, 2, 3};
     solid_mesh box = box_mesh(half, center);
     collider *c = make_collider(&box);
-    cr_assert_eq(c->topo.edge_count, 18);
-    cr_assert_eq(count_set(c->sharp_edge, c->topo.edge_count), 12, "the face diagonals are flat, the rest sharp");
-    cr_assert_eq(count_set(c->sharp_vertex, c->vertex_count), 8);
+    cr_assert_eq(c->model.topo.edge_count, 18);
+    cr_assert_eq(count_set(c->model.sharp_edge, c->model.topo.edge_count), 12, "the face diagonals are flat, the rest sharp");
+    cr_assert_eq(count_set(c->model.sharp_vertex, c->model.vertex_count), 8);
     collider_destroy(c);
     solid_mesh_free(&box);
 }
@@ -195,12 +195,12 @@ Test(collision_pairs, a_fine_sphere_has_no_sharp_feature_and_a_plane_only_its_bo
     double center[3] = {0, 0, 0};
     solid_mesh ball = sphere_mesh(0.5, 16, 32, center), floor = plane_mesh(2.0, 0.3);
     collider *c = make_collider(&ball);
-    cr_assert_eq(count_set(c->sharp_edge, c->topo.edge_count), 0);
-    cr_assert_eq(count_set(c->sharp_vertex, c->vertex_count), 0);
+    cr_assert_eq(count_set(c->model.sharp_edge, c->model.topo.edge_count), 0);
+    cr_assert_eq(count_set(c->model.sharp_vertex, c->model.vertex_count), 0);
     collider_destroy(c);
     c = make_collider(&floor);
-    cr_assert_eq(count_set(c->sharp_edge, c->topo.edge_count), 4, "the four border edges, not the diagonal");
-    cr_assert_eq(count_set(c->sharp_vertex, c->vertex_count), 4);
+    cr_assert_eq(count_set(c->model.sharp_edge, c->model.topo.edge_count), 4, "the four border edges, not the diagonal");
+    cr_assert_eq(count_set(c->model.sharp_vertex, c->model.vertex_count), 4);
     collider_destroy(c);
     solid_mesh_free(&ball), solid_mesh_free(&floor);
 }
@@ -235,10 +235,10 @@ Test(collision_pairs, cloth_over_a_box_keeps_its_edges_off_the_box_edges, .timeo
     sb_world *w = world_of(&g, false, solids, 1);
     for (int f = 1; f <= 48; f++) cr_assert_eq(sb_world_step_to(w, f / 24.0), SB_OK, "%s", sb_last_error());
     const collider *c = w->colliders[0];
-    const double *x = w->cloths[0]->x;
-    double closest = INFINITY, contact = w->cloths[0]->thickness + c->thickness;
-    for (int32_t e = 0; e < c->topo.edge_count; e++) {
-        const double *q0 = &box.positions[3 * c->topo.edges[2 * e]], *q1 = &box.positions[3 * c->topo.edges[2 * e + 1]];
+    const double *x = w->cloths[0]->state.x;
+    double closest = INFINITY, contact = w->cloths[0]->model.thickness + c->model.thickness;
+    for (int32_t e = 0; e < c->model.topo.edge_count; e++) {
+        const double *q0 = &box.positions[3 * c->model.topo.edges[2 * e]], *q1 = &box.positions[3 * c->model.topo.edges[2 * e + 1]];
         int differ = (q0[0] != q1[0]) + (q0[1] != q1[1]) + (q0[2] != q1[2]);
         if (differ != 1) continue; /* a face's diagonal, not one of the box's edges */
         for (int32_t t = 0; t < g.triangle_count; t++)
@@ -319,9 +319,9 @@ static int32_t count_anchored(const collision_scratch *s)
 static int32_t pairs_for_shift(sb_world *w, const double shift[3])
 {
     cloth *c = w->cloths[0];
-    for (int32_t i = 0; i < 3 * c->vertex_count; i++) {
-        c->x_new[i] = c->x[i] + shift[i % 3];
-        c->v_new[i] = 24.0 * shift[i % 3];
+    for (int32_t i = 0; i < 3 * c->model.vertex_count; i++) {
+        c->scratch.x_new[i] = c->state.x[i] + shift[i % 3];
+        c->scratch.v_new[i] = 24.0 * shift[i % 3];
     }
     collision_scratch_free(w->collision);
     w->collision = NULL;

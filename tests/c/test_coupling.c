@@ -67,9 +67,9 @@ Test(coupling, a_carried_collider_moves_exactly_with_its_tumbling_body)
         const collider *c = w->colliders[id];
         for (int32_t i = 0; i < box.vertex_count; i++) {
             apply_transform(moved, &box.positions[3 * i], expected);
-            for (int a = 0; a < 3; a++) worst = fmax(worst, fabs(c->to[3 * i + a] - expected[a]));
+            for (int a = 0; a < 3; a++) worst = fmax(worst, fabs(c->state.to[3 * i + a] - expected[a]));
         }
-        cr_assert_float_eq(c->time_to, f / 24.0, 1e-12);
+        cr_assert_float_eq(c->state.time_to, f / 24.0, 1e-12);
     }
     cr_log_info("carried collider vs body transform after 2 s of tumbling: %.2g m", worst);
     cr_assert_lt(worst, 1e-12, "the collider is %.3g m off its body", worst);

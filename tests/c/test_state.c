@@ -333,7 +333,7 @@ static sb_world *large_hanging_cloth(grid_mesh *g, int32_t pins[2])
     c.stretch_stiffness *= 10.0; /* block Jacobi's solves take long enough to prefer the multigrid */
     int32_t id;
     cr_assert_eq(sb_world_add_cloth(w, &c, &id), SB_OK, "%s", sb_last_error());
-    w->cloths[0]->cg.multigrid_min_rows = 1; /* a 64² cloth is below the default threshold */
+    w->cloths[0]->scratch.cg.multigrid_min_rows = 1; /* a 64² cloth is below the default threshold */
     return w;
 }
 
@@ -348,7 +348,7 @@ Test(state, a_resumed_large_cloth_chooses_its_preconditioner_as_before, .timeout
     cr_assert_eq(sb_world_get_state_size(straight, &size), SB_OK);
     void *state = malloc(size);
     cr_assert_eq(sb_world_save_state(straight, state, size), SB_OK, "%s", sb_last_error());
-    const cg_workspace *cg = &straight->cloths[0]->cg;
+    const cg_history *cg = &straight->cloths[0]->state.cg;
     cr_assert_geq(cg->jacobi_iterations, 0, "the solver has not counted a solve yet");
     cr_assert_eq(sb_world_load_state(resumed, state, size), SB_OK, "%s", sb_last_error());
     cr_assert_eq(sb_world_step_to(straight, LAST / FPS), SB_OK, "%s", sb_last_error());
@@ -422,13 +422,13 @@ Test(state, a_collision_tree_deeper_than_any_build_is_refused)
     cr_assert_eq(sb_world_save_state(w, state, size), SB_OK);
 
     uint64_t chain_size = size;
-    uint8_t *chain = with_chain_tree(state, &chain_size, &w->colliders[0]->tree, 200);
+    uint8_t *chain = with_chain_tree(state, &chain_size, &w->colliders[0]->state.tree, 200);
     cr_assert_eq(sb_world_load_state(w, chain, chain_size), SB_ERROR_INVALID_ARGUMENT, "the chain was loaded");
     cr_assert(strstr(sb_last_error(), "collision tree is deeper"), "%s", sb_last_error());
     free(chain);
     /* as deep as the check allows still loads, and steps */
     chain_size = size;
-    chain = with_chain_tree(state, &chain_size, &w->colliders[0]->tree, BVH_MAX_DEPTH);
+    chain = with_chain_tree(state, &chain_size, &w->colliders[0]->state.tree, BVH_MAX_DEPTH);
     cr_assert_eq(sb_world_load_state(w, chain, chain_size), SB_OK, "%s", sb_last_error());
     cr_assert_eq(sb_world_step_to(w, 4.0 / FPS), SB_OK, "%s", sb_last_error());
     free(chain), free(state);
