@@ -101,37 +101,37 @@ static bool triangle_rest_frame(const vec3 p[3], const double *uv, tri_rest *out
 
 /* Hinges on every edge shared by exactly two triangles; edges with more are counted as
  * non-manifold and not bent. */
-static bool build_hinges(cloth *c)
+static bool build_hinges(cloth_model *m)
 {
-    const topology *t = &c->model.topo;
-    c->model.hinges = malloc(((size_t)t->edge_count + 1) * 4 * sizeof *c->model.hinges);
-    c->model.hinge_weight = malloc(((size_t)t->edge_count + 1) * sizeof *c->model.hinge_weight);
-    c->model.hinge_rest_angle = malloc(((size_t)t->edge_count + 1) * sizeof *c->model.hinge_rest_angle);
-    if (!c->model.hinges || !c->model.hinge_weight || !c->model.hinge_rest_angle) return false;
+    const topology *t = &m->topo;
+    m->hinges = malloc(((size_t)t->edge_count + 1) * 4 * sizeof *m->hinges);
+    m->hinge_weight = malloc(((size_t)t->edge_count + 1) * sizeof *m->hinge_weight);
+    m->hinge_rest_angle = malloc(((size_t)t->edge_count + 1) * sizeof *m->hinge_rest_angle);
+    if (!m->hinges || !m->hinge_weight || !m->hinge_rest_angle) return false;
     int32_t hinges = 0, nonmanifold = 0;
     for (int32_t e = 0; e < t->edge_count; e++) {
         if (t->edge_face_count[e] > 2) nonmanifold++;
         if (t->edge_face_count[e] != 2) continue;
-        int32_t *h = &c->model.hinges[4 * (size_t)hinges];
+        int32_t *h = &m->hinges[4 * (size_t)hinges];
         h[0] = t->edges[2 * e], h[1] = t->edges[2 * e + 1];
         for (int side = 0; side < 2; side++) { /* the wing vertex opposite the edge */
             int32_t tri = t->edge_triangles[2 * e + side];
             for (int k = 0; k < 3; k++)
-                if (t->triangle_edges[3 * tri + k] == e) h[2 + side] = c->model.triangles[3 * tri + (k + 2) % 3];
+                if (t->triangle_edges[3 * tri + k] == e) h[2 + side] = m->triangles[3 * tri + (k + 2) % 3];
         }
         if (h[2] == h[3]) continue; /* the same triangle twice */
         vec3 x[4];
-        for (int k = 0; k < 4; k++) x[k] = v3_load(&c->state.x[3 * (size_t)h[k]]);
+        for (int k = 0; k < 4; k++) x[k] = v3_load(&m->rest_positions[3 * (size_t)h[k]]);
         double angle;
         if (!dihedral_angle(x, &angle)) continue;
-        double area = c->model.rest[t->edge_triangles[2 * e]].area + c->model.rest[t->edge_triangles[2 * e + 1]].area;
-        c->model.hinge_weight[hinges] = 3.0 * v3_len2(v3_sub(x[1], x[0])) / area;
-        c->model.hinge_rest_angle[hinges] = angle;
+        double area = m->rest[t->edge_triangles[2 * e]].area + m->rest[t->edge_triangles[2 * e + 1]].area;
+        m->hinge_weight[hinges] = 3.0 * v3_len2(v3_sub(x[1], x[0])) / area;
+        m->hinge_rest_angle[hinges] = angle;
         hinges++;
     }
-    c->model.hinge_count = hinges;
-    c->model.info.bend_edges = hinges;
-    c->model.info.nonmanifold_edges = nonmanifold;
+    m->hinge_count = hinges;
+    m->info.bend_edges = hinges;
+    m->info.nonmanifold_edges = nonmanifold;
     return true;
 }
 
@@ -148,38 +148,127 @@ static bool colour_elements(colouring *out, const int32_t *elements, int32_t cou
     return colouring_build(out, elements, count, per, vertices, 1);
 }
 
-static bool build_solver(cloth *c, const double gravity[3])
+/* Rest frames, areas and lumped masses of the triangles with area (the others are counted
+ * and left out); false when none has any. */
+static bool build_triangles(cloth_model *m, const sb_cloth_def *def)
 {
-    bsr_elements sets[2] = {{c->model.triangles, c->model.triangle_count, 3}, {c->model.hinges, c->model.hinge_count, 4}};
-    if (!bsr_build_pattern(&c->scratch.system, c->model.vertex_count, sets, 2)) return false;
-    if (!bsr_element_table(&c->scratch.system, c->model.triangles, c->model.triangle_count, 3, &c->model.triangle_blocks))
-        return false;
-    if (!bsr_element_table(&c->scratch.system, c->model.hinges, c->model.hinge_count, 4, &c->model.hinge_blocks))
-        return false;
-    if (!colour_elements(&c->model.triangle_colours, c->model.triangles, c->model.triangle_count, 3, c->model.vertex_count) ||
-        !colour_elements(&c->model.hinge_colours, c->model.hinges, c->model.hinge_count, 4, c->model.vertex_count))
-        return false;
-    size_t len = 3 * (size_t)c->model.vertex_count;
-    double **vectors[] = {&c->scratch.force, &c->scratch.rhs, &c->scratch.dv, &c->scratch.z, &c->scratch.x_new, &c->scratch.v_new, &c->scratch.correction,
-                          &c->state.accel, &c->scratch.target_velocity, &c->scratch.target_offset, &c->scratch.external_force};
-    for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++)
-        if (!(*vectors[i] = calloc(len, sizeof(double)))) return false;
-    c->scratch.filter_proj = calloc(3 * len, sizeof *c->scratch.filter_proj);
-    c->state.contacts = malloc((size_t)c->model.vertex_count * sizeof *c->state.contacts);
-    c->scratch.contacts_start = malloc((size_t)c->model.vertex_count * sizeof *c->scratch.contacts_start);
-    c->scratch.boxes = malloc(((size_t)c->model.triangle_count + 1) * sizeof *c->scratch.boxes);
-    if (!c->scratch.filter_proj || !c->state.contacts || !c->scratch.contacts_start || !c->scratch.boxes) return false;
-    for (int32_t i = 0; i < c->model.vertex_count; i++) c->state.contacts[i] = (vertex_contact){.collider = -1};
-    /* before the first step the best guess of the acceleration is free fall */
-    for (size_t k = 0; k < len; k++) c->state.accel[k] = gravity[k % 3];
-    c->state.cg = CG_HISTORY_START;
-    return cg_workspace_init(&c->scratch.cg, c->model.vertex_count);
+    int32_t kept = 0;
+    for (int32_t t = 0; t < def->triangle_count; t++) {
+        const int32_t *tri = &def->triangles[3 * (size_t)t];
+        vec3 p[3];
+        for (int k = 0; k < 3; k++) p[k] = v3_load(&def->positions[3 * (size_t)tri[k]]);
+        bool distinct = tri[0] != tri[1] && tri[1] != tri[2] && tri[0] != tri[2];
+        if (!distinct || !triangle_rest_frame(p, def->uvs ? &def->uvs[6 * (size_t)t] : NULL, &m->rest[kept])) {
+            m->info.degenerate_triangles++;
+            continue;
+        }
+        memcpy(&m->triangles[3 * (size_t)kept], tri, 3 * sizeof *tri);
+        double third = m->rest[kept].area / 3.0;
+        for (int k = 0; k < 3; k++) {
+            m->vertex_area[tri[k]] += third;
+            m->mass[tri[k]] += def->density * third;
+        }
+        m->info.rest_area += m->rest[kept].area;
+        kept++;
+    }
+    m->triangle_count = kept;
+    if (kept == 0) return false;
+    /* loose vertices (in no triangle with area) fall as particles of average vertex mass */
+    double mean_mass = def->density * m->info.rest_area / m->vertex_count;
+    for (int32_t i = 0; i < m->vertex_count; i++) {
+        if (m->mass[i] <= 0.0) m->mass[i] = mean_mass;
+        m->info.total_mass += m->mass[i];
+    }
+    return true;
 }
 
-static sb_result out_of_memory(cloth *c)
+static sb_result out_of_memory(void)
 {
-    cloth_destroy(c);
     return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory while building the cloth");
+}
+
+/* The model of a valid definition: what it gives, and what follows from it once. */
+static sb_result build_model(cloth_model *m, const sb_cloth_def *def)
+{
+    int32_t nv = def->vertex_count;
+    m->vertex_count = nv;
+    m->rest_positions = malloc(3 * (size_t)nv * sizeof *m->rest_positions);
+    m->mass = calloc((size_t)nv, sizeof *m->mass);
+    m->vertex_area = calloc((size_t)nv, sizeof *m->vertex_area);
+    m->triangles = malloc(3 * (size_t)def->triangle_count * sizeof *m->triangles);
+    m->rest = malloc((size_t)def->triangle_count * sizeof *m->rest);
+    m->pinned = calloc((size_t)nv, sizeof *m->pinned);
+    m->pins = malloc(((size_t)def->pin_count + 1) * sizeof *m->pins);
+    if (!m->rest_positions || !m->mass || !m->vertex_area || !m->triangles || !m->rest || !m->pinned || !m->pins)
+        return out_of_memory();
+    memcpy(m->rest_positions, def->positions, 3 * (size_t)nv * sizeof *m->rest_positions);
+    m->material = (cloth_material){def->stretch_stiffness, def->shear_stiffness, def->bend_stiffness,
+                                   def->damping, def->air_drag};
+    m->thickness = def->thickness;
+    m->self_thickness = def->self_thickness > 0.0 ? def->self_thickness : def->thickness;
+    m->friction = def->friction;
+    m->self_collision = def->self_collision != 0;
+    m->info.vertex_count = nv;
+    m->info.triangle_count = def->triangle_count;
+    if (!build_triangles(m, def))
+        return error_set(SB_ERROR_INVALID_MESH, "no triangle of the cloth has any area (%d degenerate)",
+                         (int)def->triangle_count);
+    if (!topology_build(&m->topo, m->triangles, m->triangle_count, nv) || !build_hinges(m)) return out_of_memory();
+    if (m->self_collision && !rest_neighbours_build(&m->near_at_rest, m->rest_positions, &m->topo, 3.0 * m->self_thickness))
+        return out_of_memory();
+    m->pin_count = def->pin_count;
+    for (int32_t p = 0; p < def->pin_count; p++) m->pins[p] = def->pins[p], m->pinned[def->pins[p]] = 1;
+    if (!colour_elements(&m->triangle_colours, m->triangles, m->triangle_count, 3, nv) ||
+        !colour_elements(&m->hinge_colours, m->hinges, m->hinge_count, 4, nv))
+        return out_of_memory();
+    return SB_OK;
+}
+
+/* At rest where defined, pins held where they are, no contacts; before the first step the
+ * best guess of the acceleration is free fall. */
+static bool init_state(cloth_state *s, const cloth_model *m, double time, const double gravity[3])
+{
+    size_t len = 3 * (size_t)m->vertex_count, pin_len = 3 * (size_t)m->pin_count + 1;
+    s->x = malloc(len * sizeof *s->x);
+    s->v = calloc(len, sizeof *s->v);
+    s->accel = malloc(len * sizeof *s->accel);
+    s->contacts = malloc((size_t)m->vertex_count * sizeof *s->contacts);
+    s->collided = calloc((size_t)m->vertex_count, sizeof *s->collided);
+    s->pin_from = malloc(pin_len * sizeof *s->pin_from);
+    s->pin_to = malloc(pin_len * sizeof *s->pin_to);
+    if (!s->x || !s->v || !s->accel || !s->contacts || !s->collided || !s->pin_from || !s->pin_to) return false;
+    memcpy(s->x, m->rest_positions, len * sizeof *s->x);
+    for (size_t k = 0; k < len; k++) s->accel[k] = gravity[k % 3];
+    for (int32_t i = 0; i < m->vertex_count; i++) s->contacts[i] = (vertex_contact){.collider = -1};
+    for (int32_t p = 0; p < m->pin_count; p++) {
+        memcpy(&s->pin_from[3 * (size_t)p], &s->x[3 * (size_t)m->pins[p]], 3 * sizeof(double));
+        memcpy(&s->pin_to[3 * (size_t)p], &s->x[3 * (size_t)m->pins[p]], 3 * sizeof(double));
+    }
+    s->pin_time_from = s->pin_time_to = time;
+    s->cg = CG_HISTORY_START;
+    return true;
+}
+
+/* The implicit step's matrix (pattern of the triangles' and hinges' vertex pairs) and the
+ * vectors a step works in. */
+static bool init_scratch(cloth_scratch *s, const cloth_model *m)
+{
+    bsr_elements sets[2] = {{m->triangles, m->triangle_count, 3}, {m->hinges, m->hinge_count, 4}};
+    if (!bsr_build_pattern(&s->system, m->vertex_count, sets, 2) ||
+        !bsr_element_table(&s->system, m->triangles, m->triangle_count, 3, &s->triangle_blocks) ||
+        !bsr_element_table(&s->system, m->hinges, m->hinge_count, 4, &s->hinge_blocks))
+        return false;
+    size_t len = 3 * (size_t)m->vertex_count;
+    double **vectors[] = {&s->force, &s->rhs, &s->dv, &s->z, &s->x_new, &s->v_new, &s->correction,
+                          &s->target_velocity, &s->target_offset, &s->external_force};
+    for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++)
+        if (!(*vectors[i] = calloc(len, sizeof(double)))) return false;
+    s->filter_kind = calloc((size_t)m->vertex_count, sizeof *s->filter_kind);
+    s->filter_proj = calloc(3 * len, sizeof *s->filter_proj);
+    s->contacts_start = malloc((size_t)m->vertex_count * sizeof *s->contacts_start);
+    s->boxes = malloc(((size_t)m->triangle_count + 1) * sizeof *s->boxes);
+    if (!s->filter_kind || !s->filter_proj || !s->contacts_start || !s->boxes) return false;
+    return cg_workspace_init(&s->cg, m->vertex_count);
 }
 
 sb_result cloth_create(const sb_cloth_def *def, double time, const double gravity[3], cloth **out)
@@ -192,86 +281,15 @@ sb_result cloth_create(const sb_cloth_def *def, double time, const double gravit
             if (def->pins[i] == def->pins[j])
                 return error_set(SB_ERROR_INVALID_ARGUMENT, "vertex %d is pinned twice",
                                  (int)def->pins[i]);
-
     cloth *c = calloc(1, sizeof *c);
-    if (!c) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory while building the cloth");
-    int32_t nv = def->vertex_count;
-    size_t len = 3 * (size_t)nv;
-    c->model.vertex_count = nv;
-    c->state.x = malloc(len * sizeof *c->state.x);
-    c->model.rest_positions = malloc(len * sizeof *c->model.rest_positions);
-    c->state.v = calloc(len, sizeof *c->state.v);
-    c->model.mass = calloc((size_t)nv, sizeof *c->model.mass);
-    c->model.vertex_area = calloc((size_t)nv, sizeof *c->model.vertex_area);
-    c->model.triangles = malloc(3 * (size_t)def->triangle_count * sizeof *c->model.triangles);
-    c->model.rest = malloc((size_t)def->triangle_count * sizeof *c->model.rest);
-    c->scratch.filter_kind = calloc((size_t)nv, sizeof *c->scratch.filter_kind);
-    c->model.pinned = calloc((size_t)nv, sizeof *c->model.pinned);
-    c->state.collided = calloc((size_t)nv, sizeof *c->state.collided);
-    if (!c->state.x || !c->model.rest_positions || !c->state.v || !c->model.mass || !c->model.vertex_area || !c->model.triangles || !c->model.rest || !c->scratch.filter_kind || !c->model.pinned || !c->state.collided)
-        return out_of_memory(c);
-    memcpy(c->state.x, def->positions, len * sizeof *c->state.x);
-    memcpy(c->model.rest_positions, def->positions, len * sizeof *c->model.rest_positions);
-    c->model.material = (cloth_material){def->stretch_stiffness, def->shear_stiffness, def->bend_stiffness,
-                                   def->damping, def->air_drag};
-    c->model.thickness = def->thickness;
-    c->model.self_thickness = def->self_thickness > 0.0 ? def->self_thickness : def->thickness;
-    c->model.friction = def->friction;
-    c->model.self_collision = def->self_collision != 0;
-    c->model.info.vertex_count = nv;
-    c->model.info.triangle_count = def->triangle_count;
-
-    /* rest frames; zero-area triangles are left out */
-    int32_t kept = 0;
-    for (int32_t t = 0; t < def->triangle_count; t++) {
-        const int32_t *tri = &def->triangles[3 * (size_t)t];
-        vec3 p[3];
-        for (int k = 0; k < 3; k++) p[k] = v3_load(&def->positions[3 * (size_t)tri[k]]);
-        bool distinct = tri[0] != tri[1] && tri[1] != tri[2] && tri[0] != tri[2];
-        if (!distinct || !triangle_rest_frame(p, def->uvs ? &def->uvs[6 * (size_t)t] : NULL, &c->model.rest[kept])) {
-            c->model.info.degenerate_triangles++;
-            continue;
-        }
-        memcpy(&c->model.triangles[3 * (size_t)kept], tri, 3 * sizeof *tri);
-        double third = c->model.rest[kept].area / 3.0;
-        for (int k = 0; k < 3; k++) {
-            c->model.vertex_area[tri[k]] += third;
-            c->model.mass[tri[k]] += def->density * third;
-        }
-        c->model.info.rest_area += c->model.rest[kept].area;
-        kept++;
-    }
-    c->model.triangle_count = kept;
-    if (kept == 0) {
+    if (!c) return out_of_memory();
+    r = build_model(&c->model, def);
+    if (r == SB_OK && (!init_state(&c->state, &c->model, time, gravity) || !init_scratch(&c->scratch, &c->model)))
+        r = out_of_memory();
+    if (r != SB_OK) {
         cloth_destroy(c);
-        return error_set(SB_ERROR_INVALID_MESH, "no triangle of the cloth has any area (%d degenerate)",
-                         (int)def->triangle_count);
+        return r;
     }
-    /* loose vertices (in no triangle with area) fall as particles of average vertex mass */
-    double mean_mass = def->density * c->model.info.rest_area / nv;
-    for (int32_t i = 0; i < nv; i++) {
-        if (c->model.mass[i] <= 0.0) c->model.mass[i] = mean_mass;
-        c->model.info.total_mass += c->model.mass[i];
-    }
-    if (!topology_build(&c->model.topo, c->model.triangles, c->model.triangle_count, nv) || !build_hinges(c))
-        return out_of_memory(c);
-    if (c->model.self_collision && !rest_neighbours_build(&c->model.near_at_rest, c->model.rest_positions, &c->model.topo, 3.0 * c->model.self_thickness))
-        return out_of_memory(c);
-
-    c->model.pin_count = def->pin_count;
-    size_t pin_len = 3 * (size_t)def->pin_count + 1;
-    c->model.pins = malloc(((size_t)def->pin_count + 1) * sizeof *c->model.pins);
-    c->state.pin_from = malloc(pin_len * sizeof *c->state.pin_from);
-    c->state.pin_to = malloc(pin_len * sizeof *c->state.pin_to);
-    if (!c->model.pins || !c->state.pin_from || !c->state.pin_to) return out_of_memory(c);
-    for (int32_t p = 0; p < def->pin_count; p++) {
-        c->model.pins[p] = def->pins[p];
-        c->model.pinned[def->pins[p]] = 1;
-        memcpy(&c->state.pin_from[3 * (size_t)p], &c->state.x[3 * (size_t)def->pins[p]], 3 * sizeof(double));
-        memcpy(&c->state.pin_to[3 * (size_t)p], &c->state.x[3 * (size_t)def->pins[p]], 3 * sizeof(double));
-    }
-    c->state.pin_time_from = c->state.pin_time_to = time;
-    if (!build_solver(c, gravity)) return out_of_memory(c);
     *out = c;
     return SB_OK;
 }
@@ -279,21 +297,23 @@ sb_result cloth_create(const sb_cloth_def *def, double time, const double gravit
 void cloth_destroy(cloth *c)
 {
     if (!c) return;
-    free(c->state.x), free(c->model.rest_positions), free(c->state.v), free(c->model.mass), free(c->model.vertex_area);
-    free(c->model.triangles), free(c->model.rest);
-    free(c->model.hinges), free(c->model.hinge_weight), free(c->model.hinge_rest_angle);
-    free(c->model.pins), free(c->state.pin_from), free(c->state.pin_to), free(c->scratch.filter_kind);
-    bsr_free(&c->scratch.system);
-    free(c->model.triangle_blocks), free(c->model.hinge_blocks);
-    colouring_free(&c->model.triangle_colours), colouring_free(&c->model.hinge_colours);
-    free(c->scratch.force), free(c->scratch.rhs), free(c->scratch.dv), free(c->scratch.z), free(c->scratch.x_new), free(c->scratch.v_new);
-    free(c->scratch.correction), free(c->state.accel);
-    free(c->model.pinned), free(c->state.collided), free(c->scratch.filter_proj), free(c->scratch.target_velocity), free(c->scratch.target_offset);
-    free(c->scratch.external_force), free(c->state.contacts), free(c->scratch.contacts_start), free(c->scratch.boxes);
-    topology_free(&c->model.topo);
-    rest_neighbours_free(&c->model.near_at_rest);
-    bvh_free(&c->scratch.tree);
-    cg_workspace_free(&c->scratch.cg);
+    cloth_model *m = &c->model;
+    free(m->rest_positions), free(m->mass), free(m->vertex_area), free(m->triangles), free(m->rest);
+    free(m->hinges), free(m->hinge_weight), free(m->hinge_rest_angle), free(m->pins), free(m->pinned);
+    topology_free(&m->topo);
+    rest_neighbours_free(&m->near_at_rest);
+    colouring_free(&m->triangle_colours), colouring_free(&m->hinge_colours);
+    cloth_state *s = &c->state;
+    free(s->x), free(s->v), free(s->accel), free(s->contacts), free(s->collided), free(s->pin_from), free(s->pin_to);
+    cloth_scratch *w = &c->scratch;
+    free(w->boxes);
+    bvh_free(&w->tree);
+    free(w->filter_kind), free(w->filter_proj), free(w->target_velocity), free(w->target_offset);
+    free(w->external_force), free(w->contacts_start);
+    bsr_free(&w->system);
+    free(w->triangle_blocks), free(w->hinge_blocks);
+    free(w->force), free(w->rhs), free(w->dv), free(w->z), free(w->x_new), free(w->v_new), free(w->correction);
+    cg_workspace_free(&w->cg);
     free(c);
 }
 

@@ -31,7 +31,7 @@ typedef struct vertex_contact {
 } vertex_contact;
 
 /* What the definition fixes: topology, rest shape, masses, material, which vertices are
- * pinned, and the tables derived from them once (the matrix's element blocks, the colours).
+ * pinned, and what is derived from them once (hinges, neighbours at rest, colours).
  * Never changed by a step; its values are the cloth's fingerprint in a saved state. */
 typedef struct cloth_model {
     int32_t vertex_count;
@@ -59,8 +59,6 @@ typedef struct cloth_model {
     int32_t *pins;
     uint8_t *pinned;             /* vertex_count: 1 for pinned vertices */
 
-    int32_t *triangle_blocks;    /* triangle_count x 9: the system's block of each vertex pair */
-    int32_t *hinge_blocks;       /* hinge_count x 16 */
     colouring triangle_colours, hinge_colours; /* assembly in parallel, colour by colour */
     sb_cloth_info info;
 } cloth_model;
@@ -76,7 +74,8 @@ typedef struct cloth_state {
     cg_history cg;               /* which preconditioner the next solve takes */
 } cloth_state;
 
-/* What a step may throw away: rebuilt or overwritten before it is read. */
+/* What a step may throw away: rebuilt or overwritten before it is read (the matrix's pattern
+ * and where each element's blocks sit in it are built once, with the matrix). */
 typedef struct cloth_scratch {
     aabb *boxes;                 /* triangle_count: swept boxes of the current step */
     bvh tree;                    /* over boxes; the pairs it finds are sorted (collision_pairs.c) */
@@ -87,6 +86,8 @@ typedef struct cloth_scratch {
     double *external_force;      /* vertex_count x 3: friction and other forces given per step */
     vertex_contact *contacts_start; /* vertex_count: the state's contacts before this attempt */
     bsr system;                  /* the implicit step's matrix (its pattern built once) */
+    int32_t *triangle_blocks;    /* triangle_count x 9: the system's block of each vertex pair */
+    int32_t *hinge_blocks;       /* hinge_count x 16 */
     double *force, *rhs, *dv, *z, *x_new, *v_new, *correction; /* vertex_count x 3 each */
     cg_workspace cg;
 } cloth_scratch;

@@ -64,7 +64,7 @@ static void triangle_forces(const cloth *c, int32_t t, const double *x, const do
     const cloth_material *m = &c->model.material;
     const int32_t *tri = &c->model.triangles[3 * (size_t)t];
     const tri_rest *rest = &c->model.rest[t];
-    const int32_t *blocks = as ? &c->model.triangle_blocks[9 * (size_t)t] : no_blocks;
+    const int32_t *blocks = as ? &c->scratch.triangle_blocks[9 * (size_t)t] : no_blocks;
     vec3 p[3] = {v3_load(&x[3 * (size_t)tri[0]]), v3_load(&x[3 * (size_t)tri[1]]), v3_load(&x[3 * (size_t)tri[2]])};
     condition su, sv, sh;
     if (m->k_stretch > 0.0) {
@@ -92,7 +92,7 @@ static void hinge_forces(const cloth *c, int32_t e, const double *x, const doubl
     condition bend;
     if (!bend_condition(p, &bend, false)) return;
     double kw = m->k_bend * c->model.hinge_weight[e];
-    const int32_t *blocks = as ? &c->model.hinge_blocks[16 * (size_t)e] : no_blocks;
+    const int32_t *blocks = as ? &c->scratch.hinge_blocks[16 * (size_t)e] : no_blocks;
     add_condition(&bend, 4, hv, blocks, kw, m->damping * kw, c->model.hinge_rest_angle[e], false, v, f, as);
 }
 

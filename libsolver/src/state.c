@@ -14,10 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloth_state.h"
+#include "collider_state.h"
 #include "error.h"
 #include "world.h"
 
-enum { STATE_FORMAT = 4, HEADER_BYTES = 32, NODE_BYTES = 6 * 8 + 2 * 4, CONTACT_BYTES = 4 + 7 * 8 + 2 };
+enum { STATE_FORMAT = 4, HEADER_BYTES = 32 };
 static const char STATE_MAGIC[8] = "SBSTATE";
 static const uint32_t BYTE_ORDER_MARK = 0x01020304u;
 
@@ -35,32 +37,6 @@ static uint64_t world_fingerprint(const sb_world *w)
     return h;
 }
 
-static uint64_t cloth_fingerprint(const cloth *c)
-{
-    uint64_t h = STATE_HASH_START;
-    size_t n = (size_t)c->model.vertex_count;
-    h = state_hash(h, c->model.rest_positions, 3 * n * sizeof(double));
-    h = state_hash(h, c->model.mass, n * sizeof(double));
-    h = state_hash(h, c->model.rest, (size_t)c->model.triangle_count * sizeof *c->model.rest); /* from the UVs */
-    h = state_hash(h, c->model.triangles, 3 * (size_t)c->model.triangle_count * sizeof(int32_t));
-    h = state_hash(h, c->model.pins, (size_t)c->model.pin_count * sizeof(int32_t));
-    const cloth_material *m = &c->model.material;
-    STATE_HASH(h, m->k_stretch), STATE_HASH(h, m->k_shear), STATE_HASH(h, m->k_bend);
-    STATE_HASH(h, m->damping), STATE_HASH(h, m->air_drag);
-    uint8_t self = c->model.self_collision;
-    STATE_HASH(h, c->model.thickness), STATE_HASH(h, c->model.friction), STATE_HASH(h, self), STATE_HASH(h, c->model.self_thickness);
-    return h;
-}
-
-static uint64_t collider_fingerprint(const collider *k)
-{
-    uint64_t h = STATE_HASH_START;
-    h = state_hash(h, k->model.triangles, 3 * (size_t)k->model.triangle_count * sizeof(int32_t));
-    STATE_HASH(h, k->model.thickness), STATE_HASH(h, k->model.friction), STATE_HASH(h, k->model.body);
-    if (k->model.local) h = state_hash(h, k->model.local, 3 * (size_t)k->model.vertex_count * sizeof(double));
-    return h;
-}
-
 static uint64_t body_fingerprint(const rigid_body *b)
 {
     uint64_t h = STATE_HASH_START;
@@ -73,51 +49,6 @@ static uint64_t body_fingerprint(const rigid_body *b)
 }
 
 /* --- writing ------------------------------------------------------------------------------ */
-
-static void write_tree(state_writer *out, const bvh *t)
-{
-    int32_t node_count = t->built ? t->node_count : -1, prim_count = t->built ? t->prim_count : -1;
-    STATE_PUT(out, node_count), STATE_PUT(out, prim_count), STATE_PUT(out, t->built_area);
-    for (int32_t i = 0; i < node_count; i++) {
-        const bvh_node *node = &t->nodes[i];
-        STATE_PUT(out, node->box.lo), STATE_PUT(out, node->box.hi);
-        STATE_PUT(out, node->count), STATE_PUT(out, node->index);
-    }
-    if (prim_count > 0) state_put(out, t->prims, 4 * (size_t)prim_count);
-}
-
-static void write_cloth(state_writer *out, const cloth *c)
-{
-    size_t n = (size_t)c->model.vertex_count;
-    uint64_t fingerprint = cloth_fingerprint(c);
-    STATE_PUT(out, c->model.vertex_count), STATE_PUT(out, c->model.triangle_count), STATE_PUT(out, c->model.pin_count);
-    STATE_PUT(out, fingerprint);
-    state_put(out, c->state.x, 3 * n * sizeof(double));
-    state_put(out, c->state.v, 3 * n * sizeof(double));
-    state_put(out, c->state.accel, 3 * n * sizeof(double));
-    for (size_t i = 0; i < n; i++) {
-        const vertex_contact *vc = &c->state.contacts[i];
-        STATE_PUT(out, vc->collider), STATE_PUT(out, vc->normal), STATE_PUT(out, vc->normal_force);
-        STATE_PUT(out, vc->slide_direction), STATE_PUT(out, vc->sticking), STATE_PUT(out, vc->released);
-    }
-    state_put(out, c->state.collided, n);
-    state_put(out, c->state.pin_from, 3 * (size_t)c->model.pin_count * sizeof(double));
-    state_put(out, c->state.pin_to, 3 * (size_t)c->model.pin_count * sizeof(double));
-    STATE_PUT(out, c->state.pin_time_from), STATE_PUT(out, c->state.pin_time_to);
-    /* which preconditioner the next solve takes (cg.h): part of how the bake goes on */
-    STATE_PUT(out, c->state.cg.jacobi_iterations), STATE_PUT(out, c->state.cg.multigrid_iterations);
-    STATE_PUT(out, c->state.cg.solves_since_probe);
-}
-
-static void write_collider(state_writer *out, const collider *k)
-{
-    uint64_t fingerprint = collider_fingerprint(k);
-    STATE_PUT(out, k->model.vertex_count), STATE_PUT(out, k->model.triangle_count), STATE_PUT(out, fingerprint);
-    state_put(out, k->state.from, 3 * (size_t)k->model.vertex_count * sizeof(double));
-    state_put(out, k->state.to, 3 * (size_t)k->model.vertex_count * sizeof(double));
-    STATE_PUT(out, k->state.time_from), STATE_PUT(out, k->state.time_to);
-    write_tree(out, &k->state.tree);
-}
 
 static void write_body(state_writer *out, const rigid_body *b)
 {
@@ -144,8 +75,8 @@ static void write_payload(state_writer *out, const sb_world *w)
     STATE_PUT(out, fingerprint);
     STATE_PUT(out, w->time), STATE_PUT(out, w->preferred_step), STATE_PUT(out, w->accepted_in_row);
     write_stats(out, &w->stats);
-    for (int32_t i = 0; i < w->cloth_count; i++) write_cloth(out, w->cloths[i]);
-    for (int32_t i = 0; i < w->collider_count; i++) write_collider(out, w->colliders[i]);
+    for (int32_t i = 0; i < w->cloth_count; i++) cloth_state_write(w->cloths[i], out);
+    for (int32_t i = 0; i < w->collider_count; i++) collider_state_write(w->colliders[i], out);
     for (int32_t i = 0; i < w->body_count; i++) write_body(out, w->bodies[i]);
     rigid_state_write(w, out);
 }
@@ -183,208 +114,30 @@ SB_API sb_result sb_world_save_state(const sb_world *world, void *buffer, uint64
 
 /* --- reading ------------------------------------------------------------------------------ */
 
-static bool damaged(state_reader *in, const char *what)
-{
-    return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state is damaged: %s", what);
-}
-
-/* n finite doubles, at most `limit` in size, into dst: checked in the CHECK pass, copied
- * when applying (into the world) or always (`always`: into the caller's own variables). */
-static bool doubles(state_reader *in, double *dst, size_t n, bool always, double limit, const char *what)
-{
-    const uint8_t *bytes = state_span(in, n * sizeof(double));
-    if (!bytes) return damaged(in, what);
-    if (in->pass == PASS_CHECK)
-        for (size_t i = 0; i < n; i++) {
-            double value;
-            memcpy(&value, bytes + i * sizeof value, sizeof value);
-            if (!(fabs(value) <= limit)) return damaged(in, what);
-        }
-    if ((always || in->pass == PASS_APPLY) && n > 0) memcpy(dst, bytes, n * sizeof(double));
-    return true;
-}
-
-static bool read_doubles(state_reader *in, double *dst, size_t n, const char *what)
-{
-    return doubles(in, dst, n, false, DBL_MAX, what);
-}
-
-/* Positions, as every entry point bounds them. */
-static bool read_positions(state_reader *in, double *dst, size_t n, const char *what)
-{
-    return doubles(in, dst, n, false, MAX_COORDINATE, what);
-}
-
-/* A local variable made of doubles (double, vec3, quat). */
-#define TAKE_VALUES(in, var, what) doubles((in), (double *)&(var), sizeof(var) / sizeof(double), true, DBL_MAX, (what))
-
-/* Whether saved nodes form a tree as bvh_build lays one out: in preorder (each inner node's left
- * child right after it, its right child after the left subtree), every node reached once,
- * the leaves covering the primitives in order, no deeper than BVH_MAX_DEPTH (the fixed stacks
- * of the traversals rely on it). */
-static const char *check_nodes(const uint8_t *bytes, int32_t node_count, int32_t prim_count)
-{
-    if (node_count == 0) return prim_count == 0 ? NULL : "a collision tree has no nodes";
-    struct { int32_t node, depth; } stack[BVH_MAX_DEPTH + 2];
-    int top = 0;
-    int32_t next_node = 0, next_prim = 0;
-    stack[top++].node = 0, stack[0].depth = 0;
-    while (top > 0) {
-        int32_t id = stack[--top].node, depth = stack[top].depth;
-        if (id != next_node++) return "a collision tree's nodes are not in the order of a tree";
-        const uint8_t *node = bytes + (size_t)NODE_BYTES * (size_t)id;
-        double box[6];
-        int32_t count, index;
-        memcpy(box, node, sizeof box), memcpy(&count, node + 48, 4), memcpy(&index, node + 52, 4);
-        for (int k = 0; k < 6; k++)
-            if (isnan(box[k])) return "a collision tree's box is not a number";
-        if (count > 0) {
-            if (index != next_prim || count > prim_count - next_prim)
-                return "a collision tree's leaves do not cover its mesh's triangles in order";
-            next_prim += count;
-        } else if (count < 0 || index <= id + 1 || index >= node_count) {
-            return "a collision tree's node points outside the tree";
-        } else if (depth >= BVH_MAX_DEPTH) {
-            return "a collision tree is deeper than any tree SimBake builds";
-        } else {
-            stack[top].node = index, stack[top++].depth = depth + 1;
-            stack[top].node = id + 1, stack[top++].depth = depth + 1;
-        }
-    }
-    if (next_node != node_count || next_prim != prim_count) return "a collision tree does not fit its mesh";
-    return NULL;
-}
-
-static bool read_tree(state_reader *in, bvh *t, const aabb *boxes, int32_t primitives)
-{
-    int32_t node_count = 0, prim_count = 0;
-    double built_area = 0.0;
-    const uint8_t *nodes = NULL, *prims = NULL;
-    bool present = STATE_TAKE(in, node_count) && STATE_TAKE(in, prim_count) && STATE_TAKE(in, built_area) &&
-                   node_count >= 0;
-    if (in->pass == PASS_CHECK) {
-        if (node_count == -1 && prim_count == -1) return true;
-        if (!present || prim_count != primitives || node_count > 2 * prim_count + 1 || isnan(built_area) ||
-            !(nodes = state_span(in, NODE_BYTES * (uint64_t)node_count)) ||
-            !(prims = state_span(in, 4 * (uint64_t)prim_count)))
-            return damaged(in, "a collision tree does not fit its mesh");
-        const char *wrong = check_nodes(nodes, node_count, prim_count);
-        if (wrong) return damaged(in, wrong);
-        return state_check_permutation(in, prims, prim_count, "a tree's primitives are not a permutation");
-    }
-    if (!present) { /* no tree saved: the world had not built it yet */
-        if (in->pass == PASS_APPLY) t->built = false, t->node_count = t->prim_count = 0, t->built_area = 0.0;
-        return true;
-    }
-    nodes = state_span(in, NODE_BYTES * (uint64_t)node_count);
-    prims = state_span(in, 4 * (uint64_t)prim_count);
-    if (in->pass == PASS_RESERVE) { /* room only: a load refused later leaves the tree as it was */
-        if (!bvh_reserve(t, primitives)) return STATE_FAIL(in, SB_ERROR_OUT_OF_MEMORY, "out of memory loading a saved state");
-        return true;
-    }
-    for (int32_t i = 0; i < node_count; i++, nodes += NODE_BYTES) {
-        bvh_node *node = &t->nodes[i];
-        memcpy(&node->box.lo, nodes, 24), memcpy(&node->box.hi, nodes + 24, 24);
-        memcpy(&node->count, nodes + 48, 4), memcpy(&node->index, nodes + 52, 4);
-    }
-    if (prim_count > 0) memcpy(t->prims, prims, 4 * (size_t)prim_count);
-    t->node_count = node_count, t->prim_count = prim_count, t->built_area = built_area, t->boxes = boxes;
-    t->built = true;
-    bvh_set_last(t);
-    return true;
-}
-
-static bool read_cloth(state_reader *in, cloth *c, int32_t index, int32_t collider_count)
-{
-    int32_t vertices = 0, triangles = 0, pins = 0;
-    uint64_t fingerprint = 0;
-    if (!STATE_TAKE(in, vertices) || !STATE_TAKE(in, triangles) || !STATE_TAKE(in, pins) || !STATE_TAKE(in, fingerprint))
-        return damaged(in, "it ends inside a cloth");
-    if (in->pass == PASS_CHECK) {
-        if (vertices != c->model.vertex_count || triangles != c->model.triangle_count || pins != c->model.pin_count)
-            return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: cloth %d has %d "
-                             "vertices, %d triangles and %d pins here, %d, %d and %d in the state", (int)index,
-                             (int)c->model.vertex_count, (int)c->model.triangle_count, (int)c->model.pin_count, (int)vertices,
-                             (int)triangles, (int)pins);
-        if (fingerprint != cloth_fingerprint(c))
-            return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: cloth %d's rest "
-                             "shape, masses, pins or material differ from the state's (the rest shape "
-                             "includes the warp and weft its UVs give)", (int)index);
-    }
-    size_t n = (size_t)vertices;
-    if (!read_positions(in, c->state.x, 3 * n, "cloth positions") || !read_doubles(in, c->state.v, 3 * n, "cloth velocities") ||
-        !read_doubles(in, c->state.accel, 3 * n, "cloth accelerations"))
-        return false;
-    const uint8_t *contacts = state_span(in, CONTACT_BYTES * (uint64_t)n), *collided = state_span(in, n);
-    if (!contacts || !collided) return damaged(in, "it ends inside a cloth's contacts");
-    for (size_t i = 0; i < n; i++, contacts += CONTACT_BYTES) {
-        vertex_contact vc;
-        memcpy(&vc.collider, contacts, 4), memcpy(&vc.normal, contacts + 4, 24);
-        memcpy(&vc.normal_force, contacts + 28, 8), memcpy(&vc.slide_direction, contacts + 36, 24);
-        vc.sticking = contacts[60], vc.released = contacts[61];
-        if (in->pass == PASS_CHECK &&
-            (vc.collider < -1 || vc.collider >= collider_count || vc.sticking > 1 || vc.released > 1 ||
-             !v3_isfinite(vc.normal) || !isfinite(vc.normal_force) || !v3_isfinite(vc.slide_direction) ||
-             collided[i] > 1))
-            return damaged(in, "a cloth vertex's contact");
-        if (in->pass == PASS_APPLY) c->state.contacts[i] = vc;
-    }
-    if (in->pass == PASS_APPLY) memcpy(c->state.collided, collided, n);
-    if (!read_doubles(in, c->state.pin_from, 3 * (size_t)pins, "pin targets") ||
-        !read_doubles(in, c->state.pin_to, 3 * (size_t)pins, "pin targets") ||
-        !read_doubles(in, &c->state.pin_time_from, 1, "pin times") || !read_doubles(in, &c->state.pin_time_to, 1, "pin times"))
-        return false;
-    int32_t jacobi = 0, multigrid = 0, since_probe = 0;
-    if (!STATE_TAKE(in, jacobi) || !STATE_TAKE(in, multigrid) || !STATE_TAKE(in, since_probe))
-        return damaged(in, "it ends inside a cloth's solver counts");
-    if (in->pass == PASS_CHECK &&
-        (jacobi < -1 || multigrid < -1 || since_probe < 0 || since_probe >= CG_MULTIGRID_PROBE_EVERY))
-        return damaged(in, "a cloth's solver counts");
-    if (in->pass == PASS_APPLY)
-        c->state.cg.jacobi_iterations = jacobi, c->state.cg.multigrid_iterations = multigrid, c->state.cg.solves_since_probe = since_probe;
-    return true;
-}
-
-static bool read_collider(state_reader *in, collider *k, int32_t index)
-{
-    int32_t vertices = 0, triangles = 0;
-    uint64_t fingerprint = 0;
-    if (!STATE_TAKE(in, vertices) || !STATE_TAKE(in, triangles) || !STATE_TAKE(in, fingerprint))
-        return damaged(in, "it ends inside a collider");
-    if (in->pass == PASS_CHECK && (vertices != k->model.vertex_count || triangles != k->model.triangle_count ||
-                                   fingerprint != collider_fingerprint(k)))
-        return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: collider %d's mesh, "
-                         "thickness, friction or body differ from the state's", (int)index);
-    size_t n = 3 * (size_t)vertices;
-    return read_positions(in, k->state.from, n, "collider positions") && read_positions(in, k->state.to, n, "collider positions") &&
-           read_doubles(in, &k->state.time_from, 1, "collider times") && read_doubles(in, &k->state.time_to, 1, "collider times") &&
-           read_tree(in, &k->state.tree, k->scratch.boxes, k->model.triangle_count);
-}
-
 static bool unit(quat q) { return fabs(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z - 1.0) < 1e-6; }
 
 static bool read_body(state_reader *in, rigid_body *b, int32_t index)
 {
     uint64_t fingerprint = 0;
-    if (!STATE_TAKE(in, fingerprint)) return damaged(in, "it ends inside a body");
+    if (!STATE_TAKE(in, fingerprint)) return state_damaged(in, "it ends inside a body");
     if (in->pass == PASS_CHECK && fingerprint != body_fingerprint(b))
         return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: body %d's shape, "
                          "mass, material or starting pose differ from the state's", (int)index);
     rigid_body saved = *b;
-    bool ok = TAKE_VALUES(in, saved.x, "body pose") && TAKE_VALUES(in, saved.q, "body pose") &&
-              TAKE_VALUES(in, saved.P, "body momentum") && TAKE_VALUES(in, saved.L, "body momentum") &&
-              TAKE_VALUES(in, saved.R, "body pose") && TAKE_VALUES(in, saved.inv_inertia_world, "body inertia") &&
-              TAKE_VALUES(in, saved.v, "body velocity") && TAKE_VALUES(in, saved.w, "body velocity") &&
-              TAKE_VALUES(in, saved.x_from, "body path") && TAKE_VALUES(in, saved.x_to, "body path") &&
-              TAKE_VALUES(in, saved.q_from, "body path") && TAKE_VALUES(in, saved.q_to, "body path") &&
-              TAKE_VALUES(in, saved.time_from, "body path") && TAKE_VALUES(in, saved.time_to, "body path") &&
-              TAKE_VALUES(in, saved.contact_force, "body contact force");
+    bool ok = STATE_TAKE_VALUES(in, saved.x, "body pose") && STATE_TAKE_VALUES(in, saved.q, "body pose") &&
+              STATE_TAKE_VALUES(in, saved.P, "body momentum") && STATE_TAKE_VALUES(in, saved.L, "body momentum") &&
+              STATE_TAKE_VALUES(in, saved.R, "body pose") && STATE_TAKE_VALUES(in, saved.inv_inertia_world, "body inertia") &&
+              STATE_TAKE_VALUES(in, saved.v, "body velocity") && STATE_TAKE_VALUES(in, saved.w, "body velocity") &&
+              STATE_TAKE_VALUES(in, saved.x_from, "body path") && STATE_TAKE_VALUES(in, saved.x_to, "body path") &&
+              STATE_TAKE_VALUES(in, saved.q_from, "body path") && STATE_TAKE_VALUES(in, saved.q_to, "body path") &&
+              STATE_TAKE_VALUES(in, saved.time_from, "body path") && STATE_TAKE_VALUES(in, saved.time_to, "body path") &&
+              STATE_TAKE_VALUES(in, saved.contact_force, "body contact force");
     if (!ok) return false;
-    if (!STATE_TAKE(in, saved.contacts)) return damaged(in, "it ends inside a body");
+    if (!STATE_TAKE(in, saved.contacts)) return state_damaged(in, "it ends inside a body");
     if (in->pass == PASS_CHECK && !(v3_len(saved.x) <= MAX_COORDINATE))
-        return damaged(in, "a body lies beyond the largest coordinate");
+        return state_damaged(in, "a body lies beyond the largest coordinate");
     if (in->pass == PASS_CHECK && (!unit(saved.q) || !unit(saved.q_from) || !unit(saved.q_to) || saved.contacts < 0))
-        return damaged(in, "a body's orientation is not a unit quaternion");
+        return state_damaged(in, "a body's orientation is not a unit quaternion");
     if (in->pass != PASS_APPLY) return true;
     /* the derived R, I⁻¹, v, ω as they were: a kinematic body's v, ω come from its path */
     b->x = saved.x, b->q = saved.q, b->P = saved.P, b->L = saved.L;
@@ -398,11 +151,11 @@ static bool read_body(state_reader *in, rigid_body *b, int32_t index)
 static bool read_stats(state_reader *in, sb_world_stats *s)
 {
     sb_world_stats saved = *s;
-    if (!TAKE_VALUES(in, saved.time, "statistics") || !STATE_TAKE(in, saved.steps) ||
+    if (!STATE_TAKE_VALUES(in, saved.time, "statistics") || !STATE_TAKE(in, saved.steps) ||
         !STATE_TAKE(in, saved.rejected_steps) || !STATE_TAKE(in, saved.cg_iterations) ||
-        !STATE_TAKE(in, saved.last_cg_iterations) || !TAKE_VALUES(in, saved.last_step, "statistics") ||
+        !STATE_TAKE(in, saved.last_cg_iterations) || !STATE_TAKE_VALUES(in, saved.last_step, "statistics") ||
         !STATE_TAKE(in, saved.last_contacts) || !STATE_TAKE(in, saved.collisions) || !STATE_TAKE(in, saved.impact_zones))
-        return in->result != SB_OK || damaged(in, "it ends inside the statistics");
+        return in->result != SB_OK || state_damaged(in, "it ends inside the statistics");
     if (in->pass == PASS_APPLY) *s = saved;
     return true;
 }
@@ -413,7 +166,7 @@ static bool read_payload(state_reader *in, sb_world *w)
     uint64_t fingerprint = 0;
     double clock[2];
     if (!STATE_TAKE(in, cloths) || !STATE_TAKE(in, colliders) || !STATE_TAKE(in, bodies) || !STATE_TAKE(in, fingerprint))
-        return damaged(in, "it ends inside its header");
+        return state_damaged(in, "it ends inside its header");
     if (in->pass == PASS_CHECK) {
         if (cloths != w->cloth_count || colliders != w->collider_count || bodies != w->body_count)
             return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: it has %d cloths, "
@@ -424,19 +177,19 @@ static bool read_payload(state_reader *in, sb_world *w)
             return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: its settings "
                              "(gravity, steps, tolerances) differ from the state's");
     }
-    if (!TAKE_VALUES(in, clock, "the world's clock")) return false;
-    if (!STATE_TAKE(in, accepted_in_row)) return damaged(in, "it ends inside the world's clock");
+    if (!STATE_TAKE_VALUES(in, clock, "the world's clock")) return false;
+    if (!STATE_TAKE(in, accepted_in_row)) return state_damaged(in, "it ends inside the world's clock");
     if (!read_stats(in, &w->stats)) return false;
-    if (in->pass == PASS_CHECK && !(clock[1] > 0.0 && accepted_in_row >= 0)) return damaged(in, "the world's step size");
+    if (in->pass == PASS_CHECK && !(clock[1] > 0.0 && accepted_in_row >= 0)) return state_damaged(in, "the world's step size");
     if (in->pass == PASS_APPLY) w->time = clock[0], w->preferred_step = clock[1], w->accepted_in_row = accepted_in_row;
     for (int32_t i = 0; i < w->cloth_count; i++)
-        if (!read_cloth(in, w->cloths[i], i, w->collider_count)) return false;
+        if (!cloth_state_read(w->cloths[i], i, w->collider_count, in)) return false;
     for (int32_t i = 0; i < w->collider_count; i++)
-        if (!read_collider(in, w->colliders[i], i)) return false;
+        if (!collider_state_read(w->colliders[i], i, in)) return false;
     for (int32_t i = 0; i < w->body_count; i++)
         if (!read_body(in, w->bodies[i], i)) return false;
     if (!rigid_state_read(w, in)) return false;
-    if (in->pass == PASS_CHECK && in->at != in->end) return damaged(in, "bytes left over after its last section");
+    if (in->pass == PASS_CHECK && in->at != in->end) return state_damaged(in, "bytes left over after its last section");
     return true;
 }
 

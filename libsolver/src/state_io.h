@@ -1,14 +1,17 @@
 /* Byte streams of a saved world state (state.c): a writer that counts or copies, a reader
- * that never reads past its buffer, and a 64-bit FNV-1a hash for fingerprints and checksums. */
+ * that never reads past its buffer, a 64-bit FNV-1a hash for fingerprints and checksums, and
+ * the checked pieces (numbers, collision trees) each object's part is made of (state_io.c). */
 #ifndef SB_STATE_IO_H
 #define SB_STATE_IO_H
 
 #include <stdbool.h>
+#include <float.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bvh.h"
 #include "error.h"
 
 /* Writes to `at` when it is not NULL; `size` counts the bytes either way. */
@@ -93,5 +96,24 @@ static inline uint64_t state_hash(uint64_t h, const void *bytes, size_t n)
 }
 
 #define STATE_HASH(h, value) ((h) = state_hash((h), &(value), sizeof(value)))
+
+/* Stops the reader: "saved state is damaged: `what`". Returns false. */
+bool state_damaged(state_reader *in, const char *what);
+/* n doubles of at most `limit` in size (NaN refused) into dst: checked in the CHECK pass,
+ * copied when applying (into the world) or always (`always`: into the caller's variables). */
+bool state_doubles(state_reader *in, double *dst, size_t n, bool always, double limit, const char *what);
+/* Finite doubles into the world's arrays, copied in the APPLY pass. */
+bool state_read_doubles(state_reader *in, double *dst, size_t n, const char *what);
+/* Positions, bounded as every entry point bounds them (MAX_COORDINATE). */
+bool state_read_positions(state_reader *in, double *dst, size_t n, const char *what);
+/* A local variable made of doubles (double, vec3, quat, mat3), read in every pass. */
+#define STATE_TAKE_VALUES(in, var, what) \
+    state_doubles((in), (double *)&(var), sizeof(var) / sizeof(double), true, DBL_MAX, (what))
+
+/* A collision tree over `primitives` boxes, or that none was built yet. Reading checks that
+ * the nodes form a tree as bvh_build lays one out (BVH_MAX_DEPTH deep at most, the leaves
+ * covering the primitives in order), reserves its room, then copies it. */
+void state_write_tree(state_writer *out, const bvh *t);
+bool state_read_tree(state_reader *in, bvh *t, const aabb *boxes, int32_t primitives);
 
 #endif
