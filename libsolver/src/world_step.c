@@ -73,6 +73,92 @@ static double next_step(const sb_world *w, double end, bool *lands)
     return *lands ? remaining : w->preferred_step;
 }
 
+/* The bodies step first and the colliders follow over [t, t + h]: the cloth meets the
+ * colliders they carry, but they do not feel the cloth. */
+static sb_result move_colliders(sb_world *w, double h)
+{
+    sb_result rigid = rigid_advance(w, w->time, h);
+    if (rigid != SB_OK) return rigid;
+    rigid_carry_colliders(w, w->time, h);
+    for (int32_t i = 0; i < w->collider_count; i++)
+        if (!collider_prepare_step(w->colliders[i], w->time, h)) {
+            rigid_undo_advance(w);
+            return out_of_memory(w, "preparing a collider");
+        }
+    return SB_OK;
+}
+
+/* Each cloth's implicit solve in turn, up to the first that fails (its index in *failed,
+ * its figures in *report). */
+static step_outcome solve_cloths(sb_world *w, double h, const implicit_params *params, step_report *report,
+                                 int32_t *failed, int32_t *iterations)
+{
+    step_outcome outcome = STEP_ACCEPTED;
+    for (int32_t i = 0; i < w->cloth_count && outcome == STEP_ACCEPTED; i++) {
+        outcome = cloth_implicit_step(w->cloths[i], w->time, h, params, report);
+        *iterations += report->cg_iterations;
+        w->phases.assembly += report->assembly_seconds, w->phases.solve += report->solve_seconds;
+        if (outcome != STEP_ACCEPTED) *failed = i;
+    }
+    w->stats.cg_iterations += *iterations;
+    return outcome;
+}
+
+/* Contacts released where the surface pulled, then every collision of the step resolved;
+ * false when memory ran out. */
+static bool resolve_collisions(sb_world *w, double h, step_outcome *outcome, collision_report *collisions)
+{
+    for (int32_t i = 0; i < w->cloth_count; i++) contacts_after_solve(w->cloths[i], w->colliders, h);
+    double start = wall_seconds();
+    bool resolved = collisions_resolve(&w->collision, w->cloths, w->cloth_count, w->colliders, w->collider_count,
+                                       h, zones_allowed(w, h), collisions);
+    w->phases.pairs += collisions->pairs_seconds;
+    w->phases.response += wall_seconds() - start - collisions->pairs_seconds;
+    if (resolved && collisions->needs_zones) *outcome = STEP_NEEDS_ZONES;
+    return resolved;
+}
+
+static void accept_step(sb_world *w, double h, double end, bool lands, int32_t contacts, int32_t iterations,
+                        const collision_report *collisions)
+{
+    w->stats.collisions += collisions->impulses;
+    w->stats.impact_zones += collisions->zone_rounds > 0;
+    w->stats.last_contacts = contacts;
+    for (int32_t i = 0; i < w->cloth_count; i++) cloth_commit_step(w->cloths[i], h);
+    w->time = lands ? end : w->time + h;
+    w->stats.steps++;
+    w->stats.last_step = h;
+    w->stats.last_cg_iterations = iterations;
+    if (++w->accepted_in_row >= w->def.grow_after) {
+        w->preferred_step = fmin(2.0 * w->preferred_step, w->def.max_step);
+        w->accepted_in_row = 0;
+    }
+}
+
+/* Everything back to the step's start and the next try at half the length; an error when
+ * that would be shorter than min_step. */
+static sb_result reject_step(sb_world *w, double h, step_outcome outcome, int32_t failed, const step_report *report)
+{
+    for (int32_t i = 0; i < w->cloth_count; i++) contacts_rollback(w->cloths[i]);
+    rigid_undo_advance(w);
+    w->stats.rejected_steps++;
+    w->accepted_in_row = 0;
+    w->preferred_step = 0.5 * h;
+    if (w->preferred_step >= w->def.min_step) return SB_OK;
+    w->preferred_step = w->def.max_step;
+    w->failure = (sb_failure){.kind = failure_kind(outcome), .object_kind = SB_OBJECT_CLOTH, .object = failed,
+                              .cg_iterations = report->cg_iterations, .time = w->time, .step = h,
+                              .cg_residual = report->cg_residual, .strain_change = report->max_strain_change,
+                              .speed = report->max_speed};
+    return error_set(SB_ERROR_SOLVER,
+                     "cloth %d: no step of %g s or more works at t = %.6g s: %s "
+                     "(strain change %.3g, CG residual %.3g after %d iterations, speed %.3g m/s); %s",
+                     (int)failed, w->def.min_step, w->time, outcome_reason(outcome), report->max_strain_change,
+                     report->cg_residual, (int)report->cg_iterations, report->max_speed, outcome_advice(outcome));
+}
+
+/* Adaptive implicit Euler: each step moves the colliders, prepares the contacts, solves every
+ * cloth, resolves the collisions, then is accepted or tried again at half its length. */
 static sb_result step_implicit(sb_world *w, double end)
 {
     implicit_params params = {
@@ -85,77 +171,25 @@ static sb_result step_implicit(sb_world *w, double end)
     while (w->time < end) {
         bool lands;
         double h = next_step(w, end, &lands);
-        /* the bodies step first: the cloth meets the colliders they carry, but they do not
-         * feel the cloth; a rejected cloth step undoes theirs */
-        sb_result rigid = rigid_advance(w, w->time, h);
-        if (rigid != SB_OK) return rigid;
-        rigid_carry_colliders(w, w->time, h);
-        for (int32_t i = 0; i < w->collider_count; i++)
-            if (!collider_prepare_step(w->colliders[i], w->time, h)) {
-                rigid_undo_advance(w);
-                return out_of_memory(w, "preparing a collider");
-            }
+        sb_result moved = move_colliders(w, h);
+        if (moved != SB_OK) return moved;
         int32_t contacts = 0;
         for (int32_t i = 0; i < w->cloth_count; i++)
             contacts += contacts_prepare(w->cloths[i], w->colliders, w->collider_count, h, params.gravity);
-        step_outcome outcome = STEP_ACCEPTED;
         int32_t failed = -1, iterations = 0;
         step_report report = {0};
         collision_report collisions = {0};
-        for (int32_t i = 0; i < w->cloth_count && outcome == STEP_ACCEPTED; i++) {
-            outcome = cloth_implicit_step(w->cloths[i], w->time, h, &params, &report);
-            iterations += report.cg_iterations;
-            w->phases.assembly += report.assembly_seconds, w->phases.solve += report.solve_seconds;
-            if (outcome != STEP_ACCEPTED) failed = i;
-        }
-        w->stats.cg_iterations += iterations;
-        if (outcome == STEP_ACCEPTED) {
-            for (int32_t i = 0; i < w->cloth_count; i++)
-                contacts_after_solve(w->cloths[i], w->colliders, h);
-            double start = wall_seconds();
-            bool resolved = collisions_resolve(&w->collision, w->cloths, w->cloth_count, w->colliders,
-                                               w->collider_count, h, zones_allowed(w, h), &collisions);
-            w->phases.pairs += collisions.pairs_seconds;
-            w->phases.response += wall_seconds() - start - collisions.pairs_seconds;
-            if (!resolved) {
-                rigid_undo_advance(w);
-                return out_of_memory(w, "resolving collisions");
-            }
-            if (collisions.needs_zones) outcome = STEP_NEEDS_ZONES;
+        step_outcome outcome = solve_cloths(w, h, &params, &report, &failed, &iterations);
+        if (outcome == STEP_ACCEPTED && !resolve_collisions(w, h, &outcome, &collisions)) {
+            rigid_undo_advance(w);
+            return out_of_memory(w, "resolving collisions");
         }
         if (outcome == STEP_ACCEPTED) {
-            w->stats.collisions += collisions.impulses;
-            w->stats.impact_zones += collisions.zone_rounds > 0;
-            w->stats.last_contacts = contacts;
-            for (int32_t i = 0; i < w->cloth_count; i++) cloth_commit_step(w->cloths[i], h);
-            w->time = lands ? end : w->time + h;
-            w->stats.steps++;
-            w->stats.last_step = h;
-            w->stats.last_cg_iterations = iterations;
-            if (++w->accepted_in_row >= w->def.grow_after) {
-                w->preferred_step = fmin(2.0 * w->preferred_step, w->def.max_step);
-                w->accepted_in_row = 0;
-            }
+            accept_step(w, h, end, lands, contacts, iterations, &collisions);
             continue;
         }
-        for (int32_t i = 0; i < w->cloth_count; i++) contacts_rollback(w->cloths[i]);
-        rigid_undo_advance(w);
-        w->stats.rejected_steps++;
-        w->accepted_in_row = 0;
-        w->preferred_step = 0.5 * h;
-        if (w->preferred_step < w->def.min_step) {
-            w->preferred_step = w->def.max_step;
-            w->failure = (sb_failure){.kind = failure_kind(outcome), .object_kind = SB_OBJECT_CLOTH,
-                                      .object = failed, .cg_iterations = report.cg_iterations,
-                                      .time = w->time, .step = h, .cg_residual = report.cg_residual,
-                                      .strain_change = report.max_strain_change, .speed = report.max_speed};
-            return error_set(SB_ERROR_SOLVER,
-                             "cloth %d: no step of %g s or more works at t = %.6g s: %s "
-                             "(strain change %.3g, CG residual %.3g after %d iterations, speed %.3g m/s); %s",
-                             (int)failed, w->def.min_step, w->time, outcome_reason(outcome),
-                             report.max_strain_change, report.cg_residual, (int)report.cg_iterations,
-                             report.max_speed, outcome_advice(outcome));
-        }
+        sb_result rejected = reject_step(w, h, outcome, failed, &report);
+        if (rejected != SB_OK) return rejected;
     }
     return SB_OK;
 }
