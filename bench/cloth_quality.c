@@ -16,6 +16,7 @@
 
 #include "bench_scene.h"
 #include "collision.h"
+#include "intersections.h"
 #include "simbake.h"
 #include "world.h"
 

@@ -46,11 +46,4 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
  * rate^k <= 1 takes k = ln hits / ln(before / hits) more. */
 bool impulses_can_finish(int32_t before, int32_t hits, int32_t done);
 
-/* Number of intersecting triangle pairs (exact test) among the cloths' current positions
- * and between them and the colliders at the time they were last prepared for (x1); for
- * tests and diagnostics; -1 when out of memory. Pairs of triangles of one cloth count only
- * with self collision. */
-int64_t count_intersections(cloth *const *cloths, int32_t cloth_count, collider *const *colliders,
-                            int32_t collider_count, bool include_self);
-
 #endif

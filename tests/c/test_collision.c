@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "collision.h"
+#include "intersections.h"
 #include "simbake.h"
 #include "testutil.h"
 #include "world.h"

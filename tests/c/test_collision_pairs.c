@@ -12,6 +12,7 @@
 #include "ccd.h"
 #include "collider.h"
 #include "collision.h"
+#include "intersections.h"
 #include "collision_scratch.h"
 #include "rest_neighbours.h"
 #include "threads.h"

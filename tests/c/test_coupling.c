@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "collision.h"
+#include "intersections.h"
 #include "testutil.h"
 #include "world.h"
 

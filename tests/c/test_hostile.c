@@ -9,6 +9,7 @@
 
 #include "bsr.h"
 #include "collision.h"
+#include "intersections.h"
 #include "error.h"
 #include "simbake.h"
 #include "testutil.h"
