@@ -83,8 +83,10 @@ static void separate_positions(collision_scratch *s, const int32_t v[4], const d
         s->x1[v[i]] = v3_madd(s->x1[v[i]], n, separation * w[i] * s->inv_mass[v[i]] / denom);
 }
 
-/* A contact of the response: a pair, its weights and normal, and the impulses it carries. */
-typedef struct contact_row {
+/* A contact of the response between four weighted vertices (a pair of features): its normal
+ * and the impulses it carries, a 3D Coulomb cone. Not the rigid step's contact_row, a scalar
+ * row of a complementarity problem between two bodies: the two meet only in two-way coupling. */
+typedef struct vertex_impulse {
     int32_t v[4];
     double w[4];
     vec3 n;
@@ -92,16 +94,16 @@ typedef struct contact_row {
     double mu;
     double normal;   /* accumulated normal impulse (per unit of pair mass), >= 0 */
     vec3 friction;   /* accumulated tangential impulse */
-} contact_row;
+} vertex_impulse;
 
-static vec3 relative_velocity(const collision_scratch *s, const contact_row *r)
+static vec3 relative_velocity(const collision_scratch *s, const vertex_impulse *r)
 {
     vec3 rel = v3(0, 0, 0);
     for (int i = 0; i < 4; i++) rel = v3_madd(rel, s->v1[r->v[i]], r->w[i]);
     return rel;
 }
 
-static void apply_velocity(collision_scratch *s, const contact_row *r, vec3 change)
+static void apply_velocity(collision_scratch *s, const vertex_impulse *r, vec3 change)
 {
     for (int i = 0; i < 4; i++)
         s->v1[r->v[i]] = v3_madd(s->v1[r->v[i]], change, r->w[i] * s->inv_mass[r->v[i]] / r->inv_mass);
@@ -111,11 +113,11 @@ static void apply_velocity(collision_scratch *s, const contact_row *r, vec3 chan
  * pair approaches along its normal, with accumulated normal impulses >= 0 (contacts that
  * share vertices do not overshoot), and Coulomb friction within mu times each. A single
  * row is exact after one sweep: an impulse changes its pair's velocity by exactly itself. */
-static void stop_approaches(collision_scratch *s, contact_row *rows, int32_t count, int sweeps)
+static void stop_approaches(collision_scratch *s, vertex_impulse *rows, int32_t count, int sweeps)
 {
     for (int sweep = 0; sweep < sweeps; sweep++)
         for (int32_t k = 0; k < count; k++) {
-            contact_row *r = &rows[k];
+            vertex_impulse *r = &rows[k];
             vec3 rel = relative_velocity(s, r);
             double vn = v3_dot(rel, r->n);
             double normal = fmax(0.0, r->normal - vn);
@@ -131,10 +133,10 @@ static void stop_approaches(collision_scratch *s, contact_row *rows, int32_t cou
         }
 }
 
-static bool make_row(const collision_scratch *s, const int32_t v[4], const double w[4], vec3 n, double mu,
-                     contact_row *row)
+static bool make_impulse(const collision_scratch *s, const int32_t v[4], const double w[4], vec3 n, double mu,
+                     vertex_impulse *row)
 {
-    *row = (contact_row){{v[0], v[1], v[2], v[3]}, {w[0], w[1], w[2], w[3]}, n, 0.0, mu, 0.0, v3(0, 0, 0)};
+    *row = (vertex_impulse){{v[0], v[1], v[2], v[3]}, {w[0], w[1], w[2], w[3]}, n, 0.0, mu, 0.0, v3(0, 0, 0)};
     row->inv_mass = pair_inverse_mass(s, v, w);
     return row->inv_mass > 0.0;
 }
@@ -197,7 +199,7 @@ static inline __attribute__((always_inline)) bool features_within(const feature_
 static int32_t proximity_pass(collision_scratch *s)
 {
     int32_t count = 0;
-    contact_row *rows = NULL;
+    vertex_impulse *rows = NULL;
     int32_t capacity = 0;
     if (!reserve_flags(s)) return 0;
     memset(s->moved, 0, (size_t)s->vertex_count);
@@ -236,7 +238,7 @@ static int32_t proximity_pass(collision_scratch *s)
             s->out_of_memory = true;
             break;
         }
-        if (make_row(s, p->v, w, n, pair_friction(s, p), &rows[count])) count++;
+        if (make_impulse(s, p->v, w, n, pair_friction(s, p), &rows[count])) count++;
     }
     stop_approaches(s, rows, count, 8);
     free(rows);
@@ -306,8 +308,8 @@ static int32_t impulse_round(collision_scratch *s, int32_t vertex_count, bool fi
         for (int i = 0; i < 4; i++) end_separation += hit.w[i] * v3_dot(s->x1[p->v[i]], hit.normal);
         /* paths that met but end apart (a glancing, turning contact) still get bent apart */
         separate_positions(s, p->v, hit.w, hit.normal, end_separation < target ? target - end_separation : target);
-        contact_row row;
-        if (make_row(s, p->v, hit.w, hit.normal, pair_friction(s, p), &row)) stop_approaches(s, &row, 1, 1);
+        vertex_impulse row;
+        if (make_impulse(s, p->v, hit.w, hit.normal, pair_friction(s, p), &row)) stop_approaches(s, &row, 1, 1);
     }
     return hits;
 }
@@ -504,52 +506,53 @@ bool impulses_can_finish(int32_t before, int32_t hits, int32_t done)
     return done + log((double)hits) / log((double)before / hits) <= IMPULSE_ROUNDS;
 }
 
-bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32_t cloth_count,
-                        collider *const *colliders, int32_t collider_count, double h, bool allow_zones,
-                        collision_report *report)
+/* A cloth's vertices join the response: where the step started, where the solve took them. */
+static void gather_cloth(collision_scratch *s, cloth *c, int32_t *next)
 {
-    memset(report, 0, sizeof *report);
-    bool any = collider_count > 0 || cloth_count > 1;
-    for (int32_t i = 0; i < cloth_count && !any; i++) any = cloths[i]->model.self_collision;
-    if (!any) {
-        for (int32_t i = 0; i < cloth_count; i++) memset(cloths[i]->state.collided, 0, (size_t)cloths[i]->model.vertex_count);
-        return true;
+    const cloth_model *m = &c->model;
+    s->objects[s->object_count++] = (object_ref){true, *next, m->triangles, m->triangle_count, &m->topo, m->thickness,
+                                                 m->friction, m->self_thickness, m->self_collision, &c->scratch.tree,
+                                                 c->scratch.boxes, &m->near_at_rest, NULL, NULL};
+    for (int32_t v = 0; v < m->vertex_count; v++, (*next)++) {
+        s->x0[*next] = v3_load(&c->state.x[3 * (size_t)v]);
+        s->x1[*next] = v3_load(&c->scratch.x_new[3 * (size_t)v]);
+        s->v1[*next] = v3_load(&c->scratch.v_new[3 * (size_t)v]);
+        s->inv_mass[*next] = m->pinned[v] ? 0.0 : 1.0 / m->mass[v];
     }
-    if (!*scratch && !(*scratch = calloc(1, sizeof **scratch))) return false;
-    collision_scratch *s = *scratch;
-    s->out_of_memory = false;
-    int64_t vertices = 0; /* the world keeps the sum within int32 (world.c); checked again here */
-    for (int32_t i = 0; i < cloth_count; i++) vertices += cloths[i]->model.vertex_count;
-    for (int32_t i = 0; i < collider_count; i++) vertices += colliders[i]->model.vertex_count;
-    if (vertices > MAX_MESH_COUNT || !reserve(s, (int32_t)vertices, cloth_count + collider_count)) return false;
-    s->vertex_count = (int32_t)vertices;
+}
 
-    int32_t next = 0;
-    s->object_count = 0;
-    for (int32_t i = 0; i < cloth_count; i++) {
-        cloth *c = cloths[i];
-        s->objects[s->object_count++] = (object_ref){true, next, c->model.triangles, c->model.triangle_count, &c->model.topo,
-                                                     c->model.thickness, c->model.friction, c->model.self_thickness, c->model.self_collision,
-                                                     &c->scratch.tree, c->scratch.boxes, &c->model.near_at_rest, NULL, NULL};
-        for (int32_t v = 0; v < c->model.vertex_count; v++, next++) {
-            s->x0[next] = v3_load(&c->state.x[3 * (size_t)v]);
-            s->x1[next] = v3_load(&c->scratch.x_new[3 * (size_t)v]);
-            s->v1[next] = v3_load(&c->scratch.v_new[3 * (size_t)v]);
-            s->inv_mass[next] = c->model.pinned[v] ? 0.0 : 1.0 / c->model.mass[v];
-        }
+/* A collider's vertices join with infinite mass, moving straight over the step. */
+static void gather_collider(collision_scratch *s, collider *k, double h, int32_t *next)
+{
+    const collider_model *m = &k->model;
+    s->objects[s->object_count++] = (object_ref){false, *next, m->triangles, m->triangle_count, &m->topo, m->thickness,
+                                                 m->friction, 0.0, false, &k->state.tree, k->scratch.boxes, NULL,
+                                                 m->sharp_edge, m->sharp_vertex};
+    for (int32_t v = 0; v < m->vertex_count; v++, (*next)++) {
+        s->x0[*next] = v3_load(&k->scratch.x0[3 * (size_t)v]);
+        s->x1[*next] = v3_load(&k->scratch.x1[3 * (size_t)v]);
+        s->v1[*next] = v3_scale(v3_sub(s->x1[*next], s->x0[*next]), 1.0 / h);
+        s->inv_mass[*next] = 0.0;
     }
-    for (int32_t i = 0; i < collider_count; i++) {
-        collider *k = colliders[i];
-        s->objects[s->object_count++] = (object_ref){false, next, k->model.triangles, k->model.triangle_count, &k->model.topo,
-                                                     k->model.thickness, k->model.friction, 0.0, false, &k->state.tree, k->scratch.boxes, NULL,
-                                                     k->model.sharp_edge, k->model.sharp_vertex};
-        for (int32_t v = 0; v < k->model.vertex_count; v++, next++) {
-            s->x0[next] = v3_load(&k->scratch.x0[3 * (size_t)v]);
-            s->x1[next] = v3_load(&k->scratch.x1[3 * (size_t)v]);
-            s->v1[next] = v3_scale(v3_sub(s->x1[next], s->x0[next]), 1.0 / h);
-            s->inv_mass[next] = 0.0;
-        }
+}
+
+/* The response's positions and velocities back into the cloth's step, marking the vertices
+ * it moved. */
+static void scatter_cloth(const collision_scratch *s, cloth *c, int32_t *next)
+{
+    for (int32_t v = 0; v < c->model.vertex_count; v++, (*next)++) {
+        vec3 before = v3_load(&c->scratch.x_new[3 * (size_t)v]), velocity = v3_load(&c->scratch.v_new[3 * (size_t)v]);
+        c->state.collided[v] =
+            v3_len2(v3_sub(before, s->x1[*next])) > 0.0 || v3_len2(v3_sub(velocity, s->v1[*next])) > 0.0;
+        v3_store(&c->scratch.x_new[3 * (size_t)v], s->x1[*next]);
+        v3_store(&c->scratch.v_new[3 * (size_t)v], s->v1[*next]);
     }
+}
+
+/* Proximity, then impulse rounds, then (where allowed) impact zones; false when memory ran
+ * out. */
+static bool respond(collision_scratch *s, int32_t vertices, double h, bool allow_zones, collision_report *report)
+{
     if (!current_pairs(s, report)) return false;
     report->proximity = proximity_pass(s);
     int32_t hits = 1;
@@ -566,17 +569,37 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
         return true;
     }
     if (hits > 0) report->zone_rounds = impact_zones(s, vertices, h, report);
-    if (s->out_of_memory) return false;
+    return !s->out_of_memory;
+}
 
-    next = 0;
-    for (int32_t i = 0; i < cloth_count; i++) {
-        cloth *c = cloths[i];
-        for (int32_t v = 0; v < c->model.vertex_count; v++, next++) {
-            vec3 before = v3_load(&c->scratch.x_new[3 * (size_t)v]), velocity = v3_load(&c->scratch.v_new[3 * (size_t)v]);
-            c->state.collided[v] = v3_len2(v3_sub(before, s->x1[next])) > 0.0 || v3_len2(v3_sub(velocity, s->v1[next])) > 0.0;
-            v3_store(&c->scratch.x_new[3 * (size_t)v], s->x1[next]);
-            v3_store(&c->scratch.v_new[3 * (size_t)v], s->v1[next]);
-        }
+bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32_t cloth_count,
+                        collider *const *colliders, int32_t collider_count, double h, bool allow_zones,
+                        collision_report *report)
+{
+    memset(report, 0, sizeof *report);
+    bool any = collider_count > 0 || cloth_count > 1;
+    for (int32_t i = 0; i < cloth_count && !any; i++) any = cloths[i]->model.self_collision;
+    if (!any) {
+        for (int32_t i = 0; i < cloth_count; i++)
+            memset(cloths[i]->state.collided, 0, (size_t)cloths[i]->model.vertex_count);
+        return true;
     }
+    if (!*scratch && !(*scratch = calloc(1, sizeof **scratch))) return false;
+    collision_scratch *s = *scratch;
+    s->out_of_memory = false;
+    int64_t vertices = 0; /* the world keeps the sum within int32 (world.c); checked again here */
+    for (int32_t i = 0; i < cloth_count; i++) vertices += cloths[i]->model.vertex_count;
+    for (int32_t i = 0; i < collider_count; i++) vertices += colliders[i]->model.vertex_count;
+    if (vertices > MAX_MESH_COUNT || !reserve(s, (int32_t)vertices, cloth_count + collider_count)) return false;
+    s->vertex_count = (int32_t)vertices;
+
+    int32_t next = 0;
+    s->object_count = 0;
+    for (int32_t i = 0; i < cloth_count; i++) gather_cloth(s, cloths[i], &next);
+    for (int32_t i = 0; i < collider_count; i++) gather_collider(s, colliders[i], h, &next);
+    if (!respond(s, (int32_t)vertices, h, allow_zones, report)) return false;
+    if (report->needs_zones) return true;
+    next = 0;
+    for (int32_t i = 0; i < cloth_count; i++) scatter_cloth(s, cloths[i], &next);
     return true;
 }
