@@ -214,7 +214,8 @@ static sb_result build_model(cloth_model *m, const sb_cloth_def *def)
         return error_set(SB_ERROR_INVALID_MESH, "no triangle of the cloth has any area (%d degenerate)",
                          (int)def->triangle_count);
     if (!topology_build(&m->topo, m->triangles, m->triangle_count, nv) || !build_hinges(m)) return out_of_memory();
-    if (m->self_collision && !rest_neighbours_build(&m->near_at_rest, m->rest_positions, &m->topo, 3.0 * m->self_thickness))
+    if (m->self_collision &&
+        !rest_neighbours_build(&m->near_at_rest, m->rest_positions, &m->topo, 3.0 * m->self_thickness))
         return out_of_memory();
     m->pin_count = def->pin_count;
     for (int32_t p = 0; p < def->pin_count; p++) m->pins[p] = def->pins[p], m->pinned[def->pins[p]] = 1;

@@ -105,8 +105,9 @@ step_outcome cloth_implicit_step(cloth *c, double t, double h, const implicit_pa
     /* warm start: the last step's acceleration over this step */
     for (size_t k = 0; k < len; k++) c->scratch.dv[k] = h * c->state.accel[k];
     cg_filter filter = {c->scratch.filter_kind, c->scratch.filter_proj};
-    cg_result cg = cg_solve(&c->scratch.system, c->scratch.rhs, &filter, c->scratch.z, c->scratch.dv, params->cg_tolerance,
-                            params->cg_max_iterations, &c->scratch.cg, &c->state.cg);
+    cloth_scratch *s = &c->scratch;
+    cg_result cg = cg_solve(&s->system, s->rhs, &filter, s->z, s->dv, params->cg_tolerance, params->cg_max_iterations,
+                            &s->cg, &c->state.cg);
     report->assembly_seconds = built - start, report->solve_seconds = wall_seconds() - built;
     report->cg_iterations = cg.iterations;
     report->cg_residual = cg.relative_residual;

@@ -22,13 +22,13 @@ static vec3 unit_or_zero(vec3 v)
 }
 
 /* Sharp edges and vertices of the shape at x (see collider.h); false when out of memory. */
-static bool mark_sharp_features(collider *c, const double *x)
+static bool mark_sharp_features(collider_model *m, const double *x)
 {
-    const topology *t = &c->model.topo;
-    c->model.sharp_edge = calloc((size_t)t->edge_count + 1, 1);
-    c->model.sharp_vertex = calloc((size_t)c->model.vertex_count, 1);
-    vec3 *vertex_normal = calloc((size_t)c->model.vertex_count, sizeof *vertex_normal);
-    if (!c->model.sharp_edge || !c->model.sharp_vertex || !vertex_normal) {
+    const topology *t = &m->topo;
+    m->sharp_edge = calloc((size_t)t->edge_count + 1, 1);
+    m->sharp_vertex = calloc((size_t)m->vertex_count, 1);
+    vec3 *vertex_normal = calloc((size_t)m->vertex_count, sizeof *vertex_normal);
+    if (!m->sharp_edge || !m->sharp_vertex || !vertex_normal) {
         free(vertex_normal);
         return false;
     }
@@ -36,22 +36,25 @@ static bool mark_sharp_features(collider *c, const double *x)
         const int32_t *faces = &t->edge_triangles[2 * (size_t)e];
         bool sharp = t->edge_face_count[e] != 2;
         if (!sharp) {
-            vec3 n0 = unit_or_zero(face_normal(x, &c->model.triangles[3 * (size_t)faces[0]]));
-            vec3 n1 = unit_or_zero(face_normal(x, &c->model.triangles[3 * (size_t)faces[1]]));
+            vec3 n0 = unit_or_zero(face_normal(x, &m->triangles[3 * (size_t)faces[0]]));
+            vec3 n1 = unit_or_zero(face_normal(x, &m->triangles[3 * (size_t)faces[1]]));
             sharp = v3_dot(n0, n1) < SHARP_ANGLE_COS;
         }
-        c->model.sharp_edge[e] = sharp;
-        if (t->edge_face_count[e] < 2) c->model.sharp_vertex[t->edges[2 * e]] = c->model.sharp_vertex[t->edges[2 * e + 1]] = 1;
+        m->sharp_edge[e] = sharp;
+        if (t->edge_face_count[e] < 2) m->sharp_vertex[t->edges[2 * e]] = m->sharp_vertex[t->edges[2 * e + 1]] = 1;
     }
-    for (int32_t f = 0; f < c->model.triangle_count; f++) {
-        vec3 n = face_normal(x, &c->model.triangles[3 * (size_t)f]);
-        for (int k = 0; k < 3; k++) vertex_normal[c->model.triangles[3 * f + k]] = v3_add(vertex_normal[c->model.triangles[3 * f + k]], n);
-    }
-    for (int32_t f = 0; f < c->model.triangle_count; f++) {
-        vec3 n = unit_or_zero(face_normal(x, &c->model.triangles[3 * (size_t)f]));
+    for (int32_t f = 0; f < m->triangle_count; f++) {
+        vec3 n = face_normal(x, &m->triangles[3 * (size_t)f]);
         for (int k = 0; k < 3; k++) {
-            int32_t v = c->model.triangles[3 * f + k];
-            if (v3_dot(n, unit_or_zero(vertex_normal[v])) < SHARP_ANGLE_COS) c->model.sharp_vertex[v] = 1;
+            int32_t v = m->triangles[3 * f + k];
+            vertex_normal[v] = v3_add(vertex_normal[v], n);
+        }
+    }
+    for (int32_t f = 0; f < m->triangle_count; f++) {
+        vec3 n = unit_or_zero(face_normal(x, &m->triangles[3 * (size_t)f]));
+        for (int k = 0; k < 3; k++) {
+            int32_t v = m->triangles[3 * f + k];
+            if (v3_dot(n, unit_or_zero(vertex_normal[v])) < SHARP_ANGLE_COS) m->sharp_vertex[v] = 1;
         }
     }
     free(vertex_normal);
@@ -97,7 +100,8 @@ sb_result collider_create(const sb_collider_def *d, double time, collider **out)
     c->scratch.x0 = malloc(len * sizeof *c->scratch.x0);
     c->scratch.x1 = malloc(len * sizeof *c->scratch.x1);
     c->scratch.boxes = malloc((size_t)d->triangle_count * sizeof *c->scratch.boxes);
-    if (!c->model.triangles || !c->state.from || !c->state.to || !c->scratch.x0 || !c->scratch.x1 || !c->scratch.boxes) {
+    if (!c->model.triangles || !c->state.from || !c->state.to || !c->scratch.x0 || !c->scratch.x1 ||
+        !c->scratch.boxes) {
         collider_destroy(c);
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory building the collider");
     }
@@ -108,7 +112,7 @@ sb_result collider_create(const sb_collider_def *d, double time, collider **out)
     memcpy(c->scratch.x0, d->positions, len * sizeof *c->scratch.x0);
     memcpy(c->scratch.x1, d->positions, len * sizeof *c->scratch.x1);
     if (!topology_build(&c->model.topo, c->model.triangles, c->model.triangle_count, c->model.vertex_count) ||
-        !mark_sharp_features(c, d->positions)) {
+        !mark_sharp_features(&c->model, d->positions)) {
         collider_destroy(c);
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory building the collider");
     }
@@ -119,9 +123,10 @@ sb_result collider_create(const sb_collider_def *d, double time, collider **out)
 void collider_destroy(collider *c)
 {
     if (!c) return;
-    free(c->model.triangles), free(c->state.from), free(c->state.to), free(c->scratch.x0), free(c->scratch.x1), free(c->scratch.boxes), free(c->model.local);
-    free(c->model.sharp_edge), free(c->model.sharp_vertex);
+    free(c->model.triangles), free(c->model.local), free(c->model.sharp_edge), free(c->model.sharp_vertex);
     topology_free(&c->model.topo);
+    free(c->state.from), free(c->state.to);
+    free(c->scratch.x0), free(c->scratch.x1), free(c->scratch.boxes);
     bvh_free(&c->state.tree);
     free(c);
 }
