@@ -190,9 +190,9 @@ static double power_step(amg *m, int l, double norm2, double *vav, double *vdv)
 /* ω = 4 / (3 λ) of the block-Jacobi sweeps, λ the largest eigenvalue of D⁻¹A by power
  * iteration from the same start at every solve, so that a solve depends on its matrix alone
  * (and a resumed bake goes on bit for bit). The Rayleigh quotient vᵀAv / vᵀDv never exceeds
- * λmax; from a start with every frequency in it, eight steps come close (four left a 128²
- * drape needing 1.7x the iterations), and the 1.1 keeps ω λmax below 2, a convergent and
- * positive smoother, while the estimate is still low. */
+ * λmax; from a start with every frequency in it, eight steps come close (docs/solver-tuning.md),
+ * and the 1.1 keeps ω λmax below 2, a convergent and positive smoother, while the estimate
+ * is still low. */
 static void estimate_smoother_weight(amg *m, int l)
 {
     enum { POWER_STEPS = 8 };

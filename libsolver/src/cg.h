@@ -18,18 +18,15 @@
 /* CG_MULTIGRID_AUTO (the default), on systems of at least multigrid_min_rows block rows,
  * picks for each solve the preconditioner whose last solve would cost less again, counted in
  * block-Jacobi iterations: a multigrid solve costs CG_MULTIGRID_ITERATION_COST per iteration
- * plus CG_MULTIGRID_SETUP_COST (measured on flat cloths of 128² and 256²: an iteration 2.9
- * and 4.0, a set-up 25 and 30). Block Jacobi needs at least CG_JACOBI_PER_MULTIGRID times
- * the multigrid's iterations (4-12x, more the stiffer and larger the cloth): that guesses the
+ * plus CG_MULTIGRID_SETUP_COST. Block Jacobi needs at least CG_JACOBI_PER_MULTIGRID times
+ * the multigrid's iterations (more the stiffer and larger the cloth): that guesses the
  * multigrid's count before its first solve, and raises block Jacobi's last count when the
- * multigrid's has outgrown it (the cloth got harder since: on the 256² drape's landing, block
- * Jacobi went back in at 185 and 514 iterations, 11x the multigrid's). Every
- * CG_MULTIGRID_PROBE_EVERY solves the other preconditioner is tried once, so neither count
- * goes stale as the cloth changes. */
+ * multigrid's has outgrown it (the cloth got harder since). Every CG_MULTIGRID_PROBE_EVERY
+ * solves the other preconditioner is tried once, so neither count goes stale as the cloth
+ * changes. The constants' measurements: docs/solver-tuning.md. */
 typedef enum cg_multigrid_mode { CG_MULTIGRID_AUTO, CG_MULTIGRID_ALWAYS, CG_MULTIGRID_NEVER } cg_multigrid_mode;
-/* The default multigrid_min_rows, above a 128² cloth: at 64² and 128² the multigrid saved
- * CG time only on stiff cloths, and on the 128² drape of Blender's default cloth it took as
- * long as block Jacobi and ended with a triangle stretched to 3.4x (block Jacobi: 1.75x). */
+/* The default multigrid_min_rows, above a 128² cloth: below it the multigrid saved CG time
+ * only on stiff cloths, and stretched the soft ones more (docs/solver-tuning.md). */
 enum { CG_MULTIGRID_MIN_ROWS = 32768, CG_MULTIGRID_PROBE_EVERY = 64 };
 #define CG_MULTIGRID_ITERATION_COST 3.5
 #define CG_MULTIGRID_SETUP_COST 28.0

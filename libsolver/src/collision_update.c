@@ -31,7 +31,7 @@ static int compare_pairs(const feature_pair *a, const feature_pair *b)
 }
 
 /* Sorts n keys, all below `bound`, by least-significant digit first, 11 bits a pass, through
- * `spare` (n more); the result is in keys. (qsort took 3% of a 128² drape.) */
+ * `spare` (n more); the result is in keys. Linear in n, where qsort showed in profiles. */
 static void radix_sort(uint64_t *keys, uint64_t *spare, int32_t n, uint64_t bound)
 {
     enum { DIGIT_BITS = 11, DIGITS = 1 << DIGIT_BITS };

@@ -55,8 +55,8 @@ static sb_result out_of_memory(sb_world *w, const char *what)
 
 /* Impact zones are the failsafe of the response, and a harsh one: a zone moves rigidly, held
  * where it began when it touches a still collider, while its neighbours take the solve's
- * paths, so the triangles between them stretch by up to h times their relative speed (a
- * landing at 1/24 s left patches 4-10x their rest length). A step that needs zones is tried
+ * paths, so the triangles between them stretch by up to h times their relative speed
+ * (docs/solver-tuning.md). A step that needs zones is tried
  * again at half its length, down to this fraction of max_step; shorter steps take the zones. */
 enum { ZONE_FREE_STEP_DIVISOR = 8 };
 
