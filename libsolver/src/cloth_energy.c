@@ -85,16 +85,6 @@ void shear_condition(const tri_rest *rest, const vec3 x[3], condition *out, bool
                            rest->cu[i] * rest->cv[j] + rest->cv[i] * rest->cu[j]);
 }
 
-/* Dihedral angle θ = atan2(s, c) with y = (nA, nB, e) as intermediate variables:
- *   e = x1 - x0, nA = e × (x2 - x0), nB = (x3 - x0) × e,
- *   s = det[nA, nB, e] / |e| = |nA||nB| sin θ,  c = nA·nB = |nA||nB| cos θ.
- * ∇²_x θ = Jᵀ ∇²_y θ J + Σ_k ∂θ/∂y_k ∇²_x y_k, where J = ∂y/∂x and the last term comes
- * from the normals being bilinear in x. */
-typedef struct hinge_frame {
-    vec3 e, a, b, na, nb;
-    double s, c, r2;
-} hinge_frame;
-
 static bool hinge_frame_init(const vec3 x[4], hinge_frame *h)
 {
     h->e = v3_sub(x[1], x[0]);
@@ -123,37 +113,6 @@ bool dihedral_angle(const vec3 x[4], double *out_angle)
     *out_angle = atan2(h.s, h.c);
     return true;
 }
-
-/* Adds the Hessian of g·(du × dv), du = Σ p_i dx_i, dv = Σ q_i dx_i, to a 12x12 matrix:
- * g·(du × dv) = duᵀ M dv with M = -[g]x. */
-static void add_bilinear_cross(double *hess, vec3 g, const double p[4], const double q[4])
-{
-    mat3 m = m3_scale(skew(g), -1.0);
-    mat3 mt = skew(g); /* Mᵀ */
-    for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 4; j++) {
-            if (p[i] * q[j] != 0.0) hess_add_block(hess, 12, i, j, m, p[i] * q[j]);
-            if (q[i] * p[j] != 0.0) hess_add_block(hess, 12, i, j, mt, q[i] * p[j]);
-        }
-}
-
-/* 9x9 helpers on y = (nA, nB, e): block (I, J) of a 9x9 row-major matrix. */
-static void y_block_add(double *h9, int bi, int bj, mat3 m, double s)
-{
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++) h9[(3 * bi + a) * 9 + 3 * bj + b] += s * m.m[a][b];
-}
-
-/* θ's first derivatives in y, through s = T L with T = det[nA, nB, e] and L = 1/|e|, and
- * J = ∂y/∂x. */
-typedef struct hinge_derivatives {
-    hinge_frame h;
-    double inv_e, triple; /* 1/|e|, T */
-    double grad_t[9], grad_c[9], grad_l[9], grad_s[9]; /* ∇_y of T, c, L and s */
-    double th_s, th_c; /* ∂θ/∂s, ∂θ/∂c */
-    double grad_y[9];  /* ∇_y θ */
-    mat3 jac[3][4]; /* 3x4 blocks */
-} hinge_derivatives;
 
 /* ∇_y θ = θ_s ∇s + θ_c ∇c with θ_s = c / r², θ_c = -s / r², r² = s² + c². */
 static void angle_gradient_in_y(hinge_derivatives *d)
@@ -186,8 +145,7 @@ static void normals_jacobian(const hinge_frame *h, mat3 jac[3][4])
     jac[2][0] = m3_scale(eye, -1.0), jac[2][1] = eye, jac[2][2] = zero, jac[2][3] = zero;
 }
 
-/* False when a wing has no usable normal. */
-static bool hinge_derivatives_of(const vec3 x[4], hinge_derivatives *d)
+bool hinge_derivatives_of(const vec3 x[4], hinge_derivatives *d)
 {
     if (!hinge_frame_init(x, &d->h)) return false;
     angle_gradient_in_y(d);
@@ -208,83 +166,13 @@ static void angle_gradient_in_x(const hinge_derivatives *d, double grad[12])
     }
 }
 
-/* ∇²_y θ = θ_ss ∇s ∇sᵀ + θ_sc (∇s ∇cᵀ + ∇c ∇sᵀ) + θ_cc ∇c ∇cᵀ + θ_s ∇²s + θ_c ∇²c. */
-static void angle_hessian_in_y(const hinge_derivatives *d, double hess_y[81])
+bool bend_condition(const vec3 x[4], condition *out)
 {
-    const hinge_frame *h = &d->h;
-    mat3 eye = m3_identity();
-    double hess_t[81] = {0}, hess_c[81] = {0}, hess_l[81] = {0};
-    y_block_add(hess_t, 0, 1, skew(h->e), -1.0);
-    y_block_add(hess_t, 1, 0, skew(h->e), 1.0);
-    y_block_add(hess_t, 0, 2, skew(h->nb), 1.0);
-    y_block_add(hess_t, 2, 0, skew(h->nb), -1.0);
-    y_block_add(hess_t, 1, 2, skew(h->na), -1.0);
-    y_block_add(hess_t, 2, 1, skew(h->na), 1.0);
-    y_block_add(hess_c, 0, 1, eye, 1.0);
-    y_block_add(hess_c, 1, 0, eye, 1.0);
-    double inv_e = d->inv_e, ie3 = inv_e * inv_e * inv_e;
-    y_block_add(hess_l, 2, 2, eye, -ie3);
-    y_block_add(hess_l, 2, 2, m3_outer(h->e, h->e), 3.0 * ie3 * inv_e * inv_e);
-
-    double r4 = h->r2 * h->r2;
-    double th_ss = -2.0 * h->s * h->c / r4, th_cc = 2.0 * h->s * h->c / r4;
-    double th_sc = (h->s * h->s - h->c * h->c) / r4;
-    const double *grad_t = d->grad_t, *grad_c = d->grad_c, *grad_l = d->grad_l, *grad_s = d->grad_s;
-    for (int i = 0; i < 9; i++)
-        for (int j = 0; j < 9; j++) {
-            /* s = T L: ∇²s = L ∇²T + ∇T ∇Lᵀ + ∇L ∇Tᵀ + T ∇²L */
-            double hs = inv_e * hess_t[i * 9 + j] + grad_t[i] * grad_l[j] +
-                        grad_l[i] * grad_t[j] + d->triple * hess_l[i * 9 + j];
-            hess_y[i * 9 + j] = th_ss * grad_s[i] * grad_s[j] +
-                                th_sc * (grad_s[i] * grad_c[j] + grad_c[i] * grad_s[j]) +
-                                th_cc * grad_c[i] * grad_c[j] + d->th_s * hs +
-                                d->th_c * hess_c[i * 9 + j];
-        }
-}
-
-/* Jᵀ H_y J: first W = H_y J (9 x 12), then Jᵀ W */
-static void pull_back_hessian(const mat3 jac[3][4], const double hess_y[81], double hess[144])
-{
-    double jflat[9][12];
-    for (int k = 0; k < 3; k++)
-        for (int i = 0; i < 4; i++)
-            for (int a = 0; a < 3; a++)
-                for (int b = 0; b < 3; b++) jflat[3 * k + a][3 * i + b] = jac[k][i].m[a][b];
-    double w[9][12];
-    for (int r = 0; r < 9; r++)
-        for (int col = 0; col < 12; col++) {
-            double sum = 0.0;
-            for (int k = 0; k < 9; k++) sum += hess_y[r * 9 + k] * jflat[k][col];
-            w[r][col] = sum;
-        }
-    for (int r = 0; r < 12; r++)
-        for (int col = 0; col < 12; col++) {
-            double sum = 0.0;
-            for (int k = 0; k < 9; k++) sum += jflat[k][r] * w[k][col];
-            hess[r * 12 + col] = sum;
-        }
-}
-
-/* Σ_k ∂θ/∂y_k ∇²_x y_k, from the normals being bilinear: nA = de × da + ..., nB = db × de + ... */
-static void add_normals_curvature(const double grad_y[9], double hess[144])
-{
-    static const double p_e[4] = {-1, 1, 0, 0}, p_a[4] = {-1, 0, 1, 0}, p_b[4] = {-1, 0, 0, 1};
-    add_bilinear_cross(hess, v3_load(&grad_y[0]), p_e, p_a);
-    add_bilinear_cross(hess, v3_load(&grad_y[3]), p_b, p_e);
-}
-
-bool bend_condition(const vec3 x[4], condition *out, bool want_hessian)
-{
-    condition_reset(out, 4, want_hessian);
+    condition_reset(out, 4, false);
     hinge_derivatives d;
     if (!hinge_derivatives_of(x, &d)) return false;
     out->value = atan2(d.h.s, d.h.c);
     angle_gradient_in_x(&d, out->grad);
-    if (!want_hessian) return true;
-    double hess_y[81];
-    angle_hessian_in_y(&d, hess_y);
-    pull_back_hessian(d.jac, hess_y, out->hess);
-    add_normals_curvature(d.grad_y, out->hess);
     return true;
 }
 
