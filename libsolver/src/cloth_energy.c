@@ -85,16 +85,6 @@ void shear_condition(const tri_rest *rest, const vec3 x[3], condition *out, bool
                            rest->cu[i] * rest->cv[j] + rest->cv[i] * rest->cu[j]);
 }
 
-/* Dihedral angle θ = atan2(s, c) with y = (nA, nB, e) as intermediate variables:
- *   e = x1 - x0, nA = e × (x2 - x0), nB = (x3 - x0) × e,
- *   s = det[nA, nB, e] / |e| = |nA||nB| sin θ,  c = nA·nB = |nA||nB| cos θ.
- * ∇²_x θ = Jᵀ ∇²_y θ J + Σ_k ∂θ/∂y_k ∇²_x y_k, where J = ∂y/∂x and the last term comes
- * from the normals being bilinear in x. */
-typedef struct hinge_frame {
-    vec3 e, a, b, na, nb;
-    double s, c, r2;
-} hinge_frame;
-
 static bool hinge_frame_init(const vec3 x[4], hinge_frame *h)
 {
     h->e = v3_sub(x[1], x[0]);
@@ -124,122 +114,65 @@ bool dihedral_angle(const vec3 x[4], double *out_angle)
     return true;
 }
 
-/* Adds the Hessian of g·(du × dv), du = Σ p_i dx_i, dv = Σ q_i dx_i, to a 12x12 matrix:
- * g·(du × dv) = duᵀ M dv with M = -[g]x. */
-static void add_bilinear_cross(double *hess, vec3 g, const double p[4], const double q[4])
+/* ∇_y θ = θ_s ∇s + θ_c ∇c with θ_s = c / r², θ_c = -s / r², r² = s² + c². */
+static void angle_gradient_in_y(hinge_derivatives *d)
 {
-    mat3 m = m3_scale(skew(g), -1.0);
-    mat3 mt = skew(g); /* Mᵀ */
-    for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 4; j++) {
-            if (p[i] * q[j] != 0.0) hess_add_block(hess, 12, i, j, m, p[i] * q[j]);
-            if (q[i] * p[j] != 0.0) hess_add_block(hess, 12, i, j, mt, q[i] * p[j]);
-        }
+    const hinge_frame *h = &d->h;
+    double elen = v3_len(h->e);
+    d->inv_e = 1.0 / elen;
+    d->triple = h->s * elen;
+    v3_store(&d->grad_t[0], v3_cross(h->nb, h->e));
+    v3_store(&d->grad_t[3], v3_cross(h->e, h->na));
+    v3_store(&d->grad_t[6], v3_cross(h->na, h->nb));
+    v3_store(&d->grad_c[0], h->nb);
+    v3_store(&d->grad_c[3], h->na);
+    v3_store(&d->grad_c[6], v3(0, 0, 0));
+    memset(d->grad_l, 0, sizeof d->grad_l);
+    v3_store(&d->grad_l[6], v3_scale(h->e, -d->inv_e * d->inv_e * d->inv_e));
+    for (int k = 0; k < 9; k++) d->grad_s[k] = d->inv_e * d->grad_t[k] + d->triple * d->grad_l[k];
+    d->th_s = h->c / h->r2, d->th_c = -h->s / h->r2;
+    for (int k = 0; k < 9; k++) d->grad_y[k] = d->th_s * d->grad_s[k] + d->th_c * d->grad_c[k];
 }
 
-/* 9x9 helpers on y = (nA, nB, e): block (I, J) of a 9x9 row-major matrix. */
-static void y_block_add(double *h9, int bi, int bj, mat3 m, double s)
+/* J = ∂y/∂x of nA = e × a, nB = b × e, e = x1 - x0, with a = x2 - x0, b = x3 - x0. */
+static void normals_jacobian(const hinge_frame *h, mat3 jac[3][4])
 {
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++) h9[(3 * bi + a) * 9 + 3 * bj + b] += s * m.m[a][b];
-}
-
-bool bend_condition(const vec3 x[4], condition *out, bool want_hessian)
-{
-    condition_reset(out, 4, want_hessian);
-    hinge_frame h;
-    if (!hinge_frame_init(x, &h)) return false;
-    out->value = atan2(h.s, h.c);
-
-    double elen = v3_len(h.e);
-    double inv_e = 1.0 / elen;
-    double triple = h.s * elen; /* det[nA, nB, e] */
-
-    /* first derivatives in y */
-    double grad_t[9], grad_c[9], grad_s[9];
-    v3_store(&grad_t[0], v3_cross(h.nb, h.e));
-    v3_store(&grad_t[3], v3_cross(h.e, h.na));
-    v3_store(&grad_t[6], v3_cross(h.na, h.nb));
-    v3_store(&grad_c[0], h.nb);
-    v3_store(&grad_c[3], h.na);
-    v3_store(&grad_c[6], v3(0, 0, 0));
-    double grad_l[9] = {0}; /* L = 1/|e| */
-    v3_store(&grad_l[6], v3_scale(h.e, -inv_e * inv_e * inv_e));
-    for (int k = 0; k < 9; k++) grad_s[k] = inv_e * grad_t[k] + triple * grad_l[k];
-
-    double th_s = h.c / h.r2, th_c = -h.s / h.r2;
-    double grad_y[9];
-    for (int k = 0; k < 9; k++) grad_y[k] = th_s * grad_s[k] + th_c * grad_c[k];
-
-    /* J = ∂y/∂x, 3x4 blocks */
     mat3 zero = m3_zero(), eye = m3_identity();
-    mat3 jac[3][4] = {
-        {m3_add(skew(h.a), m3_scale(skew(h.e), -1.0)), m3_scale(skew(h.a), -1.0), skew(h.e), zero},
-        {m3_add(skew(h.e), m3_scale(skew(h.b), -1.0)), skew(h.b), zero, m3_scale(skew(h.e), -1.0)},
-        {m3_scale(eye, -1.0), eye, zero, zero},
-    };
+    jac[0][0] = m3_add(skew(h->a), m3_scale(skew(h->e), -1.0)), jac[0][1] = m3_scale(skew(h->a), -1.0);
+    jac[0][2] = skew(h->e), jac[0][3] = zero;
+    jac[1][0] = m3_add(skew(h->e), m3_scale(skew(h->b), -1.0)), jac[1][1] = skew(h->b);
+    jac[1][2] = zero, jac[1][3] = m3_scale(skew(h->e), -1.0);
+    jac[2][0] = m3_scale(eye, -1.0), jac[2][1] = eye, jac[2][2] = zero, jac[2][3] = zero;
+}
+
+bool hinge_derivatives_of(const vec3 x[4], hinge_derivatives *d)
+{
+    if (!hinge_frame_init(x, &d->h)) return false;
+    angle_gradient_in_y(d);
+    normals_jacobian(&d->h, d->jac);
+    return true;
+}
+
+/* ∇_x θ = Jᵀ ∇_y θ */
+static void angle_gradient_in_x(const hinge_derivatives *d, double grad[12])
+{
     for (int i = 0; i < 4; i++) {
         for (int a = 0; a < 3; a++) { /* Σ_k (J_ki)ᵀ ∂θ/∂y_k */
             double sum = 0.0;
             for (int k = 0; k < 3; k++)
-                for (int b = 0; b < 3; b++) sum += jac[k][i].m[b][a] * grad_y[3 * k + b];
-            out->grad[3 * i + a] = sum;
+                for (int b = 0; b < 3; b++) sum += d->jac[k][i].m[b][a] * d->grad_y[3 * k + b];
+            grad[3 * i + a] = sum;
         }
     }
-    if (!want_hessian) return true;
+}
 
-    /* second derivatives in y */
-    double hess_t[81] = {0}, hess_c[81] = {0}, hess_l[81] = {0}, hess_y[81];
-    y_block_add(hess_t, 0, 1, skew(h.e), -1.0);
-    y_block_add(hess_t, 1, 0, skew(h.e), 1.0);
-    y_block_add(hess_t, 0, 2, skew(h.nb), 1.0);
-    y_block_add(hess_t, 2, 0, skew(h.nb), -1.0);
-    y_block_add(hess_t, 1, 2, skew(h.na), -1.0);
-    y_block_add(hess_t, 2, 1, skew(h.na), 1.0);
-    y_block_add(hess_c, 0, 1, eye, 1.0);
-    y_block_add(hess_c, 1, 0, eye, 1.0);
-    double ie3 = inv_e * inv_e * inv_e;
-    y_block_add(hess_l, 2, 2, eye, -ie3);
-    y_block_add(hess_l, 2, 2, m3_outer(h.e, h.e), 3.0 * ie3 * inv_e * inv_e);
-
-    double r4 = h.r2 * h.r2;
-    double th_ss = -2.0 * h.s * h.c / r4, th_cc = 2.0 * h.s * h.c / r4;
-    double th_sc = (h.s * h.s - h.c * h.c) / r4;
-    for (int i = 0; i < 9; i++)
-        for (int j = 0; j < 9; j++) {
-            /* s = T L: ∇²s = L ∇²T + ∇T ∇Lᵀ + ∇L ∇Tᵀ + T ∇²L */
-            double hs = inv_e * hess_t[i * 9 + j] + grad_t[i] * grad_l[j] +
-                        grad_l[i] * grad_t[j] + triple * hess_l[i * 9 + j];
-            hess_y[i * 9 + j] = th_ss * grad_s[i] * grad_s[j] +
-                                th_sc * (grad_s[i] * grad_c[j] + grad_c[i] * grad_s[j]) +
-                                th_cc * grad_c[i] * grad_c[j] + th_s * hs +
-                                th_c * hess_c[i * 9 + j];
-        }
-
-    /* Jᵀ H_y J: first W = H_y J (9 x 12), then Jᵀ W */
-    double jflat[9][12];
-    for (int k = 0; k < 3; k++)
-        for (int i = 0; i < 4; i++)
-            for (int a = 0; a < 3; a++)
-                for (int b = 0; b < 3; b++) jflat[3 * k + a][3 * i + b] = jac[k][i].m[a][b];
-    double w[9][12];
-    for (int r = 0; r < 9; r++)
-        for (int col = 0; col < 12; col++) {
-            double sum = 0.0;
-            for (int k = 0; k < 9; k++) sum += hess_y[r * 9 + k] * jflat[k][col];
-            w[r][col] = sum;
-        }
-    for (int r = 0; r < 12; r++)
-        for (int col = 0; col < 12; col++) {
-            double sum = 0.0;
-            for (int k = 0; k < 9; k++) sum += jflat[k][r] * w[k][col];
-            out->hess[r * 12 + col] = sum;
-        }
-
-    /* bilinear parts: nA = de × da + ..., nB = db × de + ... */
-    static const double p_e[4] = {-1, 1, 0, 0}, p_a[4] = {-1, 0, 1, 0}, p_b[4] = {-1, 0, 0, 1};
-    add_bilinear_cross(out->hess, v3_load(&grad_y[0]), p_e, p_a);
-    add_bilinear_cross(out->hess, v3_load(&grad_y[3]), p_b, p_e);
+bool bend_condition(const vec3 x[4], condition *out)
+{
+    condition_reset(out, 4, false);
+    hinge_derivatives d;
+    if (!hinge_derivatives_of(x, &d)) return false;
+    out->value = atan2(d.h.s, d.h.c);
+    angle_gradient_in_x(&d, out->grad);
     return true;
 }
 

@@ -89,7 +89,7 @@ static void hinge_forces(const cloth *c, int32_t e, const double *x, const doubl
     vec3 p[4];
     for (int k = 0; k < 4; k++) p[k] = v3_load(&x[3 * (size_t)hv[k]]);
     condition bend;
-    if (!bend_condition(p, &bend, false)) return;
+    if (!bend_condition(p, &bend)) return;
     double kw = m->k_bend * c->model.hinge_weight[e];
     const int32_t *blocks = as ? &c->scratch.hinge_blocks[16 * (size_t)e] : no_blocks;
     add_condition(&bend, 4, hv, blocks, kw, m->damping * kw, c->model.hinge_rest_angle[e], false, v, f, as);

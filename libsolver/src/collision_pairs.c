@@ -135,6 +135,102 @@ static double features_gap(const corner_motions *m, const aabb *path_a, const aa
     return gap > limit ? gap : gap_with_motion(m, gap, a, b);
 }
 
+/* Triangle ta of cloth oa and tb of object ob, as their feature pairs are judged. Their
+ * features are numbered in the order they are tried: 2k, vertex k of ta against tb's face;
+ * 2k + 1, vertex k of tb against ta's face; 6 + 3i + j, edge i of ta against edge j of tb. */
+typedef struct triangle_pair {
+    const object_ref *A, *B;
+    int32_t ta, tb;
+    const int32_t *a, *b;   /* their corners, numbered within each object */
+    int32_t ab[2], ba[2];   /* the objects, in the order of a vertex-face pair's features */
+    int32_t ga[3], gb[3];   /* their corners' global numbers */
+    bool same, collider;
+    double near_gap, touch_gap; /* see consider_pair */
+    const aabb *va[3], *vb[3]; /* the corners' path boxes at the gathering */
+    aabb face_a, face_b;
+    corner_motions m;
+} triangle_pair;
+
+/* With d the pair's contact distance: near_gap is d plus the slack of both features,
+ * touch_gap its detection tolerance plus that slack. */
+static void triangle_pair_init(const collision_scratch *s, int32_t oa, int32_t ta, int32_t ob, int32_t tb,
+                               triangle_pair *p)
+{
+    const object_ref *A = &s->objects[oa], *B = &s->objects[ob];
+    p->A = A, p->B = B, p->ta = ta, p->tb = tb;
+    p->a = &A->triangles[3 * (size_t)ta], p->b = &B->triangles[3 * (size_t)tb];
+    p->ab[0] = oa, p->ab[1] = ob, p->ba[0] = ob, p->ba[1] = oa;
+    p->same = oa == ob, p->collider = !B->is_cloth;
+    double d = p->same ? 2.0 * A->self_thickness : A->thickness + B->thickness;
+    p->near_gap = d + 2.0 * s->slack, p->touch_gap = detection_tolerance(d) + 2.0 * s->slack;
+    for (int k = 0; k < 3; k++) {
+        p->ga[k] = A->first + p->a[k], p->gb[k] = B->first + p->b[k];
+        p->va[k] = &s->gathered[p->ga[k]], p->vb[k] = &s->gathered[p->gb[k]];
+    }
+    p->face_a = aabb_union(aabb_union(*p->va[0], *p->va[1]), *p->va[2]);
+    p->face_b = aabb_union(aabb_union(*p->vb[0], *p->vb[1]), *p->vb[2]);
+}
+
+/* The largest gap any of the pair's features may be kept at: near_gap when one of them can
+ * take part in proximity (two cloths, or a collider triangle with a sharp corner or edge). */
+static double widest_kept_gap(const triangle_pair *p)
+{
+    const object_ref *B = p->B;
+    bool any_near = !p->collider;
+    for (int k = 0; k < 3 && !any_near; k++)
+        any_near = B->sharp_vertex[p->b[k]] || B->sharp_edge[B->topo->triangle_edges[3 * (size_t)p->tb + k]];
+    return any_near ? p->near_gap : p->touch_gap;
+}
+
+/* Vertex k of ta, if ta owns it (topology.h), against the face of tb, unless a corner of it. */
+static void vertex_of_a_on_face_of_b(const triangle_pair *p, int k, pair_buffer *out)
+{
+    const int32_t *a = p->a, *b = p->b;
+    if (!topology_owns_vertex(p->A->topo, p->ta, k) || (p->same && triangle_has_vertex(b, a[k]))) return;
+    int32_t v[4] = {p->ga[k], p->gb[0], p->gb[1], p->gb[2]};
+    double gap = features_gap(&p->m, p->va[k], &p->face_b, 1u << k, 7u, p->near_gap);
+    if (gap > p->near_gap) return;
+    bool near = !p->collider && !(p->same && rest_near_vertex_face(p->A->near_at_rest, a[k], p->tb));
+    consider_pair(out, false, near, 2 * k, v, p->ab, p->ta, p->tb, gap, p->near_gap, p->touch_gap);
+}
+
+/* Vertex k of tb against the face of ta, the same way; a collider's vertex takes part in
+ * proximity where it is sharp. */
+static void vertex_of_b_on_face_of_a(const triangle_pair *p, int k, pair_buffer *out)
+{
+    const int32_t *a = p->a, *b = p->b;
+    if (!topology_owns_vertex(p->B->topo, p->tb, k) || (p->same && triangle_has_vertex(a, b[k]))) return;
+    int32_t v[4] = {p->gb[k], p->ga[0], p->ga[1], p->ga[2]};
+    double gap = features_gap(&p->m, &p->face_a, p->vb[k], 7u, 1u << k, p->near_gap);
+    if (gap > p->near_gap) return;
+    bool near = p->collider ? p->B->sharp_vertex[b[k]]
+                            : !(p->same && rest_near_vertex_face(p->A->near_at_rest, b[k], p->ta));
+    consider_pair(out, false, near, 2 * k + 1, v, p->ba, p->ta, p->tb, gap, p->near_gap, p->touch_gap);
+}
+
+/* Edge i of ta against each edge tb owns that shares no vertex with it; a collider's edge
+ * takes part in proximity where it is sharp. */
+static void edge_of_a_with_edges_of_b(const triangle_pair *p, int i, pair_buffer *out)
+{
+    const object_ref *A = p->A, *B = p->B;
+    int32_t a0 = p->a[i], a1 = p->a[(i + 1) % 3];
+    aabb edge_a = aabb_union(*p->va[i], *p->va[(i + 1) % 3]);
+    unsigned ends_a = 1u << i | 1u << (i + 1) % 3;
+    for (int j = 0; j < 3; j++) {
+        if (!topology_owns_edge(B->topo, p->tb, j)) continue;
+        int32_t b0 = p->b[j], b1 = p->b[(j + 1) % 3];
+        if (p->same && (a0 == b0 || a0 == b1 || a1 == b0 || a1 == b1)) continue;
+        aabb edge_b = aabb_union(*p->vb[j], *p->vb[(j + 1) % 3]);
+        double gap = features_gap(&p->m, &edge_a, &edge_b, ends_a, 1u << j | 1u << (j + 1) % 3, p->near_gap);
+        if (gap > p->near_gap) continue;
+        int32_t ea = A->topo->triangle_edges[3 * (size_t)p->ta + i];
+        int32_t eb = B->topo->triangle_edges[3 * (size_t)p->tb + j];
+        bool near = p->collider ? B->sharp_edge[eb] : !(p->same && rest_near_edges(A->near_at_rest, ea, eb));
+        int32_t v[4] = {p->ga[i], p->ga[(i + 1) % 3], p->gb[j], p->gb[(j + 1) % 3]};
+        consider_pair(out, true, near, 6 + 3 * i + j, v, p->ab, p->ta, p->tb, gap, p->near_gap, p->touch_gap);
+    }
+}
+
 /* Feature pairs of triangle ta of cloth oa and tb of ob: each object's owned vertices
  * against the other's face, each owned edge against each owned edge; features sharing a
  * vertex are skipped. Pairs that take part in proximity are kept while they can come (by
@@ -144,66 +240,20 @@ static double features_gap(const corner_motions *m, const aabb *path_a, const aa
  * come within the detection tolerance plus the slack. */
 void pairs_of_triangles(const collision_scratch *s, int32_t oa, int32_t ta, int32_t ob, int32_t tb, pair_buffer *out)
 {
-    const object_ref *A = &s->objects[oa], *B = &s->objects[ob];
-    const int32_t *a = &A->triangles[3 * (size_t)ta], *b = &B->triangles[3 * (size_t)tb];
-    bool same = oa == ob, collider = !B->is_cloth;
-    int32_t fa = A->first, fb = B->first, ab[2] = {oa, ob}, ba[2] = {ob, oa};
-    double d = same ? 2.0 * A->self_thickness : A->thickness + B->thickness;
-    double near_gap = d + 2.0 * s->slack, touch_gap = detection_tolerance(d) + 2.0 * s->slack;
-    const aabb *va[3], *vb[3];
-    int32_t ga[3], gb[3];
-    for (int k = 0; k < 3; k++) {
-        ga[k] = fa + a[k], gb[k] = fb + b[k];
-        va[k] = &s->gathered[ga[k]], vb[k] = &s->gathered[gb[k]];
-    }
-    aabb face_a = aabb_union(aabb_union(*va[0], *va[1]), *va[2]);
-    aabb face_b = aabb_union(aabb_union(*vb[0], *vb[1]), *vb[2]);
-    bool any_near = !collider;
-    for (int k = 0; k < 3 && !any_near; k++)
-        any_near = B->sharp_vertex[b[k]] || B->sharp_edge[B->topo->triangle_edges[3 * (size_t)tb + k]];
-    double limit = any_near ? near_gap : touch_gap;
-    double face_gap = box_gap(&face_a, &face_b);
+    triangle_pair p;
+    triangle_pair_init(s, oa, ta, ob, tb, &p);
+    double limit = widest_kept_gap(&p);
+    double face_gap = box_gap(&p.face_a, &p.face_b);
     if (face_gap > limit) return;
     /* the triangles' bound holds for all their features: a test every pair below would fail */
-    corner_motions m;
-    corner_motions_of(s, ga, gb, &m);
-    if (gap_with_motion(&m, face_gap, 7u, 7u) > limit) return;
+    corner_motions_of(s, p.ga, p.gb, &p.m);
+    if (gap_with_motion(&p.m, face_gap, 7u, 7u) > limit) return;
     for (int k = 0; k < 3; k++) {
-        if (topology_owns_vertex(A->topo, ta, k) && !(same && triangle_has_vertex(b, a[k]))) {
-            int32_t v[4] = {fa + a[k], fb + b[0], fb + b[1], fb + b[2]};
-            double gap = features_gap(&m, va[k], &face_b, 1u << k, 7u, near_gap);
-            if (gap <= near_gap) {
-                bool near = !collider && !(same && rest_near_vertex_face(A->near_at_rest, a[k], tb));
-                consider_pair(out, false, near, 2 * k, v, ab, ta, tb, gap, near_gap, touch_gap);
-            }
-        }
-        if (topology_owns_vertex(B->topo, tb, k) && !(same && triangle_has_vertex(a, b[k]))) {
-            int32_t v[4] = {fb + b[k], fa + a[0], fa + a[1], fa + a[2]};
-            double gap = features_gap(&m, &face_a, vb[k], 7u, 1u << k, near_gap);
-            if (gap <= near_gap) {
-                bool near = collider ? B->sharp_vertex[b[k]] : !(same && rest_near_vertex_face(A->near_at_rest, b[k], ta));
-                consider_pair(out, false, near, 2 * k + 1, v, ba, ta, tb, gap, near_gap, touch_gap);
-            }
-        }
+        vertex_of_a_on_face_of_b(&p, k, out);
+        vertex_of_b_on_face_of_a(&p, k, out);
     }
-    for (int i = 0; i < 3; i++) {
-        if (!topology_owns_edge(A->topo, ta, i)) continue;
-        int32_t a0 = a[i], a1 = a[(i + 1) % 3];
-        aabb edge_a = aabb_union(*va[i], *va[(i + 1) % 3]);
-        unsigned ends_a = 1u << i | 1u << (i + 1) % 3;
-        for (int j = 0; j < 3; j++) {
-            if (!topology_owns_edge(B->topo, tb, j)) continue;
-            int32_t b0 = b[j], b1 = b[(j + 1) % 3];
-            if (same && (a0 == b0 || a0 == b1 || a1 == b0 || a1 == b1)) continue;
-            aabb edge_b = aabb_union(*vb[j], *vb[(j + 1) % 3]);
-            double gap = features_gap(&m, &edge_a, &edge_b, ends_a, 1u << j | 1u << (j + 1) % 3, near_gap);
-            if (gap > near_gap) continue;
-            int32_t ea = A->topo->triangle_edges[3 * (size_t)ta + i], eb = B->topo->triangle_edges[3 * (size_t)tb + j];
-            bool near = collider ? B->sharp_edge[eb] : !(same && rest_near_edges(A->near_at_rest, ea, eb));
-            int32_t v[4] = {fa + a0, fa + a1, fb + b0, fb + b1};
-            consider_pair(out, true, near, 6 + 3 * i + j, v, ab, ta, tb, gap, near_gap, touch_gap);
-        }
-    }
+    for (int i = 0; i < 3; i++)
+        if (topology_owns_edge(p.A->topo, ta, i)) edge_of_a_with_edges_of_b(&p, i, out);
 }
 
 void pairs_collect_hit(void *ctx, int32_t prim)
@@ -271,7 +321,8 @@ bool pairs_reserve_buffers(collision_scratch *s, int32_t count)
         s->buffers = grown;
         s->buffer_count = count;
     }
-    for (int32_t i = 0; i < count; i++) s->buffers[i].count = 0, s->buffers[i].key_count = 0, s->buffers[i].out_of_memory = false;
+    for (int32_t i = 0; i < count; i++)
+        s->buffers[i].count = 0, s->buffers[i].key_count = 0, s->buffers[i].out_of_memory = false;
     return true;
 }
 
@@ -304,7 +355,8 @@ static bool pairs_of_objects(collision_scratch *s, int32_t oa, int32_t ob)
     if (!pairs_reserve_buffers(s, chunks)) return false;
 #pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
     for (int32_t c = 0; c < chunks; c++) {
-        pairs_of_range(s, oa, ob, chunk_start(triangles, c, chunks), chunk_start(triangles, c + 1, chunks), &s->buffers[c]);
+        pairs_of_range(s, oa, ob, chunk_start(triangles, c, chunks), chunk_start(triangles, c + 1, chunks),
+                       &s->buffers[c]);
     }
     return pairs_append_buffers(s, chunks, &s->pairs, &s->pair_count, &s->pair_capacity);
 }

@@ -24,9 +24,10 @@ static void visit_triangle(void *ctx, int32_t tri)
 {
     nearest_query *q = ctx;
     const collider *col = q->col;
+    const double *x0 = col->scratch.x0, *x1 = col->scratch.x1;
     const int32_t *v = &col->model.triangles[3 * (size_t)tri];
-    vec3 a = v3_load(&col->scratch.x0[3 * (size_t)v[0]]), b = v3_load(&col->scratch.x0[3 * (size_t)v[1]]);
-    vec3 c = v3_load(&col->scratch.x0[3 * (size_t)v[2]]);
+    vec3 a = v3_load(&x0[3 * (size_t)v[0]]), b = v3_load(&x0[3 * (size_t)v[1]]);
+    vec3 c = v3_load(&x0[3 * (size_t)v[2]]);
     double bary[3];
     vec3 point = closest_point_triangle(q->p, a, b, c, bary);
     double d = v3_len(v3_sub(q->p, point));
@@ -35,7 +36,7 @@ static void visit_triangle(void *ctx, int32_t tri)
     q->point = point;
     vec3 vel = v3(0, 0, 0);
     for (int k = 0; k < 3; k++)
-        vel = v3_madd(vel, v3_sub(v3_load(&col->scratch.x1[3 * (size_t)v[k]]), v3_load(&col->scratch.x0[3 * (size_t)v[k]])), bary[k]);
+        vel = v3_madd(vel, v3_sub(v3_load(&x1[3 * (size_t)v[k]]), v3_load(&x0[3 * (size_t)v[k]])), bary[k]);
     q->velocity = vel; /* displacement; divided by h by the caller */
     q->face_normal = v3_cross(v3_sub(b, a), v3_sub(c, a));
 }
@@ -43,100 +44,142 @@ static void visit_triangle(void *ctx, int32_t tri)
 /* A vertex's relative tangential velocity to the collider. */
 static vec3 tangential(vec3 v, vec3 n) { return v3_madd(v, n, -v3_dot(v, n)); }
 
-int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_count, double h,
-                         const double gravity[3])
+/* Every vertex free, with no friction force and no push-out, until its contact says otherwise. */
+static void free_every_vertex(cloth *c)
 {
     size_t len = 3 * (size_t)c->model.vertex_count;
-    memcpy(c->scratch.contacts_start, c->state.contacts, (size_t)c->model.vertex_count * sizeof *c->state.contacts);
     memset(c->scratch.filter_kind, FILTER_FREE, (size_t)c->model.vertex_count);
     memset(c->scratch.external_force, 0, len * sizeof *c->scratch.external_force);
     memset(c->scratch.target_offset, 0, len * sizeof *c->scratch.target_offset);
+}
+
+/* The collider p is deepest within reach of (-1: none), its nearest point into *best and the
+ * contact distance less the distance into *depth. A contact starts inside the contact distance
+ * and holds a little beyond it, so a vertex pushed out to exactly that distance stays held. */
+static int32_t deepest_collider(const cloth *c, collider *const *colliders, int32_t collider_count, vec3 p,
+                                bool was_in_contact, nearest_query *best, double *depth)
+{
+    int32_t best_collider = -1;
+    *best = (nearest_query){0};
+    *depth = -INFINITY;
+    for (int32_t k = 0; k < collider_count; k++) {
+        const collider *col = colliders[k];
+        double reach = c->model.thickness + col->model.thickness;
+        double hold = (was_in_contact ? CONTACT_HOLD : CONTACT_START) * reach;
+        nearest_query q = {col, p, hold, v3(0, 0, 0), v3(0, 0, 0), v3(0, 0, 0)};
+        aabb box = aabb_inflate(aabb_add_point(aabb_empty(), p), hold);
+        bvh_query(&col->state.tree, &box, visit_triangle, &q);
+        if (q.best < hold && reach - q.best > *depth) {
+            *depth = reach - q.best;
+            *best = q;
+            best_collider = k;
+        }
+    }
+    return best_collider;
+}
+
+/* The normal points from the surface to the vertex; on the surface itself, the face normal on
+ * the side the vertex was last held on. */
+static vec3 contact_normal(const cloth *c, const vertex_contact *vc, vec3 p, const nearest_query *best,
+                           bool was_in_contact)
+{
+    vec3 d = v3_sub(p, best->point), n;
+    double dist = v3_len(d);
+    double fl = v3_len(best->face_normal);
+    if (dist > 1e-9 * (c->model.thickness + 1e-9)) {
+        n = v3_scale(d, 1.0 / dist);
+    } else {
+        n = fl > 0.0 ? v3_scale(best->face_normal, 1.0 / fl) : v3(0, 0, 1);
+        if (was_in_contact && v3_dot(n, vc->normal) < 0.0) n = v3_scale(n, -1.0);
+    }
+    return n;
+}
+
+/* A fresh contact: the force that will hold it is about the weight pressing in plus what
+ * stops its approach; it sticks if static friction under that force stops its sliding. */
+static void estimate_fresh_contact(vertex_contact *vc, double mass, double mu, vec3 g, vec3 n, vec3 v, vec3 vc_vel,
+                                   double h)
+{
+    double approach = v3_dot(v3_sub(vc_vel, v), n);
+    vc->normal_force = mass * fmax(0.0, -v3_dot(g, n)) + mass * fmax(0.0, approach) / h;
+    vec3 vt0 = tangential(v3_sub(v, vc_vel), n);
+    double speed0 = v3_len(vt0);
+    vc->sticking = speed0 * mass <= mu * vc->normal_force * h;
+    vc->slide_direction = speed0 > 0.0 ? v3_scale(vt0, 1.0 / speed0) : v3(0, 0, 0);
+}
+
+/* A sliding vertex moves freely in the surface: S = I - n nᵀ. */
+static void free_in_surface(cloth *c, int32_t i, vec3 n)
+{
+    c->scratch.filter_kind[i] = FILTER_PROJECT;
+    mat3 s = m3_add(m3_identity(), m3_scale(m3_outer(n, n), -1.0));
+    double *proj = &c->scratch.filter_proj[9 * (size_t)i];
+    for (int r = 0; r < 3; r++)
+        for (int q = 0; q < 3; q++) proj[3 * r + q] = s.m[r][q];
+}
+
+/* Kinetic friction, μ N against the sliding direction: the direction of motion, or when
+ * sliding has just begun, the way the sticking constraint was holding it back. */
+static void kinetic_friction(cloth *c, int32_t i, vertex_contact *vc, double mu, vec3 n, vec3 v, vec3 vc_vel)
+{
+    vec3 vt = tangential(v3_sub(v, vc_vel), n);
+    double speed = v3_len(vt);
+    if (speed > 1e-9) vc->slide_direction = v3_scale(vt, 1.0 / speed);
+    vec3 dir = tangential(vc->slide_direction, n);
+    double dir_len = v3_len(dir);
+    if (dir_len > 0.0 && mu > 0.0)
+        v3_store(&c->scratch.external_force[3 * (size_t)i], v3_scale(dir, -mu * vc->normal_force / dir_len));
+}
+
+/* Vertex i's contact, filter and forces for the step; 1 if it is held on a collider. */
+static int32_t prepare_vertex_contact(cloth *c, collider *const *colliders, int32_t collider_count, int32_t i,
+                                      double h, vec3 g)
+{
+    vertex_contact *vc = &c->state.contacts[i];
+    if (c->model.pinned[i] || vc->released) {
+        vc->collider = -1;
+        return 0;
+    }
+    vec3 p = v3_load(&c->state.x[3 * (size_t)i]);
+    bool was_in_contact = vc->collider >= 0;
+    nearest_query best;
+    double depth;
+    int32_t k = deepest_collider(c, colliders, collider_count, p, was_in_contact, &best, &depth);
+    if (k < 0) {
+        vc->collider = -1;
+        return 0;
+    }
+    vec3 n = contact_normal(c, vc, p, &best, was_in_contact);
+    vec3 vc_vel = v3_scale(best.velocity, 1.0 / h);
+    vec3 v = v3_load(&c->state.v[3 * (size_t)i]);
+    double mu = c->model.friction * colliders[k]->model.friction;
+    if (!was_in_contact) estimate_fresh_contact(vc, c->model.mass[i], mu, g, n, v, vc_vel, h);
+    vc->collider = k;
+    vc->normal = n;
+    /* it moves with the collider's point, pushed back out to the contact distance */
+    v3_store(&c->scratch.target_velocity[3 * (size_t)i], vc_vel);
+    v3_store(&c->scratch.target_offset[3 * (size_t)i], v3_scale(n, depth));
+    if (vc->sticking) {
+        c->scratch.filter_kind[i] = FILTER_FIXED;
+        return 1;
+    }
+    free_in_surface(c, i, n);
+    kinetic_friction(c, i, vc, mu, n, v, vc_vel);
+    return 1;
+}
+
+int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_count, double h,
+                         const double gravity[3])
+{
+    memcpy(c->scratch.contacts_start, c->state.contacts, (size_t)c->model.vertex_count * sizeof *c->state.contacts);
+    free_every_vertex(c);
     if (collider_count == 0) return 0;
     vec3 g = v3_load(gravity);
     int32_t active = 0;
-    /* each vertex on its own: its contact, filter and forces */
+    /* each vertex on its own */
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : active) if (c->model.vertex_count > 1024)
-    for (int32_t i = 0; i < c->model.vertex_count; i++) {
-        vertex_contact *vc = &c->state.contacts[i];
-        if (c->model.pinned[i] || vc->released) {
-            vc->collider = -1;
-            continue;
-        }
-        vec3 p = v3_load(&c->state.x[3 * (size_t)i]);
-        int32_t best_collider = -1;
-        nearest_query best = {0};
-        double best_depth;
-        bool was_in_contact = vc->collider >= 0;
-        best_depth = -INFINITY;
-        for (int32_t k = 0; k < collider_count; k++) {
-            const collider *col = colliders[k];
-            /* a contact starts inside the contact distance and holds a little beyond it, so a
-             * vertex pushed out to exactly that distance stays held */
-            double reach = c->model.thickness + col->model.thickness;
-            double hold = (was_in_contact ? CONTACT_HOLD : CONTACT_START) * reach;
-            nearest_query q = {col, p, hold, v3(0, 0, 0), v3(0, 0, 0), v3(0, 0, 0)};
-            aabb box = aabb_inflate(aabb_add_point(aabb_empty(), p), hold);
-            bvh_query(&col->state.tree, &box, visit_triangle, &q);
-            if (q.best < hold && reach - q.best > best_depth) {
-                best_depth = reach - q.best;
-                best = q;
-                best_collider = k;
-            }
-        }
-        if (best_collider < 0) {
-            vc->collider = -1;
-            continue;
-        }
-        /* the normal points from the surface to the vertex; on the surface itself, the face
-         * normal on the side the vertex was last held on */
-        vec3 d = v3_sub(p, best.point), n;
-        double dist = v3_len(d);
-        double fl = v3_len(best.face_normal);
-        if (dist > 1e-9 * (c->model.thickness + 1e-9)) {
-            n = v3_scale(d, 1.0 / dist);
-        } else {
-            n = fl > 0.0 ? v3_scale(best.face_normal, 1.0 / fl) : v3(0, 0, 1);
-            if (was_in_contact && v3_dot(n, vc->normal) < 0.0) n = v3_scale(n, -1.0);
-        }
-        const collider *col = colliders[best_collider];
-        vec3 vc_vel = v3_scale(best.velocity, 1.0 / h);
-        vec3 v = v3_load(&c->state.v[3 * (size_t)i]);
-        double m = c->model.mass[i], mu = c->model.friction * col->model.friction;
-        if (!was_in_contact) {
-            /* a fresh contact: the force that will hold it is about the weight pressing in
-             * plus what stops its approach */
-            double approach = v3_dot(v3_sub(vc_vel, v), n);
-            vc->normal_force = m * fmax(0.0, -v3_dot(g, n)) + m * fmax(0.0, approach) / h;
-            vec3 vt0 = tangential(v3_sub(v, vc_vel), n);
-            double speed0 = v3_len(vt0);
-            vc->sticking = speed0 * m <= mu * vc->normal_force * h;
-            vc->slide_direction = speed0 > 0.0 ? v3_scale(vt0, 1.0 / speed0) : v3(0, 0, 0);
-        }
-        vc->collider = best_collider;
-        vc->normal = n;
-        active++;
-
-        size_t k3 = 3 * (size_t)i;
-        v3_store(&c->scratch.target_velocity[k3], vc_vel);
-        v3_store(&c->scratch.target_offset[k3], v3_scale(n, best_depth));
-        if (vc->sticking) {
-            c->scratch.filter_kind[i] = FILTER_FIXED;
-            continue;
-        }
-        c->scratch.filter_kind[i] = FILTER_PROJECT;
-        mat3 s = m3_add(m3_identity(), m3_scale(m3_outer(n, n), -1.0));
-        for (int r = 0; r < 3; r++)
-            for (int q = 0; q < 3; q++) c->scratch.filter_proj[9 * (size_t)i + 3 * (size_t)r + (size_t)q] = s.m[r][q];
-        /* kinetic friction, μ N against the sliding direction: the direction of motion, or
-         * when sliding has just begun, the way the sticking constraint was holding it back */
-        vec3 vt = tangential(v3_sub(v, vc_vel), n);
-        double speed = v3_len(vt);
-        if (speed > 1e-9) vc->slide_direction = v3_scale(vt, 1.0 / speed);
-        vec3 dir = tangential(vc->slide_direction, n);
-        double dir_len = v3_len(dir);
-        if (dir_len > 0.0 && mu > 0.0)
-            v3_store(&c->scratch.external_force[k3], v3_scale(dir, -mu * vc->normal_force / dir_len));
-    }
+    for (int32_t i = 0; i < c->model.vertex_count; i++)
+        active += prepare_vertex_contact(c, colliders, collider_count, i, h, g);
     return active;
 }
 
@@ -144,7 +187,8 @@ int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_
 static vec3 constraint_force(const cloth *c, int32_t i, double h)
 {
     const bsr *a = &c->scratch.system;
-    double f[3] = {-c->scratch.rhs[3 * (size_t)i], -c->scratch.rhs[3 * (size_t)i + 1], -c->scratch.rhs[3 * (size_t)i + 2]};
+    const double *rhs = &c->scratch.rhs[3 * (size_t)i];
+    double f[3] = {-rhs[0], -rhs[1], -rhs[2]};
     for (int32_t k = a->row_start[i]; k < a->row_start[i + 1]; k++) {
         const double *b = &a->vals[9 * (size_t)k], *x = &c->scratch.dv[3 * (size_t)a->cols[k]];
         for (int r = 0; r < 3; r++) f[r] += b[3 * r] * x[0] + b[3 * r + 1] * x[1] + b[3 * r + 2] * x[2];
@@ -177,7 +221,8 @@ void contacts_after_solve(cloth *c, collider *const *colliders, double h)
             }
         } else if (mu > 0.0) {
             /* friction would have turned the sliding round within the step: it stops */
-            vec3 v1 = v3_load(&c->scratch.v_new[3 * (size_t)i]), vcol = v3_load(&c->scratch.target_velocity[3 * (size_t)i]);
+            vec3 v1 = v3_load(&c->scratch.v_new[3 * (size_t)i]);
+            vec3 vcol = v3_load(&c->scratch.target_velocity[3 * (size_t)i]);
             vec3 vt = tangential(v3_sub(v1, vcol), vc->normal);
             if (v3_dot(vt, vc->slide_direction) <= 0.0) {
                 vc->sticking = 1;
