@@ -1,5 +1,7 @@
 /* A rigid body (course notes, "Rigid Body Simulation"): state x, q, P, L of its principal
- * frame at the centre of mass, constant mass properties in that frame, and a shape in it. */
+ * frame at the centre of mass, constant mass properties in that frame, and a shape in it.
+ * Its model is what the definition fixes, its state what stepping changes and the next step
+ * reads: a saved world holds the states, and each body's fingerprint hashes its model. */
 #ifndef SB_RIGID_BODY_H
 #define SB_RIGID_BODY_H
 
@@ -9,7 +11,8 @@
 
 typedef enum shape_kind { SHAPE_SPHERE, SHAPE_POLYTOPE, SHAPE_MESH } shape_kind;
 
-typedef struct rigid_body {
+/* Fixed when the body is added. */
+typedef struct rigid_body_model {
     int type;                   /* sb_body_type */
     shape_kind shape;
     double radius;              /* sphere; for any shape, the body's reach from its centre */
@@ -23,19 +26,29 @@ typedef struct rigid_body {
     vec3 inertia, inv_inertia;  /* principal moments, body frame */
     double friction, restitution, linear_damping, angular_damping;
 
-    vec3 x, P, L;               /* centre of mass, linear and angular momentum (world) */
+    vec3 x_start;               /* pose when added, for the displacement transform */
+    quat q_start;
+} rigid_body_model;
+
+/* Changed by stepping and read by the next step, in the order a saved state holds it. */
+typedef struct rigid_body_state {
+    vec3 x;                     /* centre of mass (world) */
     quat q;                     /* body frame -> world */
+    vec3 P, L;                  /* linear and angular momentum (world) */
     mat3 R, inv_inertia_world;  /* derived from q */
     vec3 v, w;                  /* derived: velocity and angular velocity */
 
-    vec3 x_start;               /* pose when added, for the displacement transform */
-    quat q_start;
     vec3 x_from, x_to;          /* kinematic motion between two poses */
     quat q_from, q_to;
     double time_from, time_to;
 
     vec3 contact_force;         /* Σ contact impulses / h of the last step */
     int32_t contacts;
+} rigid_body_state;
+
+typedef struct rigid_body {
+    rigid_body_model model;
+    rigid_body_state state;
 } rigid_body;
 
 sb_result rigid_body_create(const sb_body_def *def, double time, rigid_body **out);

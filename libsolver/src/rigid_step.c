@@ -123,29 +123,29 @@ static void load_velocities(sb_world *w, rigid_scratch *s, double t, double h)
         rigid_body *b = w->bodies[i];
         s->bounce_at[i] = -1.0;
         s->parent[i] = i;
-        if (b->type == SB_BODY_DYNAMIC) {
-            s->v_start[i] = b->v;
-            b->P = v3_scale(v3_madd(b->P, g, h * b->mass), pow(1.0 - b->linear_damping, h));
-            b->L = v3_scale(b->L, pow(1.0 - b->angular_damping, h));
+        if (b->model.type == SB_BODY_DYNAMIC) {
+            s->v_start[i] = b->state.v;
+            b->state.P = v3_scale(v3_madd(b->state.P, g, h * b->model.mass), pow(1.0 - b->model.linear_damping, h));
+            b->state.L = v3_scale(b->state.L, pow(1.0 - b->model.angular_damping, h));
             rigid_body_update_derived(b);
-            s->v[i] = s->v_forced[i] = b->v;
-            s->w[i] = b->w;
-            s->inv_mass[i] = b->inv_mass;
-            s->inv_inertia[i] = b->inv_inertia_world;
+            s->v[i] = s->v_forced[i] = b->state.v;
+            s->w[i] = b->state.w;
+            s->inv_mass[i] = b->model.inv_mass;
+            s->inv_inertia[i] = b->state.inv_inertia_world;
         } else {
             s->inv_mass[i] = 0.0;
             s->inv_inertia[i] = m3_zero();
             s->v[i] = s->w[i] = v3(0, 0, 0);
-            if (b->type == SB_BODY_KINEMATIC) { /* the velocity that takes it to its next pose */
+            if (b->model.type == SB_BODY_KINEMATIC) { /* the velocity that takes it to its next pose */
                 vec3 x1;
                 quat q1;
                 rigid_body_kinematic_pose(b, t + h, &x1, &q1);
-                s->v[i] = v3_scale(v3_sub(x1, b->x), 1.0 / h);
-                s->w[i] = v3_scale(q_to_rotation_vector(q_mul(q1, q_conj(b->q))), 1.0 / h);
+                s->v[i] = v3_scale(v3_sub(x1, b->state.x), 1.0 / h);
+                s->w[i] = v3_scale(q_to_rotation_vector(q_mul(q1, q_conj(b->state.q))), 1.0 / h);
             }
             s->v_forced[i] = s->v[i];
         }
-        double sweep = h * (v3_len(s->v[i]) + v3_len(s->w[i]) * b->radius);
+        double sweep = h * (v3_len(s->v[i]) + v3_len(s->w[i]) * b->model.radius);
         s->bounds[i] = rigid_body_bounds(b, w->def.contact_margin + sweep);
     }
 }
@@ -160,7 +160,7 @@ typedef struct pair_context {
 static bool want_pair(void *ctx, int32_t a, int32_t b)
 {
     pair_context *pc = ctx;
-    return pc->w->bodies[a]->type == SB_BODY_DYNAMIC || pc->w->bodies[b]->type == SB_BODY_DYNAMIC;
+    return pc->w->bodies[a]->model.type == SB_BODY_DYNAMIC || pc->w->bodies[b]->model.type == SB_BODY_DYNAMIC;
 }
 
 static void report_pair(void *ctx, int32_t a, int32_t b)
@@ -191,8 +191,9 @@ static bool collide_pairs(sb_world *w, rigid_scratch *s, double h)
         int32_t a = s->pairs[i][0], b = s->pairs[i][1];
         const rigid_body *ba = w->bodies[a], *bb = w->bodies[b];
         /* as far as the pair can close within the step, plus the contact margin */
-        double reach = w->def.contact_margin +
-                       h * (v3_len(v3_sub(s->v[a], s->v[b])) + v3_len(s->w[a]) * ba->radius + v3_len(s->w[b]) * bb->radius);
+        double closing_speed = v3_len(v3_sub(s->v[a], s->v[b])) + v3_len(s->w[a]) * ba->model.radius +
+                               v3_len(s->w[b]) * bb->model.radius;
+        double reach = w->def.contact_margin + h * closing_speed;
         rigid_manifold *m = &s->manifolds[i];
         if (!collide_bodies(ba, bb, reach, &s->narrow[thread_index()], m)) {
             failed = true, m->count = 0;
@@ -238,7 +239,7 @@ static bool find_contacts(sb_world *w, rigid_scratch *s, double h)
     for (int32_t m = 0; m < s->manifold_count; m++) {
         const rigid_manifold *mf = &s->manifolds[m];
         count += mf->count;
-        if (w->bodies[mf->a]->type == SB_BODY_DYNAMIC && w->bodies[mf->b]->type == SB_BODY_DYNAMIC) {
+        if (w->bodies[mf->a]->model.type == SB_BODY_DYNAMIC && w->bodies[mf->b]->model.type == SB_BODY_DYNAMIC) {
             int32_t ra = find_root(s->parent, mf->a), rb = find_root(s->parent, mf->b);
             if (ra != rb) s->parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;
         }
@@ -253,15 +254,16 @@ static bool find_contacts(sb_world *w, rigid_scratch *s, double h)
     int32_t k = 0;
     for (int32_t m = 0; m < s->manifold_count; m++) {
         const rigid_manifold *mf = &s->manifolds[m];
-        int32_t dynamic = w->bodies[mf->a]->type == SB_BODY_DYNAMIC ? mf->a : mf->b;
+        int32_t dynamic = w->bodies[mf->a]->model.type == SB_BODY_DYNAMIC ? mf->a : mf->b;
         for (int32_t p = 0; p < mf->count; p++) keys[k++] = (order_key){find_root(s->parent, dynamic), m, p};
     }
     if (count > 0) qsort(keys, (size_t)count, sizeof *keys, compare_keys);
     for (int32_t i = 0; i < count; i++) {
         const rigid_manifold *mf = &s->manifolds[keys[i].manifold];
         const rigid_contact *c = &mf->points[keys[i].point];
+        double restitution = w->bodies[mf->a]->model.restitution * w->bodies[mf->b]->model.restitution;
         s->contacts[i] = (contact_entry){mf->a, mf->b, keys[i].island, c->point, c->normal, c->separation, 0.0,
-                                         w->bodies[mf->a]->restitution * w->bodies[mf->b]->restitution, false, false};
+                                         restitution, false, false};
     }
     s->contact_count = count;
     return true;
@@ -306,19 +308,20 @@ static void build_rows(sb_world *w, rigid_scratch *s, int32_t i, double h)
 {
     contact_entry *c = &s->contacts[i];
     const rigid_body *a = w->bodies[c->a], *b = w->bodies[c->b];
-    vec3 ra = v3_sub(c->point, a->x), rb = v3_sub(c->point, b->x);
+    vec3 ra = v3_sub(c->point, a->state.x), rb = v3_sub(c->point, b->state.x);
     vec3 rel = v3_sub(v3_add(s->v[c->a], v3_cross(s->w[c->a], ra)), v3_add(s->v[c->b], v3_cross(s->w[c->b], rb)));
     c->approach = v3_dot(rel, c->normal);
     vec3 slide = v3_madd(rel, c->normal, -c->approach);
     double slide_len = v3_len(slide);
     vec3 t1 = slide_len > 1e-9 ? v3_scale(slide, 1.0 / slide_len) : any_perpendicular(c->normal);
     vec3 dirs[3] = {c->normal, t1, v3_cross(c->normal, t1)};
-    const cached_contact *cached = find_cached(s, c->a, c->b, m3_tmul_v(a->R, ra), 0.05 * fmax(a->radius, 1e-3));
+    const cached_contact *cached =
+        find_cached(s, c->a, c->b, m3_tmul_v(a->state.R, ra), 0.05 * fmax(a->model.radius, 1e-3));
     for (int k = 0; k < 3; k++) {
         contact_row *r = &s->rows[3 * i + k];
         *r = (contact_row){.a = c->a, .b = c->b, .lin = dirs[k], .ang_a = v3_cross(ra, dirs[k]),
                            .ang_b = v3_cross(rb, dirs[k]), .lo = k == 0 ? 0.0 : -INFINITY, .hi = INFINITY,
-                           .normal_back = k, .mu = a->friction * b->friction};
+                           .normal_back = k, .mu = a->model.friction * b->model.friction};
         if (k == 0) r->bias = fmax(c->separation, 0.0) / h; /* may close the gap, no further */
         if (cached) r->lambda = h * (k == 0 ? cached->normal : v3_dot(cached->friction, dirs[k]));
         r->warm = cached != NULL;
@@ -364,8 +367,8 @@ static bool bounce(sb_world *w, rigid_scratch *s, velocity_view *view, int32_t b
 static bool remember(sb_world *w, rigid_scratch *s, double h)
 {
     for (int32_t i = 0; i < w->body_count; i++) {
-        w->bodies[i]->contact_force = v3(0, 0, 0);
-        w->bodies[i]->contacts = 0;
+        w->bodies[i]->state.contact_force = v3(0, 0, 0);
+        w->bodies[i]->state.contacts = 0;
     }
     if (!grow((void **)&s->next_cache, &s->next_capacity, s->contact_count, sizeof *s->next_cache)) return false;
     for (int32_t i = 0; i < s->contact_count; i++) {
@@ -374,10 +377,11 @@ static bool remember(sb_world *w, rigid_scratch *s, double h)
         vec3 force = v3_scale(v3_add(v3_add(v3_scale(r[0].lin, r[0].lambda), v3_scale(r[1].lin, r[1].lambda)),
                                      v3_scale(r[2].lin, r[2].lambda)), 1.0 / h);
         rigid_body *a = w->bodies[c->a], *b = w->bodies[c->b];
-        a->contact_force = v3_add(a->contact_force, force);
-        b->contact_force = v3_sub(b->contact_force, force);
-        if (r[0].lambda > 0.0) a->contacts++, b->contacts++;
-        s->next_cache[i] = (cached_contact){c->a, c->b, m3_tmul_v(a->R, v3_sub(c->point, a->x)), r[0].lambda / h,
+        a->state.contact_force = v3_add(a->state.contact_force, force);
+        b->state.contact_force = v3_sub(b->state.contact_force, force);
+        if (r[0].lambda > 0.0) a->state.contacts++, b->state.contacts++;
+        s->next_cache[i] = (cached_contact){c->a, c->b, m3_tmul_v(a->state.R, v3_sub(c->point, a->state.x)),
+                                            r[0].lambda / h,
                                             v3_scale(v3_add(v3_scale(r[1].lin, r[1].lambda), v3_scale(r[2].lin, r[2].lambda)), 1.0 / h),
                                             c->exact};
     }
@@ -394,26 +398,27 @@ static void integrate(sb_world *w, rigid_scratch *s, double t, double h)
 {
     for (int32_t i = 0; i < w->body_count; i++) {
         rigid_body *b = w->bodies[i];
-        if (b->type == SB_BODY_KINEMATIC) {
-            rigid_body_kinematic_pose(b, t + h, &b->x, &b->q);
+        if (b->model.type == SB_BODY_KINEMATIC) {
+            rigid_body_kinematic_pose(b, t + h, &b->state.x, &b->state.q);
             rigid_body_update_derived(b);
-            b->v = s->v[i], b->w = s->w[i]; /* of the step it took */
+            b->state.v = s->v[i], b->state.w = s->w[i]; /* of the step it took */
             continue;
         }
-        if (b->type != SB_BODY_DYNAMIC) continue;
+        if (b->model.type != SB_BODY_DYNAMIC) continue;
         vec3 v1 = s->v[i];
-        bool free_flight = v3_len2(v3_sub(v1, s->v_forced[i])) == 0.0 && v3_len2(v3_sub(s->w[i], b->w)) == 0.0;
-        b->P = v3_scale(v1, b->mass);
-        b->L = rigid_body_angular_momentum(b, s->w[i]);
+        bool free_flight = v3_len2(v3_sub(v1, s->v_forced[i])) == 0.0 && v3_len2(v3_sub(s->w[i], b->state.w)) == 0.0;
+        b->state.P = v3_scale(v1, b->model.mass);
+        b->state.L = rigid_body_angular_momentum(b, s->w[i]);
         if (free_flight) { /* exact under constant forces */
-            b->x = v3_add(b->x, v3_scale(v3_add(s->v_start[i], v1), 0.5 * h));
+            b->state.x = v3_add(b->state.x, v3_scale(v3_add(s->v_start[i], v1), 0.5 * h));
         } else if (s->bounce_at[i] > 0.0) { /* up to the contact at the old velocity, then away */
             double before = s->bounce_at[i];
-            b->x = v3_add(b->x, v3_scale(v3_add(v3_scale(s->v_forced[i], before), v3_scale(v1, 1.0 - before)), h));
+            vec3 mean_v = v3_add(v3_scale(s->v_forced[i], before), v3_scale(v1, 1.0 - before));
+            b->state.x = v3_add(b->state.x, v3_scale(mean_v, h));
         } else {
-            b->x = v3_madd(b->x, v1, h);
+            b->state.x = v3_madd(b->state.x, v1, h);
         }
-        b->q = rigid_body_turn(b, b->q, h);
+        b->state.q = rigid_body_turn(b, b->state.q, h);
         rigid_body_update_derived(b);
     }
 }
@@ -440,9 +445,9 @@ static bool correct_overlaps(sb_world *w, rigid_scratch *s, double h)
     if (rows_solve(&s->solver, s->extra, n, &pseudo, 0, CORRECTION_SWEEPS) == -2) return false;
     for (int32_t i = 0; i < w->body_count; i++) {
         rigid_body *b = w->bodies[i];
-        if (b->type != SB_BODY_DYNAMIC) continue;
-        b->x = v3_madd(b->x, s->pv[i], h);
-        b->q = q_normalize(q_mul(q_from_rotation_vector(v3_scale(s->pw[i], h)), b->q));
+        if (b->model.type != SB_BODY_DYNAMIC) continue;
+        b->state.x = v3_madd(b->state.x, s->pv[i], h);
+        b->state.q = q_normalize(q_mul(q_from_rotation_vector(v3_scale(s->pw[i], h)), b->state.q));
         rigid_body_update_derived(b);
     }
     return true;
@@ -480,7 +485,7 @@ static void rollback(sb_world *w, const rigid_scratch *s)
     if (!s) return;
     for (int32_t i = 0; i < w->body_count; i++) {
         rigid_body *b = w->bodies[i];
-        b->x = s->x_saved[i], b->q = s->q_saved[i], b->P = s->p_saved[i], b->L = s->l_saved[i];
+        b->state.x = s->x_saved[i], b->state.q = s->q_saved[i], b->state.P = s->p_saved[i], b->state.L = s->l_saved[i];
         rigid_body_update_derived(b);
     }
 }
@@ -494,7 +499,7 @@ sb_result rigid_advance(sb_world *w, double t, double h)
     if (!reserve_bodies(s, w->body_count)) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory for rigid bodies");
     for (int32_t i = 0; i < w->body_count; i++) {
         const rigid_body *b = w->bodies[i];
-        s->x_saved[i] = b->x, s->q_saved[i] = b->q, s->p_saved[i] = b->P, s->l_saved[i] = b->L;
+        s->x_saved[i] = b->state.x, s->q_saved[i] = b->state.q, s->p_saved[i] = b->state.P, s->l_saved[i] = b->state.L;
     }
     /* at most about a million: sb_world_create bounds max_step / rigid_max_step */
     int32_t substeps = (int32_t)fmax(1.0, ceil(h / w->def.rigid_max_step - 1e-9));
@@ -507,14 +512,15 @@ sb_result rigid_advance(sb_world *w, double t, double h)
         }
     for (int32_t i = 0; i < w->body_count; i++) {
         const rigid_body *b = w->bodies[i];
-        if (!v3_isfinite(b->x) || !v3_isfinite(b->P) || !v3_isfinite(b->L) || !isfinite(b->q.w)) {
+        const rigid_body_state *st = &b->state;
+        if (!v3_isfinite(st->x) || !v3_isfinite(st->P) || !v3_isfinite(st->L) || !isfinite(st->q.w)) {
             rollback(w, s);
             w->failure = (sb_failure){.kind = SB_FAILURE_NOT_FINITE, .object_kind = SB_OBJECT_BODY, .object = i,
                                       .time = t, .step = h};
             return error_set(SB_ERROR_SOLVER, "body %d: its motion became non-finite at t = %g s; check the "
                              "body's mass, size and velocities for extreme values", (int)i, t + h);
         }
-        double speed = v3_len(b->P) * b->inv_mass;
+        double speed = v3_len(st->P) * b->model.inv_mass;
         if (speed > w->def.max_speed) {
             rollback(w, s);
             w->failure = (sb_failure){.kind = SB_FAILURE_SPEED, .object_kind = SB_OBJECT_BODY, .object = i,
@@ -540,7 +546,7 @@ void rigid_carry_colliders(sb_world *w, double t, double h)
         collider *c = w->colliders[i];
         if (c->body < 0) continue;
         const rigid_body *b = w->bodies[c->body];
-        collider_follow(c, s->x_saved[c->body], s->q_saved[c->body], b->x, b->q, t, h);
+        collider_follow(c, s->x_saved[c->body], s->q_saved[c->body], b->state.x, b->state.q, t, h);
     }
 }
 

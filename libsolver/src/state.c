@@ -64,11 +64,12 @@ static uint64_t collider_fingerprint(const collider *k)
 static uint64_t body_fingerprint(const rigid_body *b)
 {
     uint64_t h = STATE_HASH_START;
-    int32_t shape = (int32_t)b->shape;
-    STATE_HASH(h, b->type), STATE_HASH(h, shape), STATE_HASH(h, b->radius), STATE_HASH(h, b->mass);
-    STATE_HASH(h, b->inertia), STATE_HASH(h, b->friction), STATE_HASH(h, b->restitution);
-    STATE_HASH(h, b->linear_damping), STATE_HASH(h, b->angular_damping);
-    STATE_HASH(h, b->x_start), STATE_HASH(h, b->q_start);
+    const rigid_body_model *m = &b->model;
+    int32_t shape = (int32_t)m->shape;
+    STATE_HASH(h, m->type), STATE_HASH(h, shape), STATE_HASH(h, m->radius), STATE_HASH(h, m->mass);
+    STATE_HASH(h, m->inertia), STATE_HASH(h, m->friction), STATE_HASH(h, m->restitution);
+    STATE_HASH(h, m->linear_damping), STATE_HASH(h, m->angular_damping);
+    STATE_HASH(h, m->x_start), STATE_HASH(h, m->q_start);
     return h;
 }
 
@@ -123,11 +124,12 @@ static void write_body(state_writer *out, const rigid_body *b)
 {
     uint64_t fingerprint = body_fingerprint(b);
     STATE_PUT(out, fingerprint);
-    STATE_PUT(out, b->x), STATE_PUT(out, b->q), STATE_PUT(out, b->P), STATE_PUT(out, b->L);
-    STATE_PUT(out, b->R), STATE_PUT(out, b->inv_inertia_world), STATE_PUT(out, b->v), STATE_PUT(out, b->w);
-    STATE_PUT(out, b->x_from), STATE_PUT(out, b->x_to), STATE_PUT(out, b->q_from), STATE_PUT(out, b->q_to);
-    STATE_PUT(out, b->time_from), STATE_PUT(out, b->time_to);
-    STATE_PUT(out, b->contact_force), STATE_PUT(out, b->contacts);
+    const rigid_body_state *s = &b->state;
+    STATE_PUT(out, s->x), STATE_PUT(out, s->q), STATE_PUT(out, s->P), STATE_PUT(out, s->L);
+    STATE_PUT(out, s->R), STATE_PUT(out, s->inv_inertia_world), STATE_PUT(out, s->v), STATE_PUT(out, s->w);
+    STATE_PUT(out, s->x_from), STATE_PUT(out, s->x_to), STATE_PUT(out, s->q_from), STATE_PUT(out, s->q_to);
+    STATE_PUT(out, s->time_from), STATE_PUT(out, s->time_to);
+    STATE_PUT(out, s->contact_force), STATE_PUT(out, s->contacts);
 }
 
 static void write_stats(state_writer *out, const sb_world_stats *s)
@@ -370,7 +372,7 @@ static bool read_body(state_reader *in, rigid_body *b, int32_t index)
     if (in->pass == PASS_CHECK && fingerprint != body_fingerprint(b))
         return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: body %d's shape, "
                          "mass, material or starting pose differ from the state's", (int)index);
-    rigid_body saved = *b;
+    rigid_body_state saved = b->state;
     bool ok = TAKE_VALUES(in, saved.x, "body pose") && TAKE_VALUES(in, saved.q, "body pose") &&
               TAKE_VALUES(in, saved.P, "body momentum") && TAKE_VALUES(in, saved.L, "body momentum") &&
               TAKE_VALUES(in, saved.R, "body pose") && TAKE_VALUES(in, saved.inv_inertia_world, "body inertia") &&
@@ -387,11 +389,7 @@ static bool read_body(state_reader *in, rigid_body *b, int32_t index)
         return damaged(in, "a body's orientation is not a unit quaternion");
     if (in->pass != PASS_APPLY) return true;
     /* the derived R, I⁻¹, v, ω as they were: a kinematic body's v, ω come from its path */
-    b->x = saved.x, b->q = saved.q, b->P = saved.P, b->L = saved.L;
-    b->R = saved.R, b->inv_inertia_world = saved.inv_inertia_world, b->v = saved.v, b->w = saved.w;
-    b->x_from = saved.x_from, b->x_to = saved.x_to, b->q_from = saved.q_from, b->q_to = saved.q_to;
-    b->time_from = saved.time_from, b->time_to = saved.time_to;
-    b->contact_force = saved.contact_force, b->contacts = saved.contacts;
+    b->state = saved;
     return true;
 }
 

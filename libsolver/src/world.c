@@ -235,7 +235,7 @@ SB_API sb_result sb_collider_follow_body(sb_world *world, int32_t id, int32_t bo
     if (r != SB_OK) return r;
     if (c->body >= 0)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "collider %d already follows body %d", (int)id, (int)c->body);
-    if (!collider_attach(c, body, b->x, b->q, world->time))
+    if (!collider_attach(c, body, b->state.x, b->state.q, world->time))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory attaching collider %d", (int)id);
     return SB_OK;
 }
@@ -275,7 +275,7 @@ SB_API sb_result sb_body_set_target(sb_world *world, int32_t id, double time, co
     rigid_body *b = NULL;
     sb_result r = find_body(world, id, &b);
     if (r != SB_OK) return r;
-    if (b->type != SB_BODY_KINEMATIC)
+    if (b->model.type != SB_BODY_KINEMATIC)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body %d is not kinematic: only kinematic bodies follow targets", (int)id);
     if (!transform) return error_set(SB_ERROR_INVALID_ARGUMENT, "transform is NULL");
     if (!isfinite(time) || !(time > world->time))
@@ -289,18 +289,18 @@ SB_API sb_result sb_body_set_target(sb_world *world, int32_t id, double time, co
     vec3 x;
     quat q;
     rigid_body_kinematic_pose(b, world->time, &x, &q);
-    b->x_from = x, b->q_from = q;
-    b->x_to = v3_add(m3_mul_v(rot, b->x_start), t);
-    b->q_to = q_normalize(q_mul(m3_to_q(rot), b->q_start));
-    b->time_from = world->time, b->time_to = time;
+    b->state.x_from = x, b->state.q_from = q;
+    b->state.x_to = v3_add(m3_mul_v(rot, b->model.x_start), t);
+    b->state.q_to = q_normalize(q_mul(m3_to_q(rot), b->model.q_start));
+    b->state.time_from = world->time, b->state.time_to = time;
     return SB_OK;
 }
 
 static void displacement(const rigid_body *b, double out[16])
 {
     /* p_now = R(q) R(q0)ᵀ (p - x0) + x */
-    mat3 rot = m3_mul(b->R, m3_transpose(q_to_m3(b->q_start)));
-    vec3 t = v3_sub(b->x, m3_mul_v(rot, b->x_start));
+    mat3 rot = m3_mul(b->state.R, m3_transpose(q_to_m3(b->model.q_start)));
+    vec3 t = v3_sub(b->state.x, m3_mul_v(rot, b->model.x_start));
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++) out[4 * i + j] = rot.m[i][j];
         out[4 * i + 3] = v3_comp(t, i);
@@ -335,16 +335,17 @@ SB_API sb_result sb_body_get_state(const sb_world *world, int32_t id, sb_body_st
     if (r != SB_OK) return r;
     if (!out) return error_set(SB_ERROR_INVALID_ARGUMENT, "output is NULL");
     memset(out, 0, sizeof *out);
-    v3_store(out->position, b->x);
-    out->orientation[0] = b->q.w, out->orientation[1] = b->q.x, out->orientation[2] = b->q.y, out->orientation[3] = b->q.z;
-    v3_store(out->linear_velocity, b->v);
-    v3_store(out->angular_velocity, b->w);
-    v3_store(out->linear_momentum, b->P);
-    v3_store(out->angular_momentum, b->L);
-    out->mass = b->mass;
-    out->kinetic_energy = b->type == SB_BODY_DYNAMIC ? 0.5 * (v3_dot(b->P, b->v) + v3_dot(b->L, b->w)) : 0.0;
-    v3_store(out->contact_force, b->contact_force);
-    out->contacts = b->contacts;
+    const rigid_body_state *s = &b->state;
+    v3_store(out->position, s->x);
+    out->orientation[0] = s->q.w, out->orientation[1] = s->q.x, out->orientation[2] = s->q.y, out->orientation[3] = s->q.z;
+    v3_store(out->linear_velocity, s->v);
+    v3_store(out->angular_velocity, s->w);
+    v3_store(out->linear_momentum, s->P);
+    v3_store(out->angular_momentum, s->L);
+    out->mass = b->model.mass;
+    out->kinetic_energy = b->model.type == SB_BODY_DYNAMIC ? 0.5 * (v3_dot(s->P, s->v) + v3_dot(s->L, s->w)) : 0.0;
+    v3_store(out->contact_force, s->contact_force);
+    out->contacts = s->contacts;
     return SB_OK;
 }
 
