@@ -30,7 +30,8 @@ typedef struct rigid_body_model {
     quat q_start;
 } rigid_body_model;
 
-/* Changed by stepping and read by the next step, in the order a saved state holds it. */
+/* Changed by stepping and read by the next step: a saved state holds every field, in this
+ * order (state.c: write_body_state, read_body_state). */
 typedef struct rigid_body_state {
     vec3 x;                     /* centre of mass (world) */
     quat q;                     /* body frame -> world */

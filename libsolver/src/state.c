@@ -120,16 +120,26 @@ static void write_collider(state_writer *out, const collider *k)
     write_tree(out, &k->tree);
 }
 
-static void write_body(state_writer *out, const rigid_body *b)
+/* A body's state is saved whole, every field in its order (write_body_state, read_body_state):
+ * 56 doubles and the contact count, then the struct's padding. A field added to it fails here
+ * until those two take it too. */
+_Static_assert(sizeof(rigid_body_state) == 56 * sizeof(double) + 2 * sizeof(int32_t),
+               "rigid_body_state has a field write_body_state and read_body_state do not save");
+
+static void write_body_state(state_writer *out, const rigid_body_state *s)
 {
-    uint64_t fingerprint = body_fingerprint(b);
-    STATE_PUT(out, fingerprint);
-    const rigid_body_state *s = &b->state;
     STATE_PUT(out, s->x), STATE_PUT(out, s->q), STATE_PUT(out, s->P), STATE_PUT(out, s->L);
     STATE_PUT(out, s->R), STATE_PUT(out, s->inv_inertia_world), STATE_PUT(out, s->v), STATE_PUT(out, s->w);
     STATE_PUT(out, s->x_from), STATE_PUT(out, s->x_to), STATE_PUT(out, s->q_from), STATE_PUT(out, s->q_to);
     STATE_PUT(out, s->time_from), STATE_PUT(out, s->time_to);
     STATE_PUT(out, s->contact_force), STATE_PUT(out, s->contacts);
+}
+
+static void write_body(state_writer *out, const rigid_body *b)
+{
+    uint64_t fingerprint = body_fingerprint(b);
+    STATE_PUT(out, fingerprint);
+    write_body_state(out, &b->state);
 }
 
 static void write_stats(state_writer *out, const sb_world_stats *s)
@@ -365,6 +375,26 @@ static bool read_collider(state_reader *in, collider *k, int32_t index)
 
 static bool unit(quat q) { return fabs(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z - 1.0) < 1e-6; }
 
+/* Into *s, checked in the CHECK pass; the caller applies it. */
+static bool read_body_state(state_reader *in, rigid_body_state *s)
+{
+    bool ok = TAKE_VALUES(in, s->x, "body pose") && TAKE_VALUES(in, s->q, "body pose") &&
+              TAKE_VALUES(in, s->P, "body momentum") && TAKE_VALUES(in, s->L, "body momentum") &&
+              TAKE_VALUES(in, s->R, "body pose") && TAKE_VALUES(in, s->inv_inertia_world, "body inertia") &&
+              TAKE_VALUES(in, s->v, "body velocity") && TAKE_VALUES(in, s->w, "body velocity") &&
+              TAKE_VALUES(in, s->x_from, "body path") && TAKE_VALUES(in, s->x_to, "body path") &&
+              TAKE_VALUES(in, s->q_from, "body path") && TAKE_VALUES(in, s->q_to, "body path") &&
+              TAKE_VALUES(in, s->time_from, "body path") && TAKE_VALUES(in, s->time_to, "body path") &&
+              TAKE_VALUES(in, s->contact_force, "body contact force");
+    if (!ok) return false;
+    if (!STATE_TAKE(in, s->contacts)) return damaged(in, "it ends inside a body");
+    if (in->pass == PASS_CHECK && !(v3_len(s->x) <= MAX_COORDINATE))
+        return damaged(in, "a body lies beyond the largest coordinate");
+    if (in->pass == PASS_CHECK && (!unit(s->q) || !unit(s->q_from) || !unit(s->q_to) || s->contacts < 0))
+        return damaged(in, "a body's orientation is not a unit quaternion");
+    return true;
+}
+
 static bool read_body(state_reader *in, rigid_body *b, int32_t index)
 {
     uint64_t fingerprint = 0;
@@ -373,23 +403,9 @@ static bool read_body(state_reader *in, rigid_body *b, int32_t index)
         return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: body %d's shape, "
                          "mass, material or starting pose differ from the state's", (int)index);
     rigid_body_state saved = b->state;
-    bool ok = TAKE_VALUES(in, saved.x, "body pose") && TAKE_VALUES(in, saved.q, "body pose") &&
-              TAKE_VALUES(in, saved.P, "body momentum") && TAKE_VALUES(in, saved.L, "body momentum") &&
-              TAKE_VALUES(in, saved.R, "body pose") && TAKE_VALUES(in, saved.inv_inertia_world, "body inertia") &&
-              TAKE_VALUES(in, saved.v, "body velocity") && TAKE_VALUES(in, saved.w, "body velocity") &&
-              TAKE_VALUES(in, saved.x_from, "body path") && TAKE_VALUES(in, saved.x_to, "body path") &&
-              TAKE_VALUES(in, saved.q_from, "body path") && TAKE_VALUES(in, saved.q_to, "body path") &&
-              TAKE_VALUES(in, saved.time_from, "body path") && TAKE_VALUES(in, saved.time_to, "body path") &&
-              TAKE_VALUES(in, saved.contact_force, "body contact force");
-    if (!ok) return false;
-    if (!STATE_TAKE(in, saved.contacts)) return damaged(in, "it ends inside a body");
-    if (in->pass == PASS_CHECK && !(v3_len(saved.x) <= MAX_COORDINATE))
-        return damaged(in, "a body lies beyond the largest coordinate");
-    if (in->pass == PASS_CHECK && (!unit(saved.q) || !unit(saved.q_from) || !unit(saved.q_to) || saved.contacts < 0))
-        return damaged(in, "a body's orientation is not a unit quaternion");
-    if (in->pass != PASS_APPLY) return true;
+    if (!read_body_state(in, &saved)) return false;
     /* the derived R, I⁻¹, v, ω as they were: a kinematic body's v, ω come from its path */
-    b->state = saved;
+    if (in->pass == PASS_APPLY) b->state = saved;
     return true;
 }
 
