@@ -179,6 +179,7 @@ sb_result rigid_body_create(const sb_body_def *d, double time, rigid_body **out)
         polytope_transform(&b->model.hull, rt, shift);
         b->model.radius = b->model.hull.radius;
     } else if (b->model.shape == SHAPE_MESH) {
+        b->model.mesh_vertex_count = d->vertex_count, b->model.mesh_triangle_count = d->triangle_count;
         b->model.mesh_vertices = malloc(3 * (size_t)d->vertex_count * sizeof *b->model.mesh_vertices);
         b->model.mesh_triangles = malloc(3 * (size_t)d->triangle_count * sizeof *b->model.mesh_triangles);
         b->model.mesh_boxes = malloc((size_t)d->triangle_count * sizeof *b->model.mesh_boxes);

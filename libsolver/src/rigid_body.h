@@ -11,15 +11,17 @@
 
 typedef enum shape_kind { SHAPE_SPHERE, SHAPE_POLYTOPE, SHAPE_MESH } shape_kind;
 
-/* Fixed when the body is added. */
+/* Fixed when the body is added. state.c's body_fingerprint hashes every field: one added here
+ * goes there too. */
 typedef struct rigid_body_model {
     int type;                   /* sb_body_type */
     shape_kind shape;
     double radius;              /* sphere; for any shape, the body's reach from its centre */
     polytope hull;              /* SHAPE_POLYTOPE, body frame */
+    int32_t mesh_vertex_count, mesh_triangle_count;
     double *mesh_vertices;      /* SHAPE_MESH, body frame */
     int32_t *mesh_triangles;
-    aabb *mesh_boxes;
+    aabb *mesh_boxes;           /* of the triangles, body frame: the tree's leaves */
     bvh mesh_tree;
 
     double mass, inv_mass;

@@ -61,13 +61,37 @@ static uint64_t collider_fingerprint(const collider *k)
     return h;
 }
 
+static uint64_t polytope_fingerprint(uint64_t h, const polytope *p)
+{
+    STATE_HASH(h, p->vertex_count), STATE_HASH(h, p->face_count), STATE_HASH(h, p->edge_count);
+    h = state_hash(h, p->vertices, (size_t)p->vertex_count * sizeof *p->vertices);
+    if (p->face_count > 0) {
+        h = state_hash(h, p->face_first, ((size_t)p->face_count + 1) * sizeof *p->face_first);
+        h = state_hash(h, p->face_loops, (size_t)p->face_first[p->face_count] * sizeof *p->face_loops);
+    }
+    h = state_hash(h, p->normals, (size_t)p->face_count * sizeof *p->normals);
+    h = state_hash(h, p->offsets, (size_t)p->face_count * sizeof *p->offsets);
+    h = state_hash(h, p->edges, 2 * (size_t)p->edge_count * sizeof *p->edges);
+    h = state_hash(h, p->edge_faces, 2 * (size_t)p->edge_count * sizeof *p->edge_faces);
+    STATE_HASH(h, p->radius);
+    return h;
+}
+
+/* Every field of the body's model, in its order, arrays by what they hold (pointers and
+ * padding never enter): nothing is chosen by hand. Only the mesh's boxes and tree are left
+ * out, built as they are from its vertices and triangles. */
 static uint64_t body_fingerprint(const rigid_body *b)
 {
     uint64_t h = STATE_HASH_START;
     const rigid_body_model *m = &b->model;
-    int32_t shape = (int32_t)m->shape;
-    STATE_HASH(h, m->type), STATE_HASH(h, shape), STATE_HASH(h, m->radius), STATE_HASH(h, m->mass);
-    STATE_HASH(h, m->inertia), STATE_HASH(h, m->friction), STATE_HASH(h, m->restitution);
+    int32_t type = m->type, shape = (int32_t)m->shape;
+    STATE_HASH(h, type), STATE_HASH(h, shape), STATE_HASH(h, m->radius);
+    h = polytope_fingerprint(h, &m->hull);
+    STATE_HASH(h, m->mesh_vertex_count), STATE_HASH(h, m->mesh_triangle_count);
+    h = state_hash(h, m->mesh_vertices, 3 * (size_t)m->mesh_vertex_count * sizeof *m->mesh_vertices);
+    h = state_hash(h, m->mesh_triangles, 3 * (size_t)m->mesh_triangle_count * sizeof *m->mesh_triangles);
+    STATE_HASH(h, m->mass), STATE_HASH(h, m->inv_mass), STATE_HASH(h, m->inertia), STATE_HASH(h, m->inv_inertia);
+    STATE_HASH(h, m->friction), STATE_HASH(h, m->restitution);
     STATE_HASH(h, m->linear_damping), STATE_HASH(h, m->angular_damping);
     STATE_HASH(h, m->x_start), STATE_HASH(h, m->q_start);
     return h;
