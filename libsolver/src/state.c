@@ -176,14 +176,14 @@ static void write_stats(state_writer *out, const sb_world_stats *s)
 static void write_payload(state_writer *out, const sb_world *w)
 {
     uint64_t fingerprint = world_fingerprint(w);
-    STATE_PUT(out, w->cloth_count), STATE_PUT(out, w->collider_count), STATE_PUT(out, w->body_count);
+    STATE_PUT(out, w->cloth_count), STATE_PUT(out, w->collider_count), STATE_PUT(out, w->rigid.body_count);
     STATE_PUT(out, fingerprint);
     STATE_PUT(out, w->time), STATE_PUT(out, w->preferred_step), STATE_PUT(out, w->accepted_in_row);
     write_stats(out, &w->stats);
     for (int32_t i = 0; i < w->cloth_count; i++) write_cloth(out, w->cloths[i]);
     for (int32_t i = 0; i < w->collider_count; i++) write_collider(out, w->colliders[i]);
-    for (int32_t i = 0; i < w->body_count; i++) write_body(out, w->bodies[i]);
-    rigid_state_write(w, out);
+    for (int32_t i = 0; i < w->rigid.body_count; i++) write_body(out, w->rigid.bodies[i]);
+    rigid_system_state_write(&w->rigid, out);
 }
 
 SB_API sb_result sb_world_get_state_size(const sb_world *world, uint64_t *out_size)
@@ -453,10 +453,10 @@ static bool read_payload(state_reader *in, sb_world *w)
     if (!STATE_TAKE(in, cloths) || !STATE_TAKE(in, colliders) || !STATE_TAKE(in, bodies) || !STATE_TAKE(in, fingerprint))
         return damaged(in, "it ends inside its header");
     if (in->pass == PASS_CHECK) {
-        if (cloths != w->cloth_count || colliders != w->collider_count || bodies != w->body_count)
+        if (cloths != w->cloth_count || colliders != w->collider_count || bodies != w->rigid.body_count)
             return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: it has %d cloths, "
                              "%d colliders and %d bodies, the state %d, %d and %d", (int)w->cloth_count,
-                             (int)w->collider_count, (int)w->body_count, (int)cloths, (int)colliders,
+                             (int)w->collider_count, (int)w->rigid.body_count, (int)cloths, (int)colliders,
                              (int)bodies);
         if (fingerprint != world_fingerprint(w))
             return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: its settings "
@@ -471,9 +471,9 @@ static bool read_payload(state_reader *in, sb_world *w)
         if (!read_cloth(in, w->cloths[i], i, w->collider_count)) return false;
     for (int32_t i = 0; i < w->collider_count; i++)
         if (!read_collider(in, w->colliders[i], i)) return false;
-    for (int32_t i = 0; i < w->body_count; i++)
-        if (!read_body(in, w->bodies[i], i)) return false;
-    if (!rigid_state_read(w, in)) return false;
+    for (int32_t i = 0; i < w->rigid.body_count; i++)
+        if (!read_body(in, w->rigid.bodies[i], i)) return false;
+    if (!rigid_system_state_read(&w->rigid, in)) return false;
     if (in->pass == PASS_CHECK && in->at != in->end) return damaged(in, "bytes left over after its last section");
     return true;
 }

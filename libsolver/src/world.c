@@ -98,6 +98,14 @@ static sb_result validate_world_def(const sb_world_def *d)
     return SB_OK;
 }
 
+/* What the rigid bodies step by, from the world's definition. */
+static rigid_settings rigid_settings_of(const sb_world_def *d)
+{
+    return (rigid_settings){.gravity = v3_load(d->gravity), .max_step = d->rigid_max_step,
+                            .iterations = d->rigid_iterations, .contact_margin = d->contact_margin,
+                            .max_speed = d->max_speed};
+}
+
 SB_API sb_result sb_world_create(const sb_world_def *def, sb_world **out_world)
 {
     if (!out_world) return error_set(SB_ERROR_INVALID_ARGUMENT, "out_world is NULL");
@@ -108,6 +116,7 @@ SB_API sb_result sb_world_create(const sb_world_def *def, sb_world **out_world)
     if (!w) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory creating the world");
     w->def = *def;
     w->preferred_step = def->max_step;
+    rigid_system_init(&w->rigid, rigid_settings_of(def));
     *out_world = w;
     return SB_OK;
 }
@@ -119,9 +128,7 @@ SB_API void sb_world_destroy(sb_world *world)
     free(world->cloths);
     for (int32_t i = 0; i < world->collider_count; i++) collider_destroy(world->colliders[i]);
     free(world->colliders);
-    for (int32_t i = 0; i < world->body_count; i++) rigid_body_destroy(world->bodies[i]);
-    free(world->bodies);
-    rigid_scratch_free(world->rigid);
+    rigid_system_free(&world->rigid);
     collision_scratch_free(world->collision);
     free(world);
 }
@@ -193,9 +200,10 @@ static sb_result find_collider(const sb_world *world, int32_t id, collider **out
 static sb_result find_body(const sb_world *world, int32_t id, rigid_body **out)
 {
     if (!world) return error_set(SB_ERROR_INVALID_ARGUMENT, "world is NULL");
-    if (id < 0 || id >= world->body_count)
-        return error_set(SB_ERROR_NOT_FOUND, "no body with id %d (the world has %d)", (int)id, (int)world->body_count);
-    *out = world->bodies[id];
+    const rigid_system *rigid = &world->rigid;
+    if (id < 0 || id >= rigid->body_count)
+        return error_set(SB_ERROR_NOT_FOUND, "no body with id %d (the world has %d)", (int)id, (int)rigid->body_count);
+    *out = rigid->bodies[id];
     return SB_OK;
 }
 
@@ -245,14 +253,7 @@ SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, int3
     if (!world || !out_body) return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_body is NULL");
     if (explicit_integrator(world))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "rigid bodies need the implicit integrator");
-    if (!grow((void **)&world->bodies, &world->body_capacity, world->body_count + 1, sizeof *world->bodies))
-        return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a body");
-    rigid_body *b = NULL;
-    sb_result r = rigid_body_create(def, world->time, &b);
-    if (r != SB_OK) return r;
-    world->bodies[world->body_count] = b;
-    *out_body = world->body_count++;
-    return SB_OK;
+    return rigid_system_add_body(&world->rigid, def, world->time, out_body);
 }
 
 /* Rigid displacement M (4x4 row-major) as rotation r and translation t; false if not rigid. */
@@ -321,10 +322,10 @@ SB_API sb_result sb_body_get_transform(const sb_world *world, int32_t id, double
 SB_API sb_result sb_world_get_body_transforms(const sb_world *world, double *out, int32_t body_count)
 {
     if (!world || !out) return error_set(SB_ERROR_INVALID_ARGUMENT, "world or output is NULL");
-    if (body_count != world->body_count)
+    if (body_count != world->rigid.body_count)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body_count is %d, the world has %d bodies", (int)body_count,
-                         (int)world->body_count);
-    for (int32_t i = 0; i < body_count; i++) displacement(world->bodies[i], &out[16 * (size_t)i]);
+                         (int)world->rigid.body_count);
+    for (int32_t i = 0; i < body_count; i++) displacement(world->rigid.bodies[i], &out[16 * (size_t)i]);
     return SB_OK;
 }
 
