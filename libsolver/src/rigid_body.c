@@ -8,7 +8,7 @@
 
 #define PI 3.14159265358979323846
 
-static sb_result validate(const sb_body_def *d)
+static sb_result validate_def(const sb_body_def *d)
 {
     if (!d) return error_set(SB_ERROR_INVALID_ARGUMENT, "body definition is NULL");
     if (d->type < SB_BODY_DYNAMIC || d->type > SB_BODY_STATIC)
@@ -60,10 +60,14 @@ static sb_result validate(const sb_body_def *d)
     return SB_OK;
 }
 
-static sb_result fail(rigid_body *b, sb_result code, const char *message)
+/* Type and material, as the definition gives them. */
+static void copy_material(const sb_body_def *d, rigid_body_model *m)
 {
-    rigid_body_destroy(b);
-    return error_set(code, "%s", message);
+    m->type = d->type;
+    m->friction = d->friction;
+    m->restitution = d->restitution;
+    m->linear_damping = d->linear_damping;
+    m->angular_damping = d->angular_damping;
 }
 
 static vec3 centroid(const double *v, int32_t n)
@@ -73,8 +77,44 @@ static vec3 centroid(const double *v, int32_t n)
     return n > 0 ? v3_scale(c, 1.0 / n) : c;
 }
 
+/* The shape in world space for now (the body frame is not known yet), and its centre. */
+static sb_result build_shape(const sb_body_def *d, rigid_body_model *m, vec3 *center)
+{
+    switch (d->shape) {
+    case SB_SHAPE_SPHERE:
+        m->shape = SHAPE_SPHERE;
+        m->radius = d->radius;
+        *center = v3_load(d->center);
+        return SB_OK;
+    case SB_SHAPE_BOX: {
+        m->shape = SHAPE_POLYTOPE;
+        if (!polytope_box(v3_load(d->half_extents), &m->hull))
+            return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory");
+        quat q = q_normalize((quat){d->rotation[0], d->rotation[1], d->rotation[2], d->rotation[3]});
+        *center = v3_load(d->center);
+        polytope_transform(&m->hull, q_to_m3(q), *center);
+        return SB_OK;
+    }
+    case SB_SHAPE_CONVEX_HULL: {
+        m->shape = SHAPE_POLYTOPE;
+        vec3 *points = malloc((size_t)d->vertex_count * sizeof *points);
+        if (!points) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (int32_t i = 0; i < d->vertex_count; i++) points[i] = v3_load(&d->vertices[3 * (size_t)i]);
+        bool ok = polytope_from_points(points, d->vertex_count, &m->hull);
+        free(points);
+        if (!ok) return error_set(SB_ERROR_INVALID_MESH, "the body's vertices span no volume: no convex hull");
+        *center = centroid(d->vertices, d->vertex_count);
+        return SB_OK;
+    }
+    default:
+        m->shape = SHAPE_MESH;
+        *center = centroid(d->vertices, d->vertex_count);
+        return SB_OK;
+    }
+}
+
 /* Mass properties of the body's solid per unit density, in world space. */
-static bool solid_properties(const sb_body_def *d, const rigid_body *b, mass_properties *mp)
+static bool solid_properties(const sb_body_def *d, const rigid_body_model *m, mass_properties *mp)
 {
     if (d->shape == SB_SHAPE_SPHERE) {
         double r = d->radius;
@@ -89,125 +129,120 @@ static bool solid_properties(const sb_body_def *d, const rigid_body *b, mass_pro
         mesh_mass_properties(d->vertices, d->vertex_count, d->triangles, d->triangle_count, mp))
         return true;
     int32_t *tris, count;
-    if (!polytope_triangles(&b->model.hull, &tris, &count)) return false;
-    double *flat = malloc(3 * (size_t)b->model.hull.vertex_count * sizeof *flat);
+    if (!polytope_triangles(&m->hull, &tris, &count)) return false;
+    double *flat = malloc(3 * (size_t)m->hull.vertex_count * sizeof *flat);
     bool ok = flat != NULL;
     if (ok) {
-        for (int32_t v = 0; v < b->model.hull.vertex_count; v++)
-            v3_store(&flat[3 * (size_t)v], b->model.hull.vertices[v]);
-        ok = mesh_mass_properties(flat, b->model.hull.vertex_count, tris, count, mp);
+        for (int32_t v = 0; v < m->hull.vertex_count; v++) v3_store(&flat[3 * (size_t)v], m->hull.vertices[v]);
+        ok = mesh_mass_properties(flat, m->hull.vertex_count, tris, count, mp);
     }
     free(flat);
     free(tris);
     return ok;
 }
 
+/* The body frame, *center and *axes: a moving body's principal axes at its centre of mass,
+ * with its mass and principal moments (its solid at the density its mass gives); any other
+ * body keeps the shape's centre and world axes. */
+static sb_result mass_properties_and_frame(const sb_body_def *d, rigid_body_model *m, vec3 *center, mat3 *axes)
+{
+    *axes = m3_identity();
+    if (d->type != SB_BODY_DYNAMIC) return SB_OK;
+    mass_properties mp;
+    if (!solid_properties(d, m, &mp)) return error_set(SB_ERROR_INVALID_MESH, "the body's shape has no volume");
+    double density = d->mass / mp.volume;
+    vec3 moments;
+    if (!principal_axes(m3_scale(mp.inertia, density), &moments, axes))
+        return error_set(SB_ERROR_SOLVER, "no principal axes of inertia");
+    m->mass = d->mass;
+    m->inv_mass = 1.0 / d->mass;
+    /* a thin body's smallest moment must stay positive for the inverse */
+    double floor_moment = 1e-12 * fmax(moments.z, 1e-300);
+    m->inertia = v3(fmax(moments.x, floor_moment), fmax(moments.y, floor_moment), fmax(moments.z, floor_moment));
+    m->inv_inertia = v3(1.0 / m->inertia.x, 1.0 / m->inertia.y, 1.0 / m->inertia.z);
+    *center = mp.center;
+    return SB_OK;
+}
+
+/* A mesh's vertices moved into the body frame (p_b = rt p + shift), its triangles, their
+ * boxes and the tree over them. */
+static sb_result build_mesh(const sb_body_def *d, rigid_body_model *m, mat3 rt, vec3 shift)
+{
+    m->mesh_vertex_count = d->vertex_count, m->mesh_triangle_count = d->triangle_count;
+    m->mesh_vertices = malloc(3 * (size_t)d->vertex_count * sizeof *m->mesh_vertices);
+    m->mesh_triangles = malloc(3 * (size_t)d->triangle_count * sizeof *m->mesh_triangles);
+    m->mesh_boxes = malloc((size_t)d->triangle_count * sizeof *m->mesh_boxes);
+    if (!m->mesh_vertices || !m->mesh_triangles || !m->mesh_boxes)
+        return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory");
+    memcpy(m->mesh_triangles, d->triangles, 3 * (size_t)d->triangle_count * sizeof *m->mesh_triangles);
+    for (int32_t i = 0; i < d->vertex_count; i++) {
+        vec3 p = v3_add(m3_mul_v(rt, v3_load(&d->vertices[3 * (size_t)i])), shift);
+        v3_store(&m->mesh_vertices[3 * (size_t)i], p);
+        m->radius = fmax(m->radius, v3_len(p));
+    }
+    for (int32_t t = 0; t < d->triangle_count; t++) {
+        aabb box = aabb_empty();
+        const int32_t *corners = &m->mesh_triangles[3 * t];
+        for (int k = 0; k < 3; k++) box = aabb_add_point(box, v3_load(&m->mesh_vertices[3 * (size_t)corners[k]]));
+        m->mesh_boxes[t] = box;
+    }
+    if (!bvh_build(&m->mesh_tree, m->mesh_boxes, d->triangle_count))
+        return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory");
+    return SB_OK;
+}
+
+/* The shape from world space into the body frame at pose (x, q): p_b = Rᵀ (p - x). */
+static sb_result shape_to_body_frame(const sb_body_def *d, rigid_body_model *m, vec3 x, quat q)
+{
+    mat3 rt = m3_transpose(q_to_m3(q));
+    vec3 shift = v3_scale(m3_mul_v(rt, x), -1.0);
+    if (m->shape == SHAPE_POLYTOPE) {
+        polytope_transform(&m->hull, rt, shift);
+        m->radius = m->hull.radius;
+    } else if (m->shape == SHAPE_MESH) {
+        return build_mesh(d, m, rt, shift);
+    }
+    return SB_OK;
+}
+
+/* The state at `time`: at the starting pose, a kinematic path that stays there, and a moving
+ * body's momenta from the definition's velocities. */
+static void initial_state(const sb_body_def *d, rigid_body *b, double time)
+{
+    rigid_body_state *s = &b->state;
+    s->x = s->x_from = s->x_to = b->model.x_start;
+    s->q = s->q_from = s->q_to = b->model.q_start;
+    s->time_from = s->time_to = time;
+    rigid_body_update_derived(b);
+    if (b->model.type == SB_BODY_DYNAMIC) {
+        s->P = v3_scale(v3_load(d->linear_velocity), b->model.mass);
+        s->L = rigid_body_angular_momentum(b, v3_load(d->angular_velocity));
+        rigid_body_update_derived(b);
+    }
+}
+
 sb_result rigid_body_create(const sb_body_def *d, double time, rigid_body **out)
 {
     *out = NULL;
-    sb_result r = validate(d);
+    sb_result r = validate_def(d);
     if (r != SB_OK) return r;
     rigid_body *b = calloc(1, sizeof *b);
     if (!b) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a body");
-    b->model.type = d->type;
-    b->model.friction = d->friction;
-    b->model.restitution = d->restitution;
-    b->model.linear_damping = d->linear_damping;
-    b->model.angular_damping = d->angular_damping;
-
-    /* the shape, in world space for now */
+    rigid_body_model *m = &b->model;
+    copy_material(d, m);
     vec3 center;
-    switch (d->shape) {
-    case SB_SHAPE_SPHERE:
-        b->model.shape = SHAPE_SPHERE;
-        b->model.radius = d->radius;
-        center = v3_load(d->center);
-        break;
-    case SB_SHAPE_BOX: {
-        b->model.shape = SHAPE_POLYTOPE;
-        if (!polytope_box(v3_load(d->half_extents), &b->model.hull))
-            return fail(b, SB_ERROR_OUT_OF_MEMORY, "out of memory");
-        quat q = q_normalize((quat){d->rotation[0], d->rotation[1], d->rotation[2], d->rotation[3]});
-        center = v3_load(d->center);
-        polytope_transform(&b->model.hull, q_to_m3(q), center);
-        break;
+    mat3 axes;
+    r = build_shape(d, m, &center);
+    if (r == SB_OK) r = mass_properties_and_frame(d, m, &center, &axes);
+    if (r == SB_OK) { /* the body frame is where the body starts */
+        m->x_start = center, m->q_start = m3_to_q(axes);
+        r = shape_to_body_frame(d, m, m->x_start, m->q_start);
     }
-    case SB_SHAPE_CONVEX_HULL: {
-        b->model.shape = SHAPE_POLYTOPE;
-        vec3 *points = malloc((size_t)d->vertex_count * sizeof *points);
-        if (!points) return fail(b, SB_ERROR_OUT_OF_MEMORY, "out of memory");
-        for (int32_t i = 0; i < d->vertex_count; i++) points[i] = v3_load(&d->vertices[3 * (size_t)i]);
-        bool ok = polytope_from_points(points, d->vertex_count, &b->model.hull);
-        free(points);
-        if (!ok) return fail(b, SB_ERROR_INVALID_MESH, "the body's vertices span no volume: no convex hull");
-        center = centroid(d->vertices, d->vertex_count);
-        break;
+    if (r != SB_OK) {
+        rigid_body_destroy(b);
+        return r;
     }
-    default:
-        b->model.shape = SHAPE_MESH;
-        center = centroid(d->vertices, d->vertex_count);
-        break;
-    }
-
-    /* the body frame: principal axes at the centre of mass (moving bodies), else the shape's
-     * centre with world axes */
-    mat3 axes = m3_identity();
-    if (d->type == SB_BODY_DYNAMIC) {
-        mass_properties mp;
-        if (!solid_properties(d, b, &mp)) return fail(b, SB_ERROR_INVALID_MESH, "the body's shape has no volume");
-        double density = d->mass / mp.volume;
-        vec3 moments;
-        if (!principal_axes(m3_scale(mp.inertia, density), &moments, &axes))
-            return fail(b, SB_ERROR_SOLVER, "no principal axes of inertia");
-        b->model.mass = d->mass;
-        b->model.inv_mass = 1.0 / d->mass;
-        /* a thin body's smallest moment must stay positive for the inverse */
-        double floor_moment = 1e-12 * fmax(moments.z, 1e-300);
-        b->model.inertia =
-            v3(fmax(moments.x, floor_moment), fmax(moments.y, floor_moment), fmax(moments.z, floor_moment));
-        b->model.inv_inertia = v3(1.0 / b->model.inertia.x, 1.0 / b->model.inertia.y, 1.0 / b->model.inertia.z);
-        center = mp.center;
-    }
-    b->state.x = b->model.x_start = b->state.x_from = b->state.x_to = center;
-    b->state.q = b->model.q_start = b->state.q_from = b->state.q_to = m3_to_q(axes);
-    b->state.time_from = b->state.time_to = time;
-
-    /* the shape into the body frame: p_b = Rᵀ (p - x) */
-    mat3 rt = m3_transpose(q_to_m3(b->state.q));
-    vec3 shift = v3_scale(m3_mul_v(rt, center), -1.0);
-    if (b->model.shape == SHAPE_POLYTOPE) {
-        polytope_transform(&b->model.hull, rt, shift);
-        b->model.radius = b->model.hull.radius;
-    } else if (b->model.shape == SHAPE_MESH) {
-        b->model.mesh_vertex_count = d->vertex_count, b->model.mesh_triangle_count = d->triangle_count;
-        b->model.mesh_vertices = malloc(3 * (size_t)d->vertex_count * sizeof *b->model.mesh_vertices);
-        b->model.mesh_triangles = malloc(3 * (size_t)d->triangle_count * sizeof *b->model.mesh_triangles);
-        b->model.mesh_boxes = malloc((size_t)d->triangle_count * sizeof *b->model.mesh_boxes);
-        if (!b->model.mesh_vertices || !b->model.mesh_triangles || !b->model.mesh_boxes)
-            return fail(b, SB_ERROR_OUT_OF_MEMORY, "out of memory");
-        memcpy(b->model.mesh_triangles, d->triangles, 3 * (size_t)d->triangle_count * sizeof *b->model.mesh_triangles);
-        for (int32_t i = 0; i < d->vertex_count; i++) {
-            vec3 p = v3_add(m3_mul_v(rt, v3_load(&d->vertices[3 * (size_t)i])), shift);
-            v3_store(&b->model.mesh_vertices[3 * (size_t)i], p);
-            b->model.radius = fmax(b->model.radius, v3_len(p));
-        }
-        for (int32_t t = 0; t < d->triangle_count; t++) {
-            aabb box = aabb_empty();
-            const int32_t *corners = &b->model.mesh_triangles[3 * t];
-            for (int k = 0; k < 3; k++)
-                box = aabb_add_point(box, v3_load(&b->model.mesh_vertices[3 * (size_t)corners[k]]));
-            b->model.mesh_boxes[t] = box;
-        }
-        if (!bvh_build(&b->model.mesh_tree, b->model.mesh_boxes, d->triangle_count))
-            return fail(b, SB_ERROR_OUT_OF_MEMORY, "out of memory");
-    }
-
-    rigid_body_update_derived(b);
-    if (b->model.type == SB_BODY_DYNAMIC) {
-        b->state.P = v3_scale(v3_load(d->linear_velocity), b->model.mass);
-        b->state.L = rigid_body_angular_momentum(b, v3_load(d->angular_velocity));
-        rigid_body_update_derived(b);
-    }
+    initial_state(d, b, time);
     *out = b;
     return SB_OK;
 }
