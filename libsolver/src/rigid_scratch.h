@@ -37,7 +37,7 @@ struct rigid_scratch {
     double *inv_mass, *bounce_at;
     mat3 *inv_inertia;
     aabb *bounds;
-    int32_t *parent;
+    int32_t *parent;        /* union-find over the bodies: the islands (union_find.h) */
     broadphase bp;
     narrow_scratch *narrow; /* one per thread */
     int32_t narrow_count;

@@ -21,6 +21,7 @@
 #include "grow.h"
 #include "rigid_scratch.h"
 #include "threads.h"
+#include "union_find.h"
 
 enum { DIRECT_MAX = 120, DIRECT_ALWAYS = 24, PIVOT_RETRY = 16, CORRECTION_SWEEPS = 10 };
 #define CORRECTION_RATE 0.2 /* fraction of an overlap removed per step */
@@ -69,7 +70,6 @@ static void load_velocities(rigid_system *sys, rigid_scratch *s, double t, doubl
     for (int32_t i = 0; i < sys->body_count; i++) {
         rigid_body *b = sys->bodies[i];
         s->bounce_at[i] = -1.0;
-        s->parent[i] = i;
         if (b->model.type == SB_BODY_DYNAMIC) {
             s->v_start[i] = b->state.v;
             b->state.P = v3_scale(v3_madd(b->state.P, g, h * b->model.mass), pow(1.0 - b->model.linear_damping, h));
@@ -155,16 +155,6 @@ static bool collide_pairs(const rigid_system *sys, rigid_scratch *s, double h)
     return !failed;
 }
 
-static int32_t find_root(int32_t *parent, int32_t i)
-{
-    while (parent[i] != i) {
-        parent[i] = parent[parent[i]];
-        i = parent[i];
-    }
-    return i;
-}
-
-
 static int compare_keys(const void *pa, const void *pb)
 {
     const order_key *a = pa, *b = pb;
@@ -183,13 +173,12 @@ static bool find_contacts(const rigid_system *sys, rigid_scratch *s, double h)
         !collide_pairs(sys, s, h))
         return false;
     int32_t count = 0;
+    union_find_reset(s->parent, sys->body_count);
     for (int32_t m = 0; m < s->manifold_count; m++) {
         const rigid_manifold *mf = &s->manifolds[m];
         count += mf->count;
-        if (sys->bodies[mf->a]->model.type == SB_BODY_DYNAMIC && sys->bodies[mf->b]->model.type == SB_BODY_DYNAMIC) {
-            int32_t ra = find_root(s->parent, mf->a), rb = find_root(s->parent, mf->b);
-            if (ra != rb) s->parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;
-        }
+        if (sys->bodies[mf->a]->model.type == SB_BODY_DYNAMIC && sys->bodies[mf->b]->model.type == SB_BODY_DYNAMIC)
+            union_find_unite(s->parent, mf->a, mf->b);
     }
     if (!grow((void **)&s->contacts, &s->contact_capacity, count, sizeof *s->contacts) ||
         !grow((void **)&s->rows, &s->row_capacity, 3 * count, sizeof *s->rows) ||
@@ -202,7 +191,7 @@ static bool find_contacts(const rigid_system *sys, rigid_scratch *s, double h)
     for (int32_t m = 0; m < s->manifold_count; m++) {
         const rigid_manifold *mf = &s->manifolds[m];
         int32_t dynamic = sys->bodies[mf->a]->model.type == SB_BODY_DYNAMIC ? mf->a : mf->b;
-        for (int32_t p = 0; p < mf->count; p++) keys[k++] = (order_key){find_root(s->parent, dynamic), m, p};
+        for (int32_t p = 0; p < mf->count; p++) keys[k++] = (order_key){union_find_root(s->parent, dynamic), m, p};
     }
     if (count > 0) qsort(keys, (size_t)count, sizeof *keys, compare_keys);
     for (int32_t i = 0; i < count; i++) {
