@@ -39,13 +39,14 @@ void narrow_scratch_free(narrow_scratch *s)
 /* The body's polytope moved to its pose, in scratch storage. */
 static bool place_polytope(const rigid_body *body, vec3 **v, vec3 **n, double **o, int32_t *capacity, world_poly *out)
 {
-    const polytope *p = &body->hull;
+    const polytope *p = &body->model.hull;
     int32_t needed = p->vertex_count > p->face_count + p->edge_count ? p->vertex_count : p->face_count + p->edge_count;
     if (!reserve(v, n, o, capacity, needed + 1)) return false;
-    for (int32_t i = 0; i < p->vertex_count; i++) (*v)[i] = v3_add(body->x, m3_mul_v(body->R, p->vertices[i]));
+    for (int32_t i = 0; i < p->vertex_count; i++)
+        (*v)[i] = v3_add(body->state.x, m3_mul_v(body->state.R, p->vertices[i]));
     for (int32_t f = 0; f < p->face_count; f++) {
-        (*n)[f] = m3_mul_v(body->R, p->normals[f]);
-        (*o)[f] = p->offsets[f] + v3_dot((*n)[f], body->x);
+        (*n)[f] = m3_mul_v(body->state.R, p->normals[f]);
+        (*o)[f] = p->offsets[f] + v3_dot((*n)[f], body->state.x);
     }
     vec3 *edge_normals = *n + p->face_count;
     for (int32_t e = 0; e < p->edge_count; e++) {
@@ -53,7 +54,7 @@ static bool place_polytope(const rigid_body *body, vec3 **v, vec3 **n, double **
         edge_normals[2 * e + 1] = (*n)[p->edge_faces[2 * e + 1]];
     }
     *out = (world_poly){p->vertex_count, p->face_count, p->edge_count, *v, *n, *o, p->face_first, p->face_loops,
-                        p->edges, edge_normals, body->x};
+                        p->edges, edge_normals, body->state.x};
     return true;
 }
 
@@ -325,27 +326,28 @@ static void visit_mesh_triangle(void *ctx, int32_t tri)
 {
     mesh_query *q = ctx;
     const rigid_body *m = q->mesh;
+    const int32_t *corners = &m->model.mesh_triangles[3 * tri];
     vec3 p[3];
     for (int k = 0; k < 3; k++)
-        p[k] = v3_add(m->x, m3_mul_v(m->R, v3_load(&m->mesh_vertices[3 * (size_t)m->mesh_triangles[3 * tri + k]])));
+        p[k] = v3_add(m->state.x, m3_mul_v(m->state.R, v3_load(&m->model.mesh_vertices[3 * (size_t)corners[k]])));
     rigid_contact c[4];
     int32_t n = 0;
     if (q->poly) {
         triangle_poly t;
-        if (!make_triangle(&t, p[0], p[1], p[2], q->convex->x)) return;
+        if (!make_triangle(&t, p[0], p[1], p[2], q->convex->state.x)) return;
         n = collide_polys(q->poly, &t.poly, q->margin, c);
     } else {
         double bary[3];
-        vec3 nearest = closest_point_triangle(q->convex->x, p[0], p[1], p[2], bary);
-        vec3 d = v3_sub(q->convex->x, nearest);
+        vec3 nearest = closest_point_triangle(q->convex->state.x, p[0], p[1], p[2], bary);
+        vec3 d = v3_sub(q->convex->state.x, nearest);
         double dist = v3_len(d);
-        if (dist > q->convex->radius + q->margin) return;
+        if (dist > q->convex->model.radius + q->margin) return;
         vec3 face = v3_cross(v3_sub(p[1], p[0]), v3_sub(p[2], p[0]));
         if (v3_dot(face, d) < 0.0) face = v3_scale(face, -1.0);
         double fl = v3_len(face);
         c[0].normal = dist > 1e-12 ? v3_scale(d, 1.0 / dist) : (fl > 0.0 ? v3_scale(face, 1.0 / fl) : v3(0, 0, 1));
         c[0].point = nearest;
-        c[0].separation = dist - q->convex->radius;
+        c[0].separation = dist - q->convex->model.radius;
         n = 1;
     }
     add_found(q, c, n);
@@ -359,9 +361,9 @@ static int32_t convex_mesh(const rigid_body *convex, const world_poly *poly, con
     aabb world = rigid_body_bounds(convex, margin), local = aabb_empty();
     for (int i = 0; i < 8; i++) {
         vec3 corner = v3(i & 1 ? world.hi.x : world.lo.x, i & 2 ? world.hi.y : world.lo.y, i & 4 ? world.hi.z : world.lo.z);
-        local = aabb_add_point(local, m3_tmul_v(mesh->R, v3_sub(corner, mesh->x)));
+        local = aabb_add_point(local, m3_tmul_v(mesh->state.R, v3_sub(corner, mesh->state.x)));
     }
-    bvh_query(&mesh->mesh_tree, &local, visit_mesh_triangle, &q);
+    bvh_query(&mesh->model.mesh_tree, &local, visit_mesh_triangle, &q);
     if (q.count <= MANIFOLD_MAX) {
         memcpy(out, q.found, (size_t)q.count * sizeof *out);
         return q.count;
@@ -383,37 +385,37 @@ bool collide_bodies(const rigid_body *a, const rigid_body *b, double margin, nar
 {
     out->count = 0;
     out->swapped = false;
-    if (a->shape == SHAPE_MESH && b->shape == SHAPE_MESH) return true;
-    if (a->shape == SHAPE_MESH) { /* keep the mesh second */
+    if (a->model.shape == SHAPE_MESH && b->model.shape == SHAPE_MESH) return true;
+    if (a->model.shape == SHAPE_MESH) { /* keep the mesh second */
         if (!collide_bodies(b, a, margin, s, out)) return false;
         out->swapped = true;
         return true;
     }
     world_poly pa, pb;
-    bool poly_a = a->shape == SHAPE_POLYTOPE, poly_b = b->shape == SHAPE_POLYTOPE;
+    bool poly_a = a->model.shape == SHAPE_POLYTOPE, poly_b = b->model.shape == SHAPE_POLYTOPE;
     if (poly_a && !place_polytope(a, &s->va, &s->na, &s->oa, &s->capacity_a, &pa)) return false;
     if (poly_b && !place_polytope(b, &s->vb, &s->nb, &s->ob, &s->capacity_b, &pb)) return false;
     rigid_contact *c = out->points;
-    if (b->shape == SHAPE_MESH) {
+    if (b->model.shape == SHAPE_MESH) {
         out->count = convex_mesh(a, poly_a ? &pa : NULL, b, margin, c);
     } else if (poly_a && poly_b) {
         out->count = collide_polys(&pa, &pb, margin, c);
     } else if (!poly_a && !poly_b) { /* two spheres */
-        vec3 d = v3_sub(a->x, b->x);
-        double dist = v3_len(d), sep = dist - a->radius - b->radius;
+        vec3 d = v3_sub(a->state.x, b->state.x);
+        double dist = v3_len(d), sep = dist - a->model.radius - b->model.radius;
         if (sep <= margin) {
             c->normal = dist > 0.0 ? v3_scale(d, 1.0 / dist) : v3(0, 0, 1);
-            c->point = v3_madd(b->x, c->normal, b->radius);
+            c->point = v3_madd(b->state.x, c->normal, b->model.radius);
             c->separation = sep;
             out->count = 1;
         }
     } else if (!poly_a) { /* sphere a, polytope b */
-        out->count = sphere_poly(a->x, a->radius, &pb, margin, c);
+        out->count = sphere_poly(a->state.x, a->model.radius, &pb, margin, c);
     } else { /* polytope a, sphere b: from the sphere's side, normal turned round */
-        out->count = sphere_poly(b->x, b->radius, &pa, margin, c);
+        out->count = sphere_poly(b->state.x, b->model.radius, &pa, margin, c);
         for (int32_t i = 0; i < out->count; i++) {
             c[i].normal = v3_scale(c[i].normal, -1.0);            /* from the sphere (b) to a */
-            c[i].point = v3_madd(b->x, c[i].normal, b->radius); /* on the sphere's surface */
+            c[i].point = v3_madd(b->state.x, c[i].normal, b->model.radius); /* on the sphere's surface */
         }
     }
     return true;

@@ -8,7 +8,7 @@
 
 #define PI 3.14159265358979323846
 
-static sb_result validate(const sb_body_def *d)
+static sb_result validate_def(const sb_body_def *d)
 {
     if (!d) return error_set(SB_ERROR_INVALID_ARGUMENT, "body definition is NULL");
     if (d->type < SB_BODY_DYNAMIC || d->type > SB_BODY_STATIC)
@@ -60,10 +60,14 @@ static sb_result validate(const sb_body_def *d)
     return SB_OK;
 }
 
-static sb_result fail(rigid_body *b, sb_result code, const char *message)
+/* Type and material, as the definition gives them. */
+static void copy_material(const sb_body_def *d, rigid_body_model *m)
 {
-    rigid_body_destroy(b);
-    return error_set(code, "%s", message);
+    m->type = d->type;
+    m->friction = d->friction;
+    m->restitution = d->restitution;
+    m->linear_damping = d->linear_damping;
+    m->angular_damping = d->angular_damping;
 }
 
 static vec3 centroid(const double *v, int32_t n)
@@ -73,8 +77,44 @@ static vec3 centroid(const double *v, int32_t n)
     return n > 0 ? v3_scale(c, 1.0 / n) : c;
 }
 
+/* The shape in world space for now (the body frame is not known yet), and its centre. */
+static sb_result build_shape(const sb_body_def *d, rigid_body_model *m, vec3 *center)
+{
+    switch (d->shape) {
+    case SB_SHAPE_SPHERE:
+        m->shape = SHAPE_SPHERE;
+        m->radius = d->radius;
+        *center = v3_load(d->center);
+        return SB_OK;
+    case SB_SHAPE_BOX: {
+        m->shape = SHAPE_POLYTOPE;
+        if (!polytope_box(v3_load(d->half_extents), &m->hull))
+            return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory");
+        quat q = q_normalize((quat){d->rotation[0], d->rotation[1], d->rotation[2], d->rotation[3]});
+        *center = v3_load(d->center);
+        polytope_transform(&m->hull, q_to_m3(q), *center);
+        return SB_OK;
+    }
+    case SB_SHAPE_CONVEX_HULL: {
+        m->shape = SHAPE_POLYTOPE;
+        vec3 *points = malloc((size_t)d->vertex_count * sizeof *points);
+        if (!points) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (int32_t i = 0; i < d->vertex_count; i++) points[i] = v3_load(&d->vertices[3 * (size_t)i]);
+        bool ok = polytope_from_points(points, d->vertex_count, &m->hull);
+        free(points);
+        if (!ok) return error_set(SB_ERROR_INVALID_MESH, "the body's vertices span no volume: no convex hull");
+        *center = centroid(d->vertices, d->vertex_count);
+        return SB_OK;
+    }
+    default:
+        m->shape = SHAPE_MESH;
+        *center = centroid(d->vertices, d->vertex_count);
+        return SB_OK;
+    }
+}
+
 /* Mass properties of the body's solid per unit density, in world space. */
-static bool solid_properties(const sb_body_def *d, const rigid_body *b, mass_properties *mp)
+static bool solid_properties(const sb_body_def *d, const rigid_body_model *m, mass_properties *mp)
 {
     if (d->shape == SB_SHAPE_SPHERE) {
         double r = d->radius;
@@ -89,119 +129,120 @@ static bool solid_properties(const sb_body_def *d, const rigid_body *b, mass_pro
         mesh_mass_properties(d->vertices, d->vertex_count, d->triangles, d->triangle_count, mp))
         return true;
     int32_t *tris, count;
-    if (!polytope_triangles(&b->hull, &tris, &count)) return false;
-    double *flat = malloc(3 * (size_t)b->hull.vertex_count * sizeof *flat);
+    if (!polytope_triangles(&m->hull, &tris, &count)) return false;
+    double *flat = malloc(3 * (size_t)m->hull.vertex_count * sizeof *flat);
     bool ok = flat != NULL;
     if (ok) {
-        for (int32_t v = 0; v < b->hull.vertex_count; v++) v3_store(&flat[3 * (size_t)v], b->hull.vertices[v]);
-        ok = mesh_mass_properties(flat, b->hull.vertex_count, tris, count, mp);
+        for (int32_t v = 0; v < m->hull.vertex_count; v++) v3_store(&flat[3 * (size_t)v], m->hull.vertices[v]);
+        ok = mesh_mass_properties(flat, m->hull.vertex_count, tris, count, mp);
     }
     free(flat);
     free(tris);
     return ok;
 }
 
+/* The body frame, *center and *axes: a moving body's principal axes at its centre of mass,
+ * with its mass and principal moments (its solid at the density its mass gives); any other
+ * body keeps the shape's centre and world axes. */
+static sb_result mass_properties_and_frame(const sb_body_def *d, rigid_body_model *m, vec3 *center, mat3 *axes)
+{
+    *axes = m3_identity();
+    if (d->type != SB_BODY_DYNAMIC) return SB_OK;
+    mass_properties mp;
+    if (!solid_properties(d, m, &mp)) return error_set(SB_ERROR_INVALID_MESH, "the body's shape has no volume");
+    double density = d->mass / mp.volume;
+    vec3 moments;
+    if (!principal_axes(m3_scale(mp.inertia, density), &moments, axes))
+        return error_set(SB_ERROR_SOLVER, "no principal axes of inertia");
+    m->mass = d->mass;
+    m->inv_mass = 1.0 / d->mass;
+    /* a thin body's smallest moment must stay positive for the inverse */
+    double floor_moment = 1e-12 * fmax(moments.z, 1e-300);
+    m->inertia = v3(fmax(moments.x, floor_moment), fmax(moments.y, floor_moment), fmax(moments.z, floor_moment));
+    m->inv_inertia = v3(1.0 / m->inertia.x, 1.0 / m->inertia.y, 1.0 / m->inertia.z);
+    *center = mp.center;
+    return SB_OK;
+}
+
+/* A mesh's vertices moved into the body frame (p_b = rt p + shift), its triangles, their
+ * boxes and the tree over them. */
+static sb_result build_mesh(const sb_body_def *d, rigid_body_model *m, mat3 rt, vec3 shift)
+{
+    m->mesh_vertex_count = d->vertex_count, m->mesh_triangle_count = d->triangle_count;
+    m->mesh_vertices = malloc(3 * (size_t)d->vertex_count * sizeof *m->mesh_vertices);
+    m->mesh_triangles = malloc(3 * (size_t)d->triangle_count * sizeof *m->mesh_triangles);
+    m->mesh_boxes = malloc((size_t)d->triangle_count * sizeof *m->mesh_boxes);
+    if (!m->mesh_vertices || !m->mesh_triangles || !m->mesh_boxes)
+        return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory");
+    memcpy(m->mesh_triangles, d->triangles, 3 * (size_t)d->triangle_count * sizeof *m->mesh_triangles);
+    for (int32_t i = 0; i < d->vertex_count; i++) {
+        vec3 p = v3_add(m3_mul_v(rt, v3_load(&d->vertices[3 * (size_t)i])), shift);
+        v3_store(&m->mesh_vertices[3 * (size_t)i], p);
+        m->radius = fmax(m->radius, v3_len(p));
+    }
+    for (int32_t t = 0; t < d->triangle_count; t++) {
+        aabb box = aabb_empty();
+        const int32_t *corners = &m->mesh_triangles[3 * t];
+        for (int k = 0; k < 3; k++) box = aabb_add_point(box, v3_load(&m->mesh_vertices[3 * (size_t)corners[k]]));
+        m->mesh_boxes[t] = box;
+    }
+    if (!bvh_build(&m->mesh_tree, m->mesh_boxes, d->triangle_count))
+        return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory");
+    return SB_OK;
+}
+
+/* The shape from world space into the body frame at pose (x, q): p_b = Rᵀ (p - x). */
+static sb_result shape_to_body_frame(const sb_body_def *d, rigid_body_model *m, vec3 x, quat q)
+{
+    mat3 rt = m3_transpose(q_to_m3(q));
+    vec3 shift = v3_scale(m3_mul_v(rt, x), -1.0);
+    if (m->shape == SHAPE_POLYTOPE) {
+        polytope_transform(&m->hull, rt, shift);
+        m->radius = m->hull.radius;
+    } else if (m->shape == SHAPE_MESH) {
+        return build_mesh(d, m, rt, shift);
+    }
+    return SB_OK;
+}
+
+/* The state at `time`: at the starting pose, a kinematic path that stays there, and a moving
+ * body's momenta from the definition's velocities. */
+static void initial_state(const sb_body_def *d, rigid_body *b, double time)
+{
+    rigid_body_state *s = &b->state;
+    s->x = s->x_from = s->x_to = b->model.x_start;
+    s->q = s->q_from = s->q_to = b->model.q_start;
+    s->time_from = s->time_to = time;
+    rigid_body_update_derived(b);
+    if (b->model.type == SB_BODY_DYNAMIC) {
+        s->P = v3_scale(v3_load(d->linear_velocity), b->model.mass);
+        s->L = rigid_body_angular_momentum(b, v3_load(d->angular_velocity));
+        rigid_body_update_derived(b);
+    }
+}
+
 sb_result rigid_body_create(const sb_body_def *d, double time, rigid_body **out)
 {
     *out = NULL;
-    sb_result r = validate(d);
+    sb_result r = validate_def(d);
     if (r != SB_OK) return r;
     rigid_body *b = calloc(1, sizeof *b);
     if (!b) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a body");
-    b->type = d->type;
-    b->friction = d->friction;
-    b->restitution = d->restitution;
-    b->linear_damping = d->linear_damping;
-    b->angular_damping = d->angular_damping;
-
-    /* the shape, in world space for now */
+    rigid_body_model *m = &b->model;
+    copy_material(d, m);
     vec3 center;
-    switch (d->shape) {
-    case SB_SHAPE_SPHERE:
-        b->shape = SHAPE_SPHERE;
-        b->radius = d->radius;
-        center = v3_load(d->center);
-        break;
-    case SB_SHAPE_BOX: {
-        b->shape = SHAPE_POLYTOPE;
-        if (!polytope_box(v3_load(d->half_extents), &b->hull)) return fail(b, SB_ERROR_OUT_OF_MEMORY, "out of memory");
-        quat q = q_normalize((quat){d->rotation[0], d->rotation[1], d->rotation[2], d->rotation[3]});
-        center = v3_load(d->center);
-        polytope_transform(&b->hull, q_to_m3(q), center);
-        break;
+    mat3 axes;
+    r = build_shape(d, m, &center);
+    if (r == SB_OK) r = mass_properties_and_frame(d, m, &center, &axes);
+    if (r == SB_OK) { /* the body frame is where the body starts */
+        m->x_start = center, m->q_start = m3_to_q(axes);
+        r = shape_to_body_frame(d, m, m->x_start, m->q_start);
     }
-    case SB_SHAPE_CONVEX_HULL: {
-        b->shape = SHAPE_POLYTOPE;
-        vec3 *points = malloc((size_t)d->vertex_count * sizeof *points);
-        if (!points) return fail(b, SB_ERROR_OUT_OF_MEMORY, "out of memory");
-        for (int32_t i = 0; i < d->vertex_count; i++) points[i] = v3_load(&d->vertices[3 * (size_t)i]);
-        bool ok = polytope_from_points(points, d->vertex_count, &b->hull);
-        free(points);
-        if (!ok) return fail(b, SB_ERROR_INVALID_MESH, "the body's vertices span no volume: no convex hull");
-        center = centroid(d->vertices, d->vertex_count);
-        break;
+    if (r != SB_OK) {
+        rigid_body_destroy(b);
+        return r;
     }
-    default:
-        b->shape = SHAPE_MESH;
-        center = centroid(d->vertices, d->vertex_count);
-        break;
-    }
-
-    /* the body frame: principal axes at the centre of mass (moving bodies), else the shape's
-     * centre with world axes */
-    mat3 axes = m3_identity();
-    if (d->type == SB_BODY_DYNAMIC) {
-        mass_properties mp;
-        if (!solid_properties(d, b, &mp)) return fail(b, SB_ERROR_INVALID_MESH, "the body's shape has no volume");
-        double density = d->mass / mp.volume;
-        vec3 moments;
-        if (!principal_axes(m3_scale(mp.inertia, density), &moments, &axes))
-            return fail(b, SB_ERROR_SOLVER, "no principal axes of inertia");
-        b->mass = d->mass;
-        b->inv_mass = 1.0 / d->mass;
-        /* a thin body's smallest moment must stay positive for the inverse */
-        double floor_moment = 1e-12 * fmax(moments.z, 1e-300);
-        b->inertia = v3(fmax(moments.x, floor_moment), fmax(moments.y, floor_moment), fmax(moments.z, floor_moment));
-        b->inv_inertia = v3(1.0 / b->inertia.x, 1.0 / b->inertia.y, 1.0 / b->inertia.z);
-        center = mp.center;
-    }
-    b->x = b->x_start = b->x_from = b->x_to = center;
-    b->q = b->q_start = b->q_from = b->q_to = m3_to_q(axes);
-    b->time_from = b->time_to = time;
-
-    /* the shape into the body frame: p_b = Rᵀ (p - x) */
-    mat3 rt = m3_transpose(q_to_m3(b->q));
-    vec3 shift = v3_scale(m3_mul_v(rt, center), -1.0);
-    if (b->shape == SHAPE_POLYTOPE) {
-        polytope_transform(&b->hull, rt, shift);
-        b->radius = b->hull.radius;
-    } else if (b->shape == SHAPE_MESH) {
-        b->mesh_vertices = malloc(3 * (size_t)d->vertex_count * sizeof *b->mesh_vertices);
-        b->mesh_triangles = malloc(3 * (size_t)d->triangle_count * sizeof *b->mesh_triangles);
-        b->mesh_boxes = malloc((size_t)d->triangle_count * sizeof *b->mesh_boxes);
-        if (!b->mesh_vertices || !b->mesh_triangles || !b->mesh_boxes)
-            return fail(b, SB_ERROR_OUT_OF_MEMORY, "out of memory");
-        memcpy(b->mesh_triangles, d->triangles, 3 * (size_t)d->triangle_count * sizeof *b->mesh_triangles);
-        for (int32_t i = 0; i < d->vertex_count; i++) {
-            vec3 p = v3_add(m3_mul_v(rt, v3_load(&d->vertices[3 * (size_t)i])), shift);
-            v3_store(&b->mesh_vertices[3 * (size_t)i], p);
-            b->radius = fmax(b->radius, v3_len(p));
-        }
-        for (int32_t t = 0; t < d->triangle_count; t++) {
-            aabb box = aabb_empty();
-            for (int k = 0; k < 3; k++) box = aabb_add_point(box, v3_load(&b->mesh_vertices[3 * (size_t)b->mesh_triangles[3 * t + k]]));
-            b->mesh_boxes[t] = box;
-        }
-        if (!bvh_build(&b->mesh_tree, b->mesh_boxes, d->triangle_count))
-            return fail(b, SB_ERROR_OUT_OF_MEMORY, "out of memory");
-    }
-
-    rigid_body_update_derived(b);
-    if (b->type == SB_BODY_DYNAMIC) {
-        b->P = v3_scale(v3_load(d->linear_velocity), b->mass);
-        b->L = rigid_body_angular_momentum(b, v3_load(d->angular_velocity));
-        rigid_body_update_derived(b);
-    }
+    initial_state(d, b, time);
     *out = b;
     return SB_OK;
 }
@@ -209,9 +250,9 @@ sb_result rigid_body_create(const sb_body_def *d, double time, rigid_body **out)
 void rigid_body_destroy(rigid_body *b)
 {
     if (!b) return;
-    polytope_free(&b->hull);
-    free(b->mesh_vertices), free(b->mesh_triangles), free(b->mesh_boxes);
-    bvh_free(&b->mesh_tree);
+    polytope_free(&b->model.hull);
+    free(b->model.mesh_vertices), free(b->model.mesh_triangles), free(b->model.mesh_boxes);
+    bvh_free(&b->model.mesh_tree);
     free(b);
 }
 
@@ -222,31 +263,33 @@ static vec3 world_diagonal_times(mat3 r, vec3 d, vec3 v)
     return m3_mul_v(r, v3(d.x * local.x, d.y * local.y, d.z * local.z));
 }
 
-static mat3 world_inverse_inertia(const rigid_body *b, mat3 r)
+static mat3 world_inverse_inertia(const rigid_body_model *m, mat3 r)
 {
-    mat3 d = {{{b->inv_inertia.x, 0, 0}, {0, b->inv_inertia.y, 0}, {0, 0, b->inv_inertia.z}}};
+    mat3 d = {{{m->inv_inertia.x, 0, 0}, {0, m->inv_inertia.y, 0}, {0, 0, m->inv_inertia.z}}};
     return m3_mul(m3_mul(r, d), m3_transpose(r));
 }
 
 void rigid_body_update_derived(rigid_body *b)
 {
-    b->q = q_normalize(b->q);
-    b->R = q_to_m3(b->q);
-    b->inv_inertia_world = world_inverse_inertia(b, b->R);
-    if (b->type == SB_BODY_DYNAMIC) {
-        b->v = v3_scale(b->P, b->inv_mass);
-        b->w = world_diagonal_times(b->R, b->inv_inertia, b->L);
+    const rigid_body_model *m = &b->model;
+    rigid_body_state *s = &b->state;
+    s->q = q_normalize(s->q);
+    s->R = q_to_m3(s->q);
+    s->inv_inertia_world = world_inverse_inertia(m, s->R);
+    if (m->type == SB_BODY_DYNAMIC) {
+        s->v = v3_scale(s->P, m->inv_mass);
+        s->w = world_diagonal_times(s->R, m->inv_inertia, s->L);
     }
 }
 
 vec3 rigid_body_angular_velocity(const rigid_body *b, quat q)
 {
-    return world_diagonal_times(q_to_m3(q), b->inv_inertia, b->L);
+    return world_diagonal_times(q_to_m3(q), b->model.inv_inertia, b->state.L);
 }
 
 vec3 rigid_body_angular_momentum(const rigid_body *b, vec3 w)
 {
-    return world_diagonal_times(b->R, b->inertia, w);
+    return world_diagonal_times(b->state.R, b->model.inertia, w);
 }
 
 /* q̇ = ½ (0, ω) q */
@@ -288,26 +331,29 @@ static quat q_slerp(quat a, quat b, double s)
 
 void rigid_body_kinematic_pose(const rigid_body *b, double t, vec3 *x, quat *q)
 {
-    double span = b->time_to - b->time_from;
-    double s = !(span > 0.0) || t >= b->time_to ? 1.0 : (t <= b->time_from ? 0.0 : (t - b->time_from) / span);
-    *x = v3_add(b->x_from, v3_scale(v3_sub(b->x_to, b->x_from), s));
-    *q = q_slerp(b->q_from, b->q_to, s);
+    const rigid_body_state *path = &b->state;
+    double span = path->time_to - path->time_from;
+    double s = !(span > 0.0) || t >= path->time_to ? 1.0 : (t <= path->time_from ? 0.0 : (t - path->time_from) / span);
+    *x = v3_add(path->x_from, v3_scale(v3_sub(path->x_to, path->x_from), s));
+    *q = q_slerp(path->q_from, path->q_to, s);
 }
 
 aabb rigid_body_bounds(const rigid_body *b, double margin)
 {
+    const rigid_body_model *m = &b->model;
+    const rigid_body_state *s = &b->state;
     aabb box = aabb_empty();
-    if (b->shape == SHAPE_POLYTOPE) {
-        for (int32_t i = 0; i < b->hull.vertex_count; i++)
-            box = aabb_add_point(box, v3_add(b->x, m3_mul_v(b->R, b->hull.vertices[i])));
-    } else if (b->shape == SHAPE_MESH && b->mesh_tree.node_count > 0) {
-        const aabb *root = &b->mesh_tree.nodes[0].box;
+    if (m->shape == SHAPE_POLYTOPE) {
+        for (int32_t i = 0; i < m->hull.vertex_count; i++)
+            box = aabb_add_point(box, v3_add(s->x, m3_mul_v(s->R, m->hull.vertices[i])));
+    } else if (m->shape == SHAPE_MESH && m->mesh_tree.node_count > 0) {
+        const aabb *root = &m->mesh_tree.nodes[0].box;
         for (int i = 0; i < 8; i++) {
             vec3 corner = v3(i & 1 ? root->hi.x : root->lo.x, i & 2 ? root->hi.y : root->lo.y, i & 4 ? root->hi.z : root->lo.z);
-            box = aabb_add_point(box, v3_add(b->x, m3_mul_v(b->R, corner)));
+            box = aabb_add_point(box, v3_add(s->x, m3_mul_v(s->R, corner)));
         }
     } else {
-        box = aabb_inflate(aabb_add_point(box, b->x), b->radius);
+        box = aabb_inflate(aabb_add_point(box, s->x), m->radius);
     }
     return aabb_inflate(box, margin);
 }

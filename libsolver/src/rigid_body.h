@@ -1,5 +1,7 @@
 /* A rigid body (course notes, "Rigid Body Simulation"): state x, q, P, L of its principal
- * frame at the centre of mass, constant mass properties in that frame, and a shape in it. */
+ * frame at the centre of mass, constant mass properties in that frame, and a shape in it.
+ * Its model is what the definition fixes, its state what stepping changes and the next step
+ * reads: a saved world holds the states, and each body's fingerprint hashes its model. */
 #ifndef SB_RIGID_BODY_H
 #define SB_RIGID_BODY_H
 
@@ -9,33 +11,47 @@
 
 typedef enum shape_kind { SHAPE_SPHERE, SHAPE_POLYTOPE, SHAPE_MESH } shape_kind;
 
-typedef struct rigid_body {
+/* Fixed when the body is added. state.c's body_fingerprint hashes every field: one added here
+ * goes there too. */
+typedef struct rigid_body_model {
     int type;                   /* sb_body_type */
     shape_kind shape;
     double radius;              /* sphere; for any shape, the body's reach from its centre */
     polytope hull;              /* SHAPE_POLYTOPE, body frame */
+    int32_t mesh_vertex_count, mesh_triangle_count;
     double *mesh_vertices;      /* SHAPE_MESH, body frame */
     int32_t *mesh_triangles;
-    aabb *mesh_boxes;
+    aabb *mesh_boxes;           /* of the triangles, body frame: the tree's leaves */
     bvh mesh_tree;
 
     double mass, inv_mass;
     vec3 inertia, inv_inertia;  /* principal moments, body frame */
     double friction, restitution, linear_damping, angular_damping;
 
-    vec3 x, P, L;               /* centre of mass, linear and angular momentum (world) */
+    vec3 x_start;               /* pose when added, for the displacement transform */
+    quat q_start;
+} rigid_body_model;
+
+/* Changed by stepping and read by the next step: a saved state holds every field, in this
+ * order (state.c: write_body_state, read_body_state). */
+typedef struct rigid_body_state {
+    vec3 x;                     /* centre of mass (world) */
     quat q;                     /* body frame -> world */
+    vec3 P, L;                  /* linear and angular momentum (world) */
     mat3 R, inv_inertia_world;  /* derived from q */
     vec3 v, w;                  /* derived: velocity and angular velocity */
 
-    vec3 x_start;               /* pose when added, for the displacement transform */
-    quat q_start;
     vec3 x_from, x_to;          /* kinematic motion between two poses */
     quat q_from, q_to;
     double time_from, time_to;
 
     vec3 contact_force;         /* Σ contact impulses / h of the last step */
     int32_t contacts;
+} rigid_body_state;
+
+typedef struct rigid_body {
+    rigid_body_model model;
+    rigid_body_state state;
 } rigid_body;
 
 sb_result rigid_body_create(const sb_body_def *def, double time, rigid_body **out);

@@ -1,4 +1,4 @@
-/* One step of the rigid bodies (course notes, "Rigid Body Simulation" and "Collision and
+/* One substep of the rigid bodies (course notes, "Rigid Body Simulation" and "Collision and
  * Contact"; Baraff 1989 §8; Baraff 1994):
  *   1. forces: gravity and damping change the momenta P, L;
  *   2. contacts: sort and sweep, then contact points between shapes, grouped into islands;
@@ -18,66 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "broadphase.h"
-#include "contact_rows.h"
-#include "error.h"
 #include "grow.h"
-#include "narrowphase.h"
+#include "rigid_scratch.h"
 #include "threads.h"
-#include "world.h"
+#include "union_find.h"
 
 enum { DIRECT_MAX = 120, DIRECT_ALWAYS = 24, PIVOT_RETRY = 16, CORRECTION_SWEEPS = 10 };
 #define CORRECTION_RATE 0.2 /* fraction of an overlap removed per step */
 #define CORRECTION_SLOP 0.05 /* overlap left alone, as a fraction of the contact margin */
-
-/* Impulses of a contact kept for warm starting the next step. */
-typedef struct cached_contact {
-    int32_t a, b;
-    vec3 local;    /* the point in a's body frame */
-    double normal; /* normal force, N */
-    vec3 friction; /* friction force, world, N */
-    bool exact;    /* its island was solved by pivoting */
-} cached_contact;
-
-typedef struct order_key { int32_t island, manifold, point; } order_key;
-
-/* One contact point of the step; rows 3i..3i+2 (normal, two frictions) belong to it. */
-typedef struct contact_entry {
-    int32_t a, b, island;
-    vec3 point, normal;
-    double separation, approach, restitution;
-    bool was_inexact; /* it was there the step before, its island not solved by pivoting */
-    bool exact;       /* its island was solved by pivoting */
-} contact_entry;
-
-struct rigid_scratch {
-    int32_t capacity;
-    vec3 *x_saved, *p_saved, *l_saved;
-    quat *q_saved;
-    vec3 *v, *w, *v_start, *v_forced, *pv, *pw;
-    double *inv_mass, *bounce_at;
-    mat3 *inv_inertia;
-    aabb *bounds;
-    int32_t *parent;
-    broadphase bp;
-    narrow_scratch *narrow; /* one per thread */
-    int32_t narrow_count;
-    int32_t (*pairs)[2];    /* of the broad phase, in its order */
-    int32_t pair_count, pair_capacity;
-    rigid_manifold *manifolds;
-    int32_t manifold_count, manifold_capacity;
-    order_key *keys; /* sorting the contact points into islands */
-    int32_t key_capacity;
-    contact_entry *contacts; /* in island order */
-    int32_t contact_count, contact_capacity;
-    contact_row *rows, *extra;    /* 3 per contact; bounce or correction rows */
-    int32_t *extra_contact;
-    int32_t row_capacity, extra_capacity, extra_contact_capacity;
-    cached_contact *cache, *next_cache;
-    int32_t cache_count, cache_capacity, next_capacity;
-    row_solver solver;
-    bool out_of_memory;
-};
 
 void rigid_scratch_free(rigid_scratch *s)
 {
@@ -94,7 +42,7 @@ void rigid_scratch_free(rigid_scratch *s)
     free(s);
 }
 
-static bool reserve_bodies(rigid_scratch *s, int32_t n)
+bool rigid_scratch_reserve(rigid_scratch *s, int32_t n)
 {
     if (n <= s->capacity) return true;
     vec3 **vectors[] = {&s->x_saved, &s->p_saved, &s->l_saved, &s->v, &s->w, &s->v_start, &s->v_forced, &s->pv, &s->pw};
@@ -116,51 +64,50 @@ static bool reserve_bodies(rigid_scratch *s, int32_t n)
 
 /* --- forces, kinematic motion, bounds ---------------------------------------------------- */
 
-static void load_velocities(sb_world *w, rigid_scratch *s, double t, double h)
+static void load_velocities(rigid_system *sys, rigid_scratch *s, double t, double h)
 {
-    vec3 g = v3_load(w->def.gravity);
-    for (int32_t i = 0; i < w->body_count; i++) {
-        rigid_body *b = w->bodies[i];
+    vec3 g = sys->settings.gravity;
+    for (int32_t i = 0; i < sys->body_count; i++) {
+        rigid_body *b = sys->bodies[i];
         s->bounce_at[i] = -1.0;
-        s->parent[i] = i;
-        if (b->type == SB_BODY_DYNAMIC) {
-            s->v_start[i] = b->v;
-            b->P = v3_scale(v3_madd(b->P, g, h * b->mass), pow(1.0 - b->linear_damping, h));
-            b->L = v3_scale(b->L, pow(1.0 - b->angular_damping, h));
+        if (b->model.type == SB_BODY_DYNAMIC) {
+            s->v_start[i] = b->state.v;
+            b->state.P = v3_scale(v3_madd(b->state.P, g, h * b->model.mass), pow(1.0 - b->model.linear_damping, h));
+            b->state.L = v3_scale(b->state.L, pow(1.0 - b->model.angular_damping, h));
             rigid_body_update_derived(b);
-            s->v[i] = s->v_forced[i] = b->v;
-            s->w[i] = b->w;
-            s->inv_mass[i] = b->inv_mass;
-            s->inv_inertia[i] = b->inv_inertia_world;
+            s->v[i] = s->v_forced[i] = b->state.v;
+            s->w[i] = b->state.w;
+            s->inv_mass[i] = b->model.inv_mass;
+            s->inv_inertia[i] = b->state.inv_inertia_world;
         } else {
             s->inv_mass[i] = 0.0;
             s->inv_inertia[i] = m3_zero();
             s->v[i] = s->w[i] = v3(0, 0, 0);
-            if (b->type == SB_BODY_KINEMATIC) { /* the velocity that takes it to its next pose */
+            if (b->model.type == SB_BODY_KINEMATIC) { /* the velocity that takes it to its next pose */
                 vec3 x1;
                 quat q1;
                 rigid_body_kinematic_pose(b, t + h, &x1, &q1);
-                s->v[i] = v3_scale(v3_sub(x1, b->x), 1.0 / h);
-                s->w[i] = v3_scale(q_to_rotation_vector(q_mul(q1, q_conj(b->q))), 1.0 / h);
+                s->v[i] = v3_scale(v3_sub(x1, b->state.x), 1.0 / h);
+                s->w[i] = v3_scale(q_to_rotation_vector(q_mul(q1, q_conj(b->state.q))), 1.0 / h);
             }
             s->v_forced[i] = s->v[i];
         }
-        double sweep = h * (v3_len(s->v[i]) + v3_len(s->w[i]) * b->radius);
-        s->bounds[i] = rigid_body_bounds(b, w->def.contact_margin + sweep);
+        double sweep = h * (v3_len(s->v[i]) + v3_len(s->w[i]) * b->model.radius);
+        s->bounds[i] = rigid_body_bounds(b, sys->settings.contact_margin + sweep);
     }
 }
 
 /* --- contacts --------------------------------------------------------------------------------- */
 
 typedef struct pair_context {
-    sb_world *w;
+    const rigid_system *sys;
     rigid_scratch *s;
 } pair_context;
 
 static bool want_pair(void *ctx, int32_t a, int32_t b)
 {
     pair_context *pc = ctx;
-    return pc->w->bodies[a]->type == SB_BODY_DYNAMIC || pc->w->bodies[b]->type == SB_BODY_DYNAMIC;
+    return pc->sys->bodies[a]->model.type == SB_BODY_DYNAMIC || pc->sys->bodies[b]->model.type == SB_BODY_DYNAMIC;
 }
 
 static void report_pair(void *ctx, int32_t a, int32_t b)
@@ -175,7 +122,7 @@ static void report_pair(void *ctx, int32_t a, int32_t b)
 
 /* Manifolds of the broad phase's pairs, in parallel (each pair into its own slot), then
  * those that touch packed in pair order: the same whatever the thread count. */
-static bool collide_pairs(sb_world *w, rigid_scratch *s, double h)
+static bool collide_pairs(const rigid_system *sys, rigid_scratch *s, double h)
 {
     int32_t threads = thread_count();
     if (threads > s->narrow_count) {
@@ -189,10 +136,11 @@ static bool collide_pairs(sb_world *w, rigid_scratch *s, double h)
 #pragma omp parallel for schedule(dynamic, 32) reduction(|| : failed) if (s->pair_count > 256)
     for (int32_t i = 0; i < s->pair_count; i++) {
         int32_t a = s->pairs[i][0], b = s->pairs[i][1];
-        const rigid_body *ba = w->bodies[a], *bb = w->bodies[b];
+        const rigid_body *ba = sys->bodies[a], *bb = sys->bodies[b];
         /* as far as the pair can close within the step, plus the contact margin */
-        double reach = w->def.contact_margin +
-                       h * (v3_len(v3_sub(s->v[a], s->v[b])) + v3_len(s->w[a]) * ba->radius + v3_len(s->w[b]) * bb->radius);
+        double closing_speed = v3_len(v3_sub(s->v[a], s->v[b])) + v3_len(s->w[a]) * ba->model.radius +
+                               v3_len(s->w[b]) * bb->model.radius;
+        double reach = sys->settings.contact_margin + h * closing_speed;
         rigid_manifold *m = &s->manifolds[i];
         if (!collide_bodies(ba, bb, reach, &s->narrow[thread_index()], m)) {
             failed = true, m->count = 0;
@@ -207,16 +155,6 @@ static bool collide_pairs(sb_world *w, rigid_scratch *s, double h)
     return !failed;
 }
 
-static int32_t find_root(int32_t *parent, int32_t i)
-{
-    while (parent[i] != i) {
-        parent[i] = parent[parent[i]];
-        i = parent[i];
-    }
-    return i;
-}
-
-
 static int compare_keys(const void *pa, const void *pb)
 {
     const order_key *a = pa, *b = pb;
@@ -226,22 +164,21 @@ static int compare_keys(const void *pa, const void *pb)
 }
 
 /* Contact points of the step, grouped by island (connected dynamic bodies), in a fixed order. */
-static bool find_contacts(sb_world *w, rigid_scratch *s, double h)
+static bool find_contacts(const rigid_system *sys, rigid_scratch *s, double h)
 {
     s->pair_count = 0;
     s->out_of_memory = false;
-    pair_context pc = {w, s};
-    if (!broadphase_pairs(&s->bp, s->bounds, w->body_count, want_pair, report_pair, &pc) || s->out_of_memory ||
-        !collide_pairs(w, s, h))
+    pair_context pc = {sys, s};
+    if (!broadphase_pairs(&s->bp, s->bounds, sys->body_count, want_pair, report_pair, &pc) || s->out_of_memory ||
+        !collide_pairs(sys, s, h))
         return false;
     int32_t count = 0;
+    union_find_reset(s->parent, sys->body_count);
     for (int32_t m = 0; m < s->manifold_count; m++) {
         const rigid_manifold *mf = &s->manifolds[m];
         count += mf->count;
-        if (w->bodies[mf->a]->type == SB_BODY_DYNAMIC && w->bodies[mf->b]->type == SB_BODY_DYNAMIC) {
-            int32_t ra = find_root(s->parent, mf->a), rb = find_root(s->parent, mf->b);
-            if (ra != rb) s->parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;
-        }
+        if (sys->bodies[mf->a]->model.type == SB_BODY_DYNAMIC && sys->bodies[mf->b]->model.type == SB_BODY_DYNAMIC)
+            union_find_unite(s->parent, mf->a, mf->b);
     }
     if (!grow((void **)&s->contacts, &s->contact_capacity, count, sizeof *s->contacts) ||
         !grow((void **)&s->rows, &s->row_capacity, 3 * count, sizeof *s->rows) ||
@@ -253,15 +190,16 @@ static bool find_contacts(sb_world *w, rigid_scratch *s, double h)
     int32_t k = 0;
     for (int32_t m = 0; m < s->manifold_count; m++) {
         const rigid_manifold *mf = &s->manifolds[m];
-        int32_t dynamic = w->bodies[mf->a]->type == SB_BODY_DYNAMIC ? mf->a : mf->b;
-        for (int32_t p = 0; p < mf->count; p++) keys[k++] = (order_key){find_root(s->parent, dynamic), m, p};
+        int32_t dynamic = sys->bodies[mf->a]->model.type == SB_BODY_DYNAMIC ? mf->a : mf->b;
+        for (int32_t p = 0; p < mf->count; p++) keys[k++] = (order_key){union_find_root(s->parent, dynamic), m, p};
     }
     if (count > 0) qsort(keys, (size_t)count, sizeof *keys, compare_keys);
     for (int32_t i = 0; i < count; i++) {
         const rigid_manifold *mf = &s->manifolds[keys[i].manifold];
         const rigid_contact *c = &mf->points[keys[i].point];
+        double restitution = sys->bodies[mf->a]->model.restitution * sys->bodies[mf->b]->model.restitution;
         s->contacts[i] = (contact_entry){mf->a, mf->b, keys[i].island, c->point, c->normal, c->separation, 0.0,
-                                         w->bodies[mf->a]->restitution * w->bodies[mf->b]->restitution, false, false};
+                                         restitution, false, false};
     }
     s->contact_count = count;
     return true;
@@ -302,23 +240,24 @@ static vec3 any_perpendicular(vec3 n)
 
 /* Rows 3i..3i+2 of contact i: its normal and two friction directions, the first along the
  * sliding (so sliding meets exactly μ λn), warm-started from the last step. */
-static void build_rows(sb_world *w, rigid_scratch *s, int32_t i, double h)
+static void build_rows(const rigid_system *sys, rigid_scratch *s, int32_t i, double h)
 {
     contact_entry *c = &s->contacts[i];
-    const rigid_body *a = w->bodies[c->a], *b = w->bodies[c->b];
-    vec3 ra = v3_sub(c->point, a->x), rb = v3_sub(c->point, b->x);
+    const rigid_body *a = sys->bodies[c->a], *b = sys->bodies[c->b];
+    vec3 ra = v3_sub(c->point, a->state.x), rb = v3_sub(c->point, b->state.x);
     vec3 rel = v3_sub(v3_add(s->v[c->a], v3_cross(s->w[c->a], ra)), v3_add(s->v[c->b], v3_cross(s->w[c->b], rb)));
     c->approach = v3_dot(rel, c->normal);
     vec3 slide = v3_madd(rel, c->normal, -c->approach);
     double slide_len = v3_len(slide);
     vec3 t1 = slide_len > 1e-9 ? v3_scale(slide, 1.0 / slide_len) : any_perpendicular(c->normal);
     vec3 dirs[3] = {c->normal, t1, v3_cross(c->normal, t1)};
-    const cached_contact *cached = find_cached(s, c->a, c->b, m3_tmul_v(a->R, ra), 0.05 * fmax(a->radius, 1e-3));
+    const cached_contact *cached =
+        find_cached(s, c->a, c->b, m3_tmul_v(a->state.R, ra), 0.05 * fmax(a->model.radius, 1e-3));
     for (int k = 0; k < 3; k++) {
         contact_row *r = &s->rows[3 * i + k];
         *r = (contact_row){.a = c->a, .b = c->b, .lin = dirs[k], .ang_a = v3_cross(ra, dirs[k]),
                            .ang_b = v3_cross(rb, dirs[k]), .lo = k == 0 ? 0.0 : -INFINITY, .hi = INFINITY,
-                           .normal_back = k, .mu = a->friction * b->friction};
+                           .normal_back = k, .mu = a->model.friction * b->model.friction};
         if (k == 0) r->bias = fmax(c->separation, 0.0) / h; /* may close the gap, no further */
         if (cached) r->lambda = h * (k == 0 ? cached->normal : v3_dot(cached->friction, dirs[k]));
         r->warm = cached != NULL;
@@ -327,10 +266,10 @@ static void build_rows(sb_world *w, rigid_scratch *s, int32_t i, double h)
 }
 
 /* Bounces of an island's contacts [begin, end) that closed fast this step, all at once. */
-static bool bounce(sb_world *w, rigid_scratch *s, velocity_view *view, int32_t begin, int32_t end, double h,
+static bool bounce(const rigid_system *sys, rigid_scratch *s, velocity_view *view, int32_t begin, int32_t end, double h,
                    int32_t direct_max)
 {
-    double threshold = 2.0 * h * v3_len(v3_load(w->def.gravity)) + 1e-3;
+    double threshold = 2.0 * h * v3_len(sys->settings.gravity) + 1e-3;
     int32_t n = 0;
     bool any = false;
     for (int32_t i = begin; i < end; i++) {
@@ -345,7 +284,7 @@ static bool bounce(sb_world *w, rigid_scratch *s, velocity_view *view, int32_t b
         s->extra_contact[n++] = i;
     }
     if (!any) return true; /* the rows are copies, prepared already */
-    if (rows_solve(&s->solver, s->extra, n, view, direct_max, w->def.rigid_iterations) == -2) return false;
+    if (rows_solve(&s->solver, s->extra, n, view, direct_max, sys->settings.iterations) == -2) return false;
     for (int32_t k = 0; k < n; k++) {
         const contact_entry *c = &s->contacts[s->extra_contact[k]];
         if (!(s->extra[k].lambda > 0.0) || !(c->restitution > 0.0 && c->approach < -threshold)) continue;
@@ -361,11 +300,11 @@ static bool bounce(sb_world *w, rigid_scratch *s, velocity_view *view, int32_t b
 }
 
 /* Contact forces for the statistics, and the impulses for the next step's warm start. */
-static bool remember(sb_world *w, rigid_scratch *s, double h)
+static bool remember(rigid_system *sys, rigid_scratch *s, double h)
 {
-    for (int32_t i = 0; i < w->body_count; i++) {
-        w->bodies[i]->contact_force = v3(0, 0, 0);
-        w->bodies[i]->contacts = 0;
+    for (int32_t i = 0; i < sys->body_count; i++) {
+        sys->bodies[i]->state.contact_force = v3(0, 0, 0);
+        sys->bodies[i]->state.contacts = 0;
     }
     if (!grow((void **)&s->next_cache, &s->next_capacity, s->contact_count, sizeof *s->next_cache)) return false;
     for (int32_t i = 0; i < s->contact_count; i++) {
@@ -373,11 +312,12 @@ static bool remember(sb_world *w, rigid_scratch *s, double h)
         const contact_row *r = &s->rows[3 * i];
         vec3 force = v3_scale(v3_add(v3_add(v3_scale(r[0].lin, r[0].lambda), v3_scale(r[1].lin, r[1].lambda)),
                                      v3_scale(r[2].lin, r[2].lambda)), 1.0 / h);
-        rigid_body *a = w->bodies[c->a], *b = w->bodies[c->b];
-        a->contact_force = v3_add(a->contact_force, force);
-        b->contact_force = v3_sub(b->contact_force, force);
-        if (r[0].lambda > 0.0) a->contacts++, b->contacts++;
-        s->next_cache[i] = (cached_contact){c->a, c->b, m3_tmul_v(a->R, v3_sub(c->point, a->x)), r[0].lambda / h,
+        rigid_body *a = sys->bodies[c->a], *b = sys->bodies[c->b];
+        a->state.contact_force = v3_add(a->state.contact_force, force);
+        b->state.contact_force = v3_sub(b->state.contact_force, force);
+        if (r[0].lambda > 0.0) a->state.contacts++, b->state.contacts++;
+        s->next_cache[i] = (cached_contact){c->a, c->b, m3_tmul_v(a->state.R, v3_sub(c->point, a->state.x)),
+                                            r[0].lambda / h,
                                             v3_scale(v3_add(v3_scale(r[1].lin, r[1].lambda), v3_scale(r[2].lin, r[2].lambda)), 1.0 / h),
                                             c->exact};
     }
@@ -390,41 +330,42 @@ static bool remember(sb_world *w, rigid_scratch *s, double h)
     return true;
 }
 
-static void integrate(sb_world *w, rigid_scratch *s, double t, double h)
+static void integrate(rigid_system *sys, rigid_scratch *s, double t, double h)
 {
-    for (int32_t i = 0; i < w->body_count; i++) {
-        rigid_body *b = w->bodies[i];
-        if (b->type == SB_BODY_KINEMATIC) {
-            rigid_body_kinematic_pose(b, t + h, &b->x, &b->q);
+    for (int32_t i = 0; i < sys->body_count; i++) {
+        rigid_body *b = sys->bodies[i];
+        if (b->model.type == SB_BODY_KINEMATIC) {
+            rigid_body_kinematic_pose(b, t + h, &b->state.x, &b->state.q);
             rigid_body_update_derived(b);
-            b->v = s->v[i], b->w = s->w[i]; /* of the step it took */
+            b->state.v = s->v[i], b->state.w = s->w[i]; /* of the step it took */
             continue;
         }
-        if (b->type != SB_BODY_DYNAMIC) continue;
+        if (b->model.type != SB_BODY_DYNAMIC) continue;
         vec3 v1 = s->v[i];
-        bool free_flight = v3_len2(v3_sub(v1, s->v_forced[i])) == 0.0 && v3_len2(v3_sub(s->w[i], b->w)) == 0.0;
-        b->P = v3_scale(v1, b->mass);
-        b->L = rigid_body_angular_momentum(b, s->w[i]);
+        bool free_flight = v3_len2(v3_sub(v1, s->v_forced[i])) == 0.0 && v3_len2(v3_sub(s->w[i], b->state.w)) == 0.0;
+        b->state.P = v3_scale(v1, b->model.mass);
+        b->state.L = rigid_body_angular_momentum(b, s->w[i]);
         if (free_flight) { /* exact under constant forces */
-            b->x = v3_add(b->x, v3_scale(v3_add(s->v_start[i], v1), 0.5 * h));
+            b->state.x = v3_add(b->state.x, v3_scale(v3_add(s->v_start[i], v1), 0.5 * h));
         } else if (s->bounce_at[i] > 0.0) { /* up to the contact at the old velocity, then away */
             double before = s->bounce_at[i];
-            b->x = v3_add(b->x, v3_scale(v3_add(v3_scale(s->v_forced[i], before), v3_scale(v1, 1.0 - before)), h));
+            vec3 mean_v = v3_add(v3_scale(s->v_forced[i], before), v3_scale(v1, 1.0 - before));
+            b->state.x = v3_add(b->state.x, v3_scale(mean_v, h));
         } else {
-            b->x = v3_madd(b->x, v1, h);
+            b->state.x = v3_madd(b->state.x, v1, h);
         }
-        b->q = rigid_body_turn(b, b->q, h);
+        b->state.q = rigid_body_turn(b, b->state.q, h);
         rigid_body_update_derived(b);
     }
 }
 
 /* Pushes apart what still overlaps by more than the slop, with pseudo-velocities that move
  * the bodies but are not kept as velocity. */
-static bool correct_overlaps(sb_world *w, rigid_scratch *s, double h)
+static bool correct_overlaps(rigid_system *sys, rigid_scratch *s, double h)
 {
-    double slop = CORRECTION_SLOP * w->def.contact_margin;
+    double slop = CORRECTION_SLOP * sys->settings.contact_margin;
     int32_t n = 0;
-    for (int32_t i = 0; i < w->body_count; i++) s->pv[i] = s->pw[i] = v3(0, 0, 0);
+    for (int32_t i = 0; i < sys->body_count; i++) s->pv[i] = s->pw[i] = v3(0, 0, 0);
     velocity_view final_view = {s->v, s->w, s->inv_mass, s->inv_inertia};
     for (int32_t i = 0; i < s->contact_count; i++) {
         /* the gap at the end of the step, from the gap at its start and the final velocities */
@@ -438,22 +379,23 @@ static bool correct_overlaps(sb_world *w, rigid_scratch *s, double h)
     if (n == 0) return true;
     velocity_view pseudo = {s->pv, s->pw, s->inv_mass, s->inv_inertia}; /* rows prepared for these masses */
     if (rows_solve(&s->solver, s->extra, n, &pseudo, 0, CORRECTION_SWEEPS) == -2) return false;
-    for (int32_t i = 0; i < w->body_count; i++) {
-        rigid_body *b = w->bodies[i];
-        if (b->type != SB_BODY_DYNAMIC) continue;
-        b->x = v3_madd(b->x, s->pv[i], h);
-        b->q = q_normalize(q_mul(q_from_rotation_vector(v3_scale(s->pw[i], h)), b->q));
+    for (int32_t i = 0; i < sys->body_count; i++) {
+        rigid_body *b = sys->bodies[i];
+        if (b->model.type != SB_BODY_DYNAMIC) continue;
+        b->state.x = v3_madd(b->state.x, s->pv[i], h);
+        b->state.q = q_normalize(q_mul(q_from_rotation_vector(v3_scale(s->pw[i], h)), b->state.q));
         rigid_body_update_derived(b);
     }
     return true;
 }
 
-static bool substep(sb_world *w, rigid_scratch *s, double t, double h)
+bool rigid_substep(rigid_system *sys, double t, double h)
 {
-    load_velocities(w, s, t, h);
-    if (!find_contacts(w, s, h)) return false;
+    rigid_scratch *s = sys->scratch;
+    load_velocities(sys, s, t, h);
+    if (!find_contacts(sys, s, h)) return false;
     velocity_view view = {s->v, s->w, s->inv_mass, s->inv_inertia};
-    for (int32_t i = 0; i < s->contact_count; i++) build_rows(w, s, i, h);
+    for (int32_t i = 0; i < s->contact_count; i++) build_rows(sys, s, i, h);
     rows_prepare(s->rows, 3 * s->contact_count, &view);
     bool retry = llround(t / h) % PIVOT_RETRY == 0;
     for (int32_t begin = 0; begin < s->contact_count;) {
@@ -463,155 +405,14 @@ static bool substep(sb_world *w, rigid_scratch *s, double t, double h)
         for (int32_t i = begin; i < end; i++) resting = resting && !s->contacts[i].was_inexact;
         int32_t direct_max = resting || retry || 3 * (end - begin) <= DIRECT_ALWAYS ? DIRECT_MAX : 0;
         int32_t pivots = rows_solve(&s->solver, &s->rows[3 * begin], 3 * (end - begin), &view, direct_max,
-                                    w->def.rigid_iterations);
+                                    sys->settings.iterations);
         if (pivots == -2) return false;
         for (int32_t i = begin; i < end; i++) s->contacts[i].exact = pivots >= 0;
-        if (!bounce(w, s, &view, begin, end, h, direct_max)) return false;
+        if (!bounce(sys, s, &view, begin, end, h, direct_max)) return false;
         begin = end;
     }
-    if (!remember(w, s, h)) return false;
-    integrate(w, s, t, h);
-    return correct_overlaps(w, s, h);
+    if (!remember(sys, s, h)) return false;
+    integrate(sys, s, t, h);
+    return correct_overlaps(sys, s, h);
 }
 
-/* Bodies back where they were at the start of rigid_advance. */
-static void rollback(sb_world *w, const rigid_scratch *s)
-{
-    if (!s) return;
-    for (int32_t i = 0; i < w->body_count; i++) {
-        rigid_body *b = w->bodies[i];
-        b->x = s->x_saved[i], b->q = s->q_saved[i], b->P = s->p_saved[i], b->L = s->l_saved[i];
-        rigid_body_update_derived(b);
-    }
-}
-
-sb_result rigid_advance(sb_world *w, double t, double h)
-{
-    if (w->body_count == 0) return SB_OK;
-    if (!w->rigid && !(w->rigid = calloc(1, sizeof *w->rigid)))
-        return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory for rigid bodies");
-    rigid_scratch *s = w->rigid;
-    if (!reserve_bodies(s, w->body_count)) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory for rigid bodies");
-    for (int32_t i = 0; i < w->body_count; i++) {
-        const rigid_body *b = w->bodies[i];
-        s->x_saved[i] = b->x, s->q_saved[i] = b->q, s->p_saved[i] = b->P, s->l_saved[i] = b->L;
-    }
-    /* at most about a million: sb_world_create bounds max_step / rigid_max_step */
-    int32_t substeps = (int32_t)fmax(1.0, ceil(h / w->def.rigid_max_step - 1e-9));
-    double hs = h / substeps;
-    for (int32_t k = 0; k < substeps; k++)
-        if (!substep(w, s, t + k * hs, hs)) {
-            rollback(w, s);
-            w->failure = (sb_failure){.kind = SB_FAILURE_OUT_OF_MEMORY, .time = t};
-            return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory in the rigid-body step at t = %g s", t + k * hs);
-        }
-    for (int32_t i = 0; i < w->body_count; i++) {
-        const rigid_body *b = w->bodies[i];
-        if (!v3_isfinite(b->x) || !v3_isfinite(b->P) || !v3_isfinite(b->L) || !isfinite(b->q.w)) {
-            rollback(w, s);
-            w->failure = (sb_failure){.kind = SB_FAILURE_NOT_FINITE, .object_kind = SB_OBJECT_BODY, .object = i,
-                                      .time = t, .step = h};
-            return error_set(SB_ERROR_SOLVER, "body %d: its motion became non-finite at t = %g s; check the "
-                             "body's mass, size and velocities for extreme values", (int)i, t + h);
-        }
-        double speed = v3_len(b->P) * b->inv_mass;
-        if (speed > w->def.max_speed) {
-            rollback(w, s);
-            w->failure = (sb_failure){.kind = SB_FAILURE_SPEED, .object_kind = SB_OBJECT_BODY, .object = i,
-                                      .time = t, .step = h, .speed = speed};
-            return error_set(SB_ERROR_SOLVER, "body %d: its speed reached %.3g m/s, above max_speed (%g m/s), "
-                             "at t = %g s: the energy blew up; check its initial velocity and the animated "
-                             "objects that push it", (int)i, speed, w->def.max_speed, t + h);
-        }
-    }
-    return SB_OK;
-}
-
-void rigid_undo_advance(sb_world *w)
-{
-    /* the warm-start cache keeps the undone step's impulses: only a starting guess */
-    rollback(w, w->rigid);
-}
-
-void rigid_carry_colliders(sb_world *w, double t, double h)
-{
-    const rigid_scratch *s = w->rigid; /* only read for carried colliders: bodies exist, so it does */
-    for (int32_t i = 0; i < w->collider_count; i++) {
-        collider *c = w->colliders[i];
-        if (c->model.body < 0) continue;
-        const rigid_body *b = w->bodies[c->model.body];
-        collider_follow(c, s->x_saved[c->model.body], s->q_saved[c->model.body], b->x, b->q, t, h);
-    }
-}
-
-/* --- saved state: what the next step reads from the last ---------------------------------- */
-
-void rigid_state_write(const sb_world *w, state_writer *out)
-{
-    const rigid_scratch *s = w->rigid;
-    int32_t order_count = s ? s->bp.count : 0, cache_count = s ? s->cache_count : 0;
-    STATE_PUT(out, order_count);
-    for (int32_t i = 0; i < order_count; i++) STATE_PUT(out, s->bp.order[i]);
-    STATE_PUT(out, cache_count);
-    for (int32_t i = 0; i < cache_count; i++) {
-        const cached_contact *c = &s->cache[i];
-        uint8_t exact = c->exact;
-        STATE_PUT(out, c->a), STATE_PUT(out, c->b);
-        STATE_PUT(out, c->local), STATE_PUT(out, c->normal), STATE_PUT(out, c->friction);
-        STATE_PUT(out, exact);
-    }
-}
-
-enum { CACHED_CONTACT_BYTES = 2 * 4 + 7 * 8 + 1 };
-
-static bool check_cache(state_reader *in, const uint8_t *bytes, int32_t count, int32_t body_count)
-{
-    int32_t last_a = -1, last_b = -1;
-    for (int32_t i = 0; i < count; i++, bytes += CACHED_CONTACT_BYTES) {
-        int32_t a, b;
-        double values[7];
-        memcpy(&a, bytes, 4), memcpy(&b, bytes + 4, 4), memcpy(values, bytes + 8, sizeof values);
-        bool finite = true;
-        for (int k = 0; k < 7; k++) finite = finite && isfinite(values[k]);
-        bool sorted = a > last_a || (a == last_a && b >= last_b);
-        if (a < 0 || b < 0 || a >= body_count || b >= body_count || !finite || !sorted || bytes[8 + 56] > 1) {
-            return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state is damaged: warm-start contact %d", (int)i);
-        }
-        last_a = a, last_b = b;
-    }
-    return true;
-}
-
-bool rigid_state_read(sb_world *w, state_reader *in)
-{
-    int32_t order_count = 0, cache_count = 0;
-    const uint8_t *order = NULL, *cache = NULL;
-    bool ok = STATE_TAKE(in, order_count) && order_count >= 0 && order_count <= w->body_count &&
-              (order = state_span(in, 4 * (uint64_t)order_count)) && STATE_TAKE(in, cache_count) &&
-              cache_count >= 0 && (cache = state_span(in, CACHED_CONTACT_BYTES * (uint64_t)cache_count));
-    if (in->pass == PASS_CHECK) {
-        if (!ok) return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state is damaged: its rigid-body contacts");
-        return state_check_permutation(in, order, order_count, "the broad phase's order is not a permutation") &&
-               check_cache(in, cache, cache_count, w->body_count);
-    }
-    if (in->pass == PASS_RESERVE) {
-        if (order_count == 0 && cache_count == 0) return true;
-        if ((!w->rigid && !(w->rigid = calloc(1, sizeof *w->rigid))) ||
-            !grow((void **)&w->rigid->bp.order, &w->rigid->bp.capacity, order_count, sizeof(int32_t)) ||
-            !grow((void **)&w->rigid->cache, &w->rigid->cache_capacity, cache_count, sizeof(cached_contact)))
-            return STATE_FAIL(in, SB_ERROR_OUT_OF_MEMORY, "out of memory loading a saved state");
-        return true;
-    }
-    rigid_scratch *s = w->rigid;
-    if (!s) return true; /* nothing saved, and a fresh world has nothing either */
-    s->bp.count = order_count;
-    if (order_count > 0) memcpy(s->bp.order, order, 4 * (size_t)order_count);
-    s->cache_count = cache_count;
-    for (int32_t i = 0; i < cache_count; i++, cache += CACHED_CONTACT_BYTES) {
-        cached_contact *c = &s->cache[i];
-        memcpy(&c->a, cache, 4), memcpy(&c->b, cache + 4, 4);
-        memcpy(&c->local, cache + 8, 24), memcpy(&c->normal, cache + 32, 8), memcpy(&c->friction, cache + 40, 24);
-        c->exact = cache[64] != 0;
-    }
-    return true;
-}

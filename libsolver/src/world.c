@@ -98,6 +98,14 @@ static sb_result validate_world_def(const sb_world_def *d)
     return SB_OK;
 }
 
+/* What the rigid bodies step by, from the world's definition. */
+static rigid_settings rigid_settings_of(const sb_world_def *d)
+{
+    return (rigid_settings){.gravity = v3_load(d->gravity), .max_step = d->rigid_max_step,
+                            .iterations = d->rigid_iterations, .contact_margin = d->contact_margin,
+                            .max_speed = d->max_speed};
+}
+
 SB_API sb_result sb_world_create(const sb_world_def *def, sb_world **out_world)
 {
     if (!out_world) return error_set(SB_ERROR_INVALID_ARGUMENT, "out_world is NULL");
@@ -108,6 +116,7 @@ SB_API sb_result sb_world_create(const sb_world_def *def, sb_world **out_world)
     if (!w) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory creating the world");
     w->def = *def;
     w->preferred_step = def->max_step;
+    rigid_system_init(&w->rigid, rigid_settings_of(def));
     *out_world = w;
     return SB_OK;
 }
@@ -119,9 +128,7 @@ SB_API void sb_world_destroy(sb_world *world)
     free(world->cloths);
     for (int32_t i = 0; i < world->collider_count; i++) collider_destroy(world->colliders[i]);
     free(world->colliders);
-    for (int32_t i = 0; i < world->body_count; i++) rigid_body_destroy(world->bodies[i]);
-    free(world->bodies);
-    rigid_scratch_free(world->rigid);
+    rigid_system_free(&world->rigid);
     collision_scratch_free(world->collision);
     free(world);
 }
@@ -193,9 +200,10 @@ static sb_result find_collider(const sb_world *world, int32_t id, collider **out
 static sb_result find_body(const sb_world *world, int32_t id, rigid_body **out)
 {
     if (!world) return error_set(SB_ERROR_INVALID_ARGUMENT, "world is NULL");
-    if (id < 0 || id >= world->body_count)
-        return error_set(SB_ERROR_NOT_FOUND, "no body with id %d (the world has %d)", (int)id, (int)world->body_count);
-    *out = world->bodies[id];
+    const rigid_system *rigid = &world->rigid;
+    if (id < 0 || id >= rigid->body_count)
+        return error_set(SB_ERROR_NOT_FOUND, "no body with id %d (the world has %d)", (int)id, (int)rigid->body_count);
+    *out = rigid->bodies[id];
     return SB_OK;
 }
 
@@ -235,7 +243,7 @@ SB_API sb_result sb_collider_follow_body(sb_world *world, int32_t id, int32_t bo
     if (r != SB_OK) return r;
     if (c->model.body >= 0)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "collider %d already follows body %d", (int)id, (int)c->model.body);
-    if (!collider_attach(c, body, b->x, b->q, world->time))
+    if (!collider_attach(c, body, b->state.x, b->state.q, world->time))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory attaching collider %d", (int)id);
     return SB_OK;
 }
@@ -245,14 +253,7 @@ SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, int3
     if (!world || !out_body) return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_body is NULL");
     if (explicit_integrator(world))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "rigid bodies need the implicit integrator");
-    if (!grow((void **)&world->bodies, &world->body_capacity, world->body_count + 1, sizeof *world->bodies))
-        return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a body");
-    rigid_body *b = NULL;
-    sb_result r = rigid_body_create(def, world->time, &b);
-    if (r != SB_OK) return r;
-    world->bodies[world->body_count] = b;
-    *out_body = world->body_count++;
-    return SB_OK;
+    return rigid_system_add_body(&world->rigid, def, world->time, out_body);
 }
 
 /* Rigid displacement M (4x4 row-major) as rotation r and translation t; false if not rigid. */
@@ -275,7 +276,7 @@ SB_API sb_result sb_body_set_target(sb_world *world, int32_t id, double time, co
     rigid_body *b = NULL;
     sb_result r = find_body(world, id, &b);
     if (r != SB_OK) return r;
-    if (b->type != SB_BODY_KINEMATIC)
+    if (b->model.type != SB_BODY_KINEMATIC)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body %d is not kinematic: only kinematic bodies follow targets", (int)id);
     if (!transform) return error_set(SB_ERROR_INVALID_ARGUMENT, "transform is NULL");
     if (!isfinite(time) || !(time > world->time))
@@ -289,18 +290,18 @@ SB_API sb_result sb_body_set_target(sb_world *world, int32_t id, double time, co
     vec3 x;
     quat q;
     rigid_body_kinematic_pose(b, world->time, &x, &q);
-    b->x_from = x, b->q_from = q;
-    b->x_to = v3_add(m3_mul_v(rot, b->x_start), t);
-    b->q_to = q_normalize(q_mul(m3_to_q(rot), b->q_start));
-    b->time_from = world->time, b->time_to = time;
+    b->state.x_from = x, b->state.q_from = q;
+    b->state.x_to = v3_add(m3_mul_v(rot, b->model.x_start), t);
+    b->state.q_to = q_normalize(q_mul(m3_to_q(rot), b->model.q_start));
+    b->state.time_from = world->time, b->state.time_to = time;
     return SB_OK;
 }
 
 static void displacement(const rigid_body *b, double out[16])
 {
     /* p_now = R(q) R(q0)ᵀ (p - x0) + x */
-    mat3 rot = m3_mul(b->R, m3_transpose(q_to_m3(b->q_start)));
-    vec3 t = v3_sub(b->x, m3_mul_v(rot, b->x_start));
+    mat3 rot = m3_mul(b->state.R, m3_transpose(q_to_m3(b->model.q_start)));
+    vec3 t = v3_sub(b->state.x, m3_mul_v(rot, b->model.x_start));
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++) out[4 * i + j] = rot.m[i][j];
         out[4 * i + 3] = v3_comp(t, i);
@@ -321,10 +322,10 @@ SB_API sb_result sb_body_get_transform(const sb_world *world, int32_t id, double
 SB_API sb_result sb_world_get_body_transforms(const sb_world *world, double *out, int32_t body_count)
 {
     if (!world || !out) return error_set(SB_ERROR_INVALID_ARGUMENT, "world or output is NULL");
-    if (body_count != world->body_count)
+    if (body_count != world->rigid.body_count)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body_count is %d, the world has %d bodies", (int)body_count,
-                         (int)world->body_count);
-    for (int32_t i = 0; i < body_count; i++) displacement(world->bodies[i], &out[16 * (size_t)i]);
+                         (int)world->rigid.body_count);
+    for (int32_t i = 0; i < body_count; i++) displacement(world->rigid.bodies[i], &out[16 * (size_t)i]);
     return SB_OK;
 }
 
@@ -335,16 +336,17 @@ SB_API sb_result sb_body_get_state(const sb_world *world, int32_t id, sb_body_st
     if (r != SB_OK) return r;
     if (!out) return error_set(SB_ERROR_INVALID_ARGUMENT, "output is NULL");
     memset(out, 0, sizeof *out);
-    v3_store(out->position, b->x);
-    out->orientation[0] = b->q.w, out->orientation[1] = b->q.x, out->orientation[2] = b->q.y, out->orientation[3] = b->q.z;
-    v3_store(out->linear_velocity, b->v);
-    v3_store(out->angular_velocity, b->w);
-    v3_store(out->linear_momentum, b->P);
-    v3_store(out->angular_momentum, b->L);
-    out->mass = b->mass;
-    out->kinetic_energy = b->type == SB_BODY_DYNAMIC ? 0.5 * (v3_dot(b->P, b->v) + v3_dot(b->L, b->w)) : 0.0;
-    v3_store(out->contact_force, b->contact_force);
-    out->contacts = b->contacts;
+    const rigid_body_state *s = &b->state;
+    v3_store(out->position, s->x);
+    out->orientation[0] = s->q.w, out->orientation[1] = s->q.x, out->orientation[2] = s->q.y, out->orientation[3] = s->q.z;
+    v3_store(out->linear_velocity, s->v);
+    v3_store(out->angular_velocity, s->w);
+    v3_store(out->linear_momentum, s->P);
+    v3_store(out->angular_momentum, s->L);
+    out->mass = b->model.mass;
+    out->kinetic_energy = b->model.type == SB_BODY_DYNAMIC ? 0.5 * (v3_dot(s->P, s->v) + v3_dot(s->L, s->w)) : 0.0;
+    v3_store(out->contact_force, s->contact_force);
+    out->contacts = s->contacts;
     return SB_OK;
 }
 

@@ -53,6 +53,19 @@ static sb_result out_of_memory(sb_world *w, const char *what)
     return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory %s at t = %g s", what, w->time);
 }
 
+/* Colliders carried by bodies move with them over the step the bodies just took. */
+static void carry_colliders(sb_world *w, double t, double h)
+{
+    for (int32_t i = 0; i < w->collider_count; i++) {
+        collider *c = w->colliders[i];
+        if (c->model.body < 0) continue;
+        vec3 x0, x1;
+        quat q0, q1;
+        rigid_system_step_poses(&w->rigid, c->model.body, &x0, &q0, &x1, &q1);
+        collider_follow(c, x0, q0, x1, q1, t, h);
+    }
+}
+
 /* Impact zones are the failsafe of the response, and a harsh one: a zone moves rigidly, held
  * where it began when it touches a still collider, while its neighbours take the solve's
  * paths, so the triangles between them stretch by up to h times their relative speed
@@ -77,12 +90,12 @@ static double next_step(const sb_world *w, double end, bool *lands)
  * colliders they carry, but they do not feel the cloth. */
 static sb_result move_colliders(sb_world *w, double h)
 {
-    sb_result rigid = rigid_advance(w, w->time, h);
+    sb_result rigid = rigid_system_advance(&w->rigid, w->time, h, &w->failure);
     if (rigid != SB_OK) return rigid;
-    rigid_carry_colliders(w, w->time, h);
+    carry_colliders(w, w->time, h);
     for (int32_t i = 0; i < w->collider_count; i++)
         if (!collider_prepare_step(w->colliders[i], w->time, h)) {
-            rigid_undo_advance(w);
+            rigid_system_undo_advance(&w->rigid);
             return out_of_memory(w, "preparing a collider");
         }
     return SB_OK;
@@ -140,7 +153,7 @@ static void accept_step(sb_world *w, double h, double end, bool lands, int32_t c
 static sb_result reject_step(sb_world *w, double h, step_outcome outcome, int32_t failed, const step_report *report)
 {
     for (int32_t i = 0; i < w->cloth_count; i++) contacts_rollback(w->cloths[i]);
-    rigid_undo_advance(w);
+    rigid_system_undo_advance(&w->rigid);
     w->stats.rejected_steps++;
     w->accepted_in_row = 0;
     w->preferred_step = 0.5 * h;
@@ -181,7 +194,7 @@ static sb_result step_implicit(sb_world *w, double end)
         collision_report collisions = {0};
         step_outcome outcome = solve_cloths(w, h, &params, &report, &failed, &iterations);
         if (outcome == STEP_ACCEPTED && !resolve_collisions(w, h, &outcome, &collisions)) {
-            rigid_undo_advance(w);
+            rigid_system_undo_advance(&w->rigid);
             return out_of_memory(w, "resolving collisions");
         }
         if (outcome == STEP_ACCEPTED) {

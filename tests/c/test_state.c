@@ -513,3 +513,32 @@ Test(state, a_state_saved_with_other_uvs_is_refused)
     for (int k = 0; k < 2; k++) sb_world_destroy(worlds[k]), free(uvs[k]);
     grid_mesh_free(&g);
 }
+
+/* A body's fingerprint takes all of its model, its shape's geometry too: a static mesh whose
+ * square is split along the other diagonal (same vertices, centre, reach and mass) is another
+ * body, and its state is refused. */
+Test(state, a_state_saved_with_another_body_mesh_is_refused)
+{
+    const double square[12] = {-1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0};
+    const int32_t splits[2][6] = {{0, 1, 2, 0, 2, 3}, {0, 1, 3, 1, 2, 3}};
+    sb_world *worlds[2];
+    for (int k = 0; k < 2; k++) {
+        sb_world_def wdef = sb_default_world_def();
+        cr_assert_eq(sb_world_create(&wdef, &worlds[k]), SB_OK);
+        sb_body_def d = sb_default_body_def();
+        d.type = SB_BODY_STATIC, d.shape = SB_SHAPE_MESH;
+        d.vertex_count = 4, d.vertices = square, d.triangle_count = 2, d.triangles = splits[k];
+        int32_t id;
+        cr_assert_eq(sb_world_add_body(worlds[k], &d, &id), SB_OK, "%s", sb_last_error());
+    }
+    cr_assert_eq(sb_world_step_to(worlds[0], 1.0 / FPS), SB_OK);
+    uint64_t size;
+    cr_assert_eq(sb_world_get_state_size(worlds[0], &size), SB_OK);
+    void *state = malloc(size);
+    cr_assert_eq(sb_world_save_state(worlds[0], state, size), SB_OK);
+    cr_assert_eq(sb_world_load_state(worlds[1], state, size), SB_ERROR_INVALID_ARGUMENT, "another mesh was loaded");
+    cr_assert(strstr(sb_last_error(), "body 0's shape"), "%s", sb_last_error());
+    cr_assert_eq(sb_world_load_state(worlds[0], state, size), SB_OK, "%s", sb_last_error());
+    free(state);
+    for (int k = 0; k < 2; k++) sb_world_destroy(worlds[k]);
+}

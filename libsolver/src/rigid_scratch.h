@@ -1,0 +1,69 @@
+/* The rigid step's memory, shared by the system (rigid_system.c: advancing, undoing,
+ * saving) and one substep (rigid_step.c). All of it is scratch but the broad phase's order
+ * and the warm-start cache, which the next step reads and a saved state keeps. */
+#ifndef SB_RIGID_SCRATCH_H
+#define SB_RIGID_SCRATCH_H
+
+#include "broadphase.h"
+#include "contact_rows.h"
+#include "narrowphase.h"
+#include "rigid_system.h"
+
+/* Impulses of a contact kept for warm starting the next step. */
+typedef struct cached_contact {
+    int32_t a, b;
+    vec3 local;    /* the point in a's body frame */
+    double normal; /* normal force, N */
+    vec3 friction; /* friction force, world, N */
+    bool exact;    /* its island was solved by pivoting */
+} cached_contact;
+
+typedef struct order_key { int32_t island, manifold, point; } order_key;
+
+/* One contact point of the step; rows 3i..3i+2 (normal, two frictions) belong to it. */
+typedef struct contact_entry {
+    int32_t a, b, island;
+    vec3 point, normal;
+    double separation, approach, restitution;
+    bool was_inexact; /* it was there the step before, its island not solved by pivoting */
+    bool exact;       /* its island was solved by pivoting */
+} contact_entry;
+
+struct rigid_scratch {
+    int32_t capacity;
+    vec3 *x_saved, *p_saved, *l_saved; /* at the start of the advance: undo, carried colliders */
+    quat *q_saved;
+    vec3 *v, *w, *v_start, *v_forced, *pv, *pw;
+    double *inv_mass, *bounce_at;
+    mat3 *inv_inertia;
+    aabb *bounds;
+    int32_t *parent;        /* union-find over the bodies: the islands (union_find.h) */
+    broadphase bp;
+    narrow_scratch *narrow; /* one per thread */
+    int32_t narrow_count;
+    int32_t (*pairs)[2];    /* of the broad phase, in its order */
+    int32_t pair_count, pair_capacity;
+    rigid_manifold *manifolds;
+    int32_t manifold_count, manifold_capacity;
+    order_key *keys; /* sorting the contact points into islands */
+    int32_t key_capacity;
+    contact_entry *contacts; /* in island order */
+    int32_t contact_count, contact_capacity;
+    contact_row *rows, *extra;    /* 3 per contact; bounce or correction rows */
+    int32_t *extra_contact;
+    int32_t row_capacity, extra_capacity, extra_contact_capacity;
+    cached_contact *cache, *next_cache;
+    int32_t cache_count, cache_capacity, next_capacity;
+    row_solver solver;
+    bool out_of_memory;
+};
+
+/* Room for `bodies` bodies in the per-body arrays. */
+bool rigid_scratch_reserve(rigid_scratch *s, int32_t bodies);
+void rigid_scratch_free(rigid_scratch *s);
+
+/* One substep [t, t + h] of every body (rigid_step.c); false when out of memory, the bodies
+ * then part way. */
+bool rigid_substep(rigid_system *sys, double t, double h);
+
+#endif
