@@ -9,6 +9,7 @@
 #include "error.h"
 #include "geometry.h"
 #include "grow.h"
+#include "union_find.h"
 #include "wall_clock.h"
 
 enum { IMPULSE_ROUNDS = 8, ZONE_ROUNDS = 64 };
@@ -316,21 +317,6 @@ static int32_t impulse_round(collision_scratch *s, int32_t vertex_count, bool fi
 
 /* --- rigid impact zones ------------------------------------------------------------------ */
 
-static int32_t find(int32_t *parent, int32_t v)
-{
-    while (parent[v] != v) {
-        parent[v] = parent[parent[v]];
-        v = parent[v];
-    }
-    return v;
-}
-
-static void unite(int32_t *parent, int32_t a, int32_t b)
-{
-    a = find(parent, a), b = find(parent, b);
-    if (a != b) parent[a > b ? a : b] = a < b ? a : b; /* the smaller id leads: deterministic */
-}
-
 /* Best rigid transform taking anchors' start positions to their end positions (Kabsch):
  * x -> R (x - c0) + c1. */
 static void fit_rigid(const collision_scratch *s, const int32_t *anchors, int32_t count, mat3 *r, vec3 *c0, vec3 *c1)
@@ -444,7 +430,7 @@ static int compare_zone_entries(const void *pa, const void *pb)
  * others are not tested again. The tests run in parallel, the merging in pair order. */
 static int32_t impact_zones(collision_scratch *s, int32_t vertex_count, double h, collision_report *report)
 {
-    for (int32_t v = 0; v < vertex_count; v++) s->zone[v] = v;
+    union_find_reset(s->zone, vertex_count);
     uint8_t *in_zone = calloc((size_t)vertex_count, sizeof *in_zone);
     zone_entry *entries = malloc((size_t)vertex_count * sizeof *entries);
     int32_t *anchors = malloc((size_t)vertex_count * sizeof *anchors);
@@ -470,14 +456,14 @@ static int32_t impact_zones(collision_scratch *s, int32_t vertex_count, double h
             hits++;
             for (int i = 0; i < 4; i++) {
                 in_zone[p->v[i]] = 1;
-                unite(s->zone, p->v[0], p->v[i]);
+                union_find_unite(s->zone, p->v[0], p->v[i]);
             }
         }
         if (hits == 0 || round == ZONE_ROUNDS + 1) break;
         /* group the members of each zone by root, in a deterministic order */
         int32_t count = 0;
         for (int32_t v = 0; v < vertex_count; v++)
-            if (in_zone[v]) entries[count++] = (zone_entry){find(s->zone, v), v};
+            if (in_zone[v]) entries[count++] = (zone_entry){union_find_root(s->zone, v), v};
         qsort(entries, (size_t)count, sizeof *entries, compare_zone_entries);
         for (int32_t begin = 0; begin < count;) {
             int32_t end = begin;
