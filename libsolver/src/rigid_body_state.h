@@ -1,0 +1,16 @@
+/* A rigid body's part of a saved world state (rigid_body_state.c). */
+#ifndef SB_RIGID_BODY_STATE_H
+#define SB_RIGID_BODY_STATE_H
+
+#include "rigid_body.h"
+#include "state_io.h"
+
+/* Hash of every value of the body's model: a state fits only a body with the same. */
+uint64_t rigid_body_model_hash(const rigid_body_model *m);
+/* The model's hash, then the whole rigid_body_state. */
+void rigid_body_state_write(const rigid_body *b, state_writer *out);
+/* Reads what rigid_body_state_write wrote, in the reader's pass; body `index` names it in
+ * the message. False with the error set. */
+bool rigid_body_state_read(rigid_body *b, int32_t index, state_reader *in);
+
+#endif
