@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "bench_scene.h"
-#include "collision.h"
+#include "collision_response.h"
 #include "intersections.h"
 #include "simbake.h"
 #include "world.h"

@@ -22,7 +22,7 @@
  * the add-on's mapping when `blender` is given (docs/blender-physics-mapping.md).
  * CGTOL=x and STRAIN=x in the environment set the CG tolerance and max_strain_change (world
  * defaults otherwise); MULTIGRID=0 keeps block Jacobi throughout, MULTIGRID=1 the multigrid
- * (libsolver/src/cg.h).
+ * (libsolver/src/linalg_cg.h).
  * The bandwidth figures are those of a block-Jacobi iteration, whatever the preconditioner
  * of the bake: it is the iteration the bound describes (the multigrid's V-cycle adds about
  * two more passes over the matrix).
@@ -40,7 +40,7 @@
 
 #include "bench_scene.h"
 #include "bench_util.h"
-#include "cg.h"
+#include "linalg_cg.h"
 #include "cloth_step.h"
 #include "simbake.h"
 #include "world.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "collision.h"
+#include "collision_response.h"
 #include "bench_scene.h"
 #include "bench_util.h"
 #include "simbake.h"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "error.h" /* error_clear(): internal, but the targets are built from the sources */
+#include "api_error.h" /* error_clear(): internal, but the targets are built from the sources */
 
 sb_result fuzz_check(sb_result result, const char *call)
 {

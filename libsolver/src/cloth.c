@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "api_error.h"
 
 static sb_result validate_def(const sb_cloth_def *d)
 {
@@ -136,7 +136,7 @@ static bool build_hinges(cloth_model *m)
 }
 
 /* Elements are assembled ASSEMBLY_GROUP consecutive ones at a time, which keeps a region of
- * the matrix in cache (colouring.h). A mesh numbered without locality has groups that meet
+ * the matrix in cache (cloth_colouring.h). A mesh numbered without locality has groups that meet
  * too many others for few colours: it is coloured element by element instead. */
 enum { ASSEMBLY_GROUP = 256, GROUPED_COLOURS_MAX = 16 };
 

@@ -5,14 +5,14 @@
 
 #include <stdint.h>
 
-#include "bsr.h"
-#include "bvh.h"
-#include "cg.h"
+#include "linalg_bsr.h"
+#include "collision_bvh.h"
+#include "linalg_cg.h"
 #include "cloth_energy.h"
-#include "colouring.h"
+#include "cloth_colouring.h"
 #include "simbake.h"
-#include "rest_neighbours.h"
-#include "topology.h"
+#include "collision_rest_neighbours.h"
+#include "mesh_topology.h"
 
 typedef struct cloth_material {
     double k_stretch, k_shear, k_bend; /* N/m, N/m, N·m */

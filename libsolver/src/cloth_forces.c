@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "colouring.h"
+#include "cloth_colouring.h"
 
 typedef struct assembly {
     bsr *system;

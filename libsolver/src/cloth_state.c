@@ -1,4 +1,4 @@
-/* A cloth in a saved world (state.c): its state written whole, and the fingerprint of its
+/* A cloth in a saved world (world_state.c): its state written whole, and the fingerprint of its
  * model that a state must match to be loaded into it.
  *
  * The static assertions below fail when a field is added to cloth_state or cloth_model: the

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "api_error.h"
 #include "math3.h"
 
 #define SHARP_ANGLE_COS 0.8660254037844386 /* cos 30° */

@@ -4,10 +4,10 @@
 #ifndef SB_COLLIDER_H
 #define SB_COLLIDER_H
 
-#include "bvh.h"
+#include "collision_bvh.h"
 #include "math3.h"
 #include "simbake.h"
-#include "topology.h"
+#include "mesh_topology.h"
 
 /* What the definition fixes (and sb_collider_follow_body, which binds it to a body). */
 typedef struct collider_model {
@@ -17,7 +17,7 @@ typedef struct collider_model {
     double thickness, friction;
     /* features that can poke into cloth between its vertices, in the defined shape: edges
      * whose faces meet at more than SHARP_ANGLE or that border fewer or more than two faces,
-     * vertices with a face turned more than SHARP_ANGLE from their normal (see collision.c) */
+     * vertices with a face turned more than SHARP_ANGLE from their normal (see collision_response.c) */
     uint8_t *sharp_edge;        /* per topology edge */
     uint8_t *sharp_vertex;
     int32_t body;               /* the rigid body carrying it, or -1 */
@@ -25,7 +25,7 @@ typedef struct collider_model {
 } collider_model;
 
 /* What moving it changes: its path, and its tree, whose refits and rebuilds depend on the
- * path so far and whose shape orders the contact queries (state.c saves it). */
+ * path so far and whose shape orders the contact queries (world_state.c saves it). */
 typedef struct collider_state {
     double *from, *to;          /* vertex_count x 3 at time_from and time_to */
     double time_from, time_to;

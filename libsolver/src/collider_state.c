@@ -1,4 +1,4 @@
-/* A collider in a saved world (state.c): its path and tree, and the fingerprint of its
+/* A collider in a saved world (world_state.c): its path and tree, and the fingerprint of its
  * model. The static assertions fail when a field is added to collider_state or
  * collider_model, so the writer, the reader and the fingerprint are revisited first. */
 #include "collider_state.h"

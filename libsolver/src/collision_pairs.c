@@ -182,7 +182,7 @@ static double widest_kept_gap(const triangle_pair *p)
     return any_near ? p->near_gap : p->touch_gap;
 }
 
-/* Vertex k of ta, if ta owns it (topology.h), against the face of tb, unless a corner of it. */
+/* Vertex k of ta, if ta owns it (mesh_topology.h), against the face of tb, unless a corner of it. */
 static void vertex_of_a_on_face_of_b(const triangle_pair *p, int k, pair_buffer *out)
 {
     const int32_t *a = p->a, *b = p->b;
@@ -236,7 +236,7 @@ static void edge_of_a_with_edges_of_b(const triangle_pair *p, int i, pair_buffer
  * vertex are skipped. Pairs that take part in proximity are kept while they can come (by
  * features_gap) within the contact distance plus the slack of both; the others (a cloth
  * vertex on a collider face, held by the contact filters; smooth collider features, see
- * collision.h; features of one cloth near at rest, see rest_neighbours.h) while they can
+ * collision_response.h; features of one cloth near at rest, see collision_rest_neighbours.h) while they can
  * come within the detection tolerance plus the slack. */
 void pairs_of_triangles(const collision_scratch *s, int32_t oa, int32_t ta, int32_t ob, int32_t tb, pair_buffer *out)
 {

@@ -1,4 +1,4 @@
-/* What the collision response (collision.c) and its candidate pairs (collision_pairs.c)
+/* What the collision response (collision_response.c) and its candidate pairs (collision_pairs.c)
  * share: the scene's vertices under one numbering, its objects, and the feature pairs. */
 #ifndef SB_COLLISION_SCRATCH_H
 #define SB_COLLISION_SCRATCH_H
@@ -6,10 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "bvh.h"
+#include "collision_bvh.h"
 #include "math3.h"
-#include "rest_neighbours.h"
-#include "topology.h"
+#include "collision_rest_neighbours.h"
+#include "mesh_topology.h"
 
 /* One cloth or collider, its vertices a range of the scene's global numbering. */
 typedef struct object_ref {

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "mass_properties.h"
+#include "api_error.h"
+#include "rigid_mass_properties.h"
 
 #define PI 3.14159265358979323846
 

@@ -5,13 +5,13 @@
 #ifndef SB_RIGID_BODY_H
 #define SB_RIGID_BODY_H
 
-#include "bvh.h"
-#include "polytope.h"
+#include "collision_bvh.h"
+#include "rigid_polytope.h"
 #include "simbake.h"
 
 typedef enum shape_kind { SHAPE_SPHERE, SHAPE_POLYTOPE, SHAPE_MESH } shape_kind;
 
-/* Fixed when the body is added. state.c's body_fingerprint hashes every field: one added here
+/* Fixed when the body is added. world_state.c's body_fingerprint hashes every field: one added here
  * goes there too. */
 typedef struct rigid_body_model {
     int type;                   /* sb_body_type */
@@ -33,7 +33,7 @@ typedef struct rigid_body_model {
 } rigid_body_model;
 
 /* Changed by stepping and read by the next step: a saved state holds every field, in this
- * order (state.c: write_body_state, read_body_state). */
+ * order (world_state.c: write_body_state, read_body_state). */
 typedef struct rigid_body_state {
     vec3 x;                     /* centre of mass (world) */
     quat q;                     /* body frame -> world */

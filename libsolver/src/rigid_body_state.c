@@ -1,4 +1,4 @@
-/* A rigid body in a saved world (state.c): its state written whole, and the fingerprint of
+/* A rigid body in a saved world (world_state.c): its state written whole, and the fingerprint of
  * its model that a state must match to be loaded into it. */
 #include <math.h>
 

@@ -4,9 +4,9 @@
 #ifndef SB_RIGID_SCRATCH_H
 #define SB_RIGID_SCRATCH_H
 
-#include "broadphase.h"
-#include "contact_rows.h"
-#include "narrowphase.h"
+#include "rigid_broadphase.h"
+#include "rigid_contact_rows.h"
+#include "rigid_narrowphase.h"
 #include "rigid_system.h"
 
 /* Impulses of a contact kept for warm starting the next step. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "api_error.h"
 #include "grow.h"
 #include "rigid_scratch.h"
 

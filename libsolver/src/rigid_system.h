@@ -44,7 +44,7 @@ void rigid_system_undo_advance(rigid_system *s);
 void rigid_system_step_poses(const rigid_system *s, int32_t body, vec3 *x0, quat *q0, vec3 *x1, quat *q1);
 
 /* The step's memory of the last one (the broad phase's order, warm-start impulses) in a
- * saved state (state.c saves the bodies' states); reading runs once per state_pass, false
+ * saved state (world_state.c saves the bodies' states); reading runs once per state_pass, false
  * with the error set. */
 void rigid_system_state_write(const rigid_system *s, state_writer *out);
 bool rigid_system_state_read(rigid_system *s, state_reader *in);

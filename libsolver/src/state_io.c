@@ -3,7 +3,7 @@
 #include <float.h>
 #include <math.h>
 
-#include "error.h"
+#include "api_error.h"
 #include "state_io.h"
 
 enum { NODE_BYTES = 6 * 8 + 2 * 4 };

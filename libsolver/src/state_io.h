@@ -1,4 +1,4 @@
-/* Byte streams of a saved world state (state.c): a writer that counts or copies, a reader
+/* Byte streams of a saved world state (world_state.c): a writer that counts or copies, a reader
  * that never reads past its buffer, a 64-bit FNV-1a hash for fingerprints and checksums, and
  * the checked pieces (numbers, collision trees) each object's part is made of (state_io.c). */
 #ifndef SB_STATE_IO_H
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bvh.h"
-#include "error.h"
+#include "collision_bvh.h"
+#include "api_error.h"
 
 /* Writes to `at` when it is not NULL; `size` counts the bytes either way. */
 typedef struct state_writer {

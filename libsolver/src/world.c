@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "api_error.h"
 #include "grow.h"
-#include "mass_properties.h"
+#include "rigid_mass_properties.h"
 
 SB_API sb_world_def sb_default_world_def(void)
 {

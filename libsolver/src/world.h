@@ -4,7 +4,7 @@
 
 #include "cloth.h"
 #include "collider.h"
-#include "collision.h"
+#include "collision_response.h"
 #include "rigid_system.h"
 #include "simbake.h"
 #include "state_io.h"

@@ -5,10 +5,10 @@
 
 #include "cloth_forces.h"
 #include "cloth_step.h"
-#include "collision.h"
-#include "contact.h"
-#include "error.h"
-#include "ode.h"
+#include "collision_response.h"
+#include "cloth_contact.h"
+#include "api_error.h"
+#include "world_ode.h"
 #include "wall_clock.h"
 #include "world.h"
 

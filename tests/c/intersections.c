@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "geometry.h"
+#include "collision_geometry.h"
 
 typedef struct intersection_context {
     const double *xa, *xb;

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "bsr.h"
+#include "linalg_bsr.h"
 #include "cloth.h"
 
 /* n x n vertices over 1 m, pinned at the two corners of the row y = -0.5, with the system of

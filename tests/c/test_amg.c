@@ -8,8 +8,8 @@
 #include <omp.h>
 #endif
 
-#include "amg.h"
-#include "cg.h"
+#include "linalg_amg.h"
+#include "linalg_cg.h"
 #include "system_fixture.h"
 #include "testutil.h"
 
@@ -70,7 +70,7 @@ Test(amg, hierarchy_shrinks_to_a_small_coarsest_level)
 }
 
 /* Dense Â = S A S + (I - S), through filter_block, from A's values rounded to single
- * precision as the hierarchy takes them (amg.h). */
+ * precision as the hierarchy takes them (linalg_amg.h). */
 static double *dense_filtered(const bsr *a, const cg_filter *f)
 {
     size_t dim = 3 * (size_t)a->n;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bvh.h"
+#include "collision_bvh.h"
 #include "testutil.h"
 
 typedef struct pair_set {

@@ -3,8 +3,8 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "ccd.h"
-#include "geometry.h"
+#include "collision_ccd.h"
+#include "collision_geometry.h"
 #include "testutil.h"
 
 static const double tol = 1e-6;
@@ -140,7 +140,7 @@ static double reference_edge_edge(const vec3 x0[4], const vec3 x1[4], int subste
 
 /* Paths that pass a face's plane (or an edge's) just beside it: within the tolerance they
  * touch, beyond it they do not. The root of the coplanarity cubic lies beside the face, so
- * this is where dropping roots whose features are apart (ccd.c) must draw the line. A plane
+ * this is where dropping roots whose features are apart (collision_ccd.c) must draw the line. A plane
  * crossing far outside (1 m) is no hit either. */
 Test(ccd, passing_beside_a_face_or_an_edge_touches_only_within_the_tolerance)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg.h"
+#include "linalg_cg.h"
 #include "cloth.h"
 #include "cloth_step.h"
 #include "system_fixture.h"

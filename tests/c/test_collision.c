@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "collision.h"
+#include "collision_response.h"
 #include "intersections.h"
 #include "simbake.h"
 #include "testutil.h"

@@ -9,12 +9,12 @@
 #include <omp.h>
 #endif
 
-#include "ccd.h"
+#include "collision_ccd.h"
 #include "collider.h"
-#include "collision.h"
+#include "collision_response.h"
 #include "intersections.h"
 #include "collision_scratch.h"
-#include "rest_neighbours.h"
+#include "collision_rest_neighbours.h"
 #include "threads.h"
 #include "simbake.h"
 #include "testutil.h"

@@ -8,7 +8,7 @@
 #include <omp.h>
 #endif
 
-#include "colouring.h"
+#include "cloth_colouring.h"
 #include "simbake.h"
 #include "testutil.h"
 

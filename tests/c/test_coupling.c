@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision.h"
+#include "collision_response.h"
 #include "intersections.h"
 #include "testutil.h"
 #include "world.h"

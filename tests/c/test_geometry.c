@@ -3,7 +3,7 @@
 #include <float.h>
 #include <math.h>
 
-#include "geometry.h"
+#include "collision_geometry.h"
 #include "testutil.h"
 
 static vec3 random_point(test_rng *rng, double r)

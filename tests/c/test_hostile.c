@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "bsr.h"
-#include "collision.h"
+#include "linalg_bsr.h"
+#include "collision_response.h"
 #include "intersections.h"
-#include "error.h"
+#include "api_error.h"
 #include "simbake.h"
 #include "testutil.h"
 #include "world.h"

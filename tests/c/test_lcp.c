@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lcp.h"
+#include "linalg_lcp.h"
 #include "math3.h"
 #include "testutil.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mass_properties.h"
+#include "rigid_mass_properties.h"
 #include "testutil.h"
 
 static double frobenius(mat3 a)

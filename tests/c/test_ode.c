@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "ode.h"
+#include "world_ode.h"
 
 /* Harmonic oscillator x'' = -ω² x with x(0) = 1, v(0) = 0: x(t) = cos ωt. */
 static const double omega = 2.0;

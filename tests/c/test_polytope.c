@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "mass_properties.h"
-#include "polytope.h"
+#include "rigid_mass_properties.h"
+#include "rigid_polytope.h"
 #include "testutil.h"
 
 static void check_valid(const polytope *p, const vec3 *points, int32_t count)

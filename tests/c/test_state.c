@@ -319,7 +319,7 @@ Test(state, every_single_byte_flip_past_the_checksum_is_caught_or_harmless)
     free_scene(&s);
 }
 
-/* A cloth large enough for the multigrid (cg.h) chooses its preconditioner from the counts
+/* A cloth large enough for the multigrid (linalg_cg.h) chooses its preconditioner from the counts
  * of past solves; the state carries them, so the resumed bake chooses as the straight one. */
 static sb_world *large_hanging_cloth(grid_mesh *g, int32_t pins[2])
 {

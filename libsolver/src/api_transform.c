@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "api_error.h"
 #include "simbake.h"
 
 static sb_result check_transform_args(const double m[16], const void *in, const void *out,

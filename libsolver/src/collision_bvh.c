@@ -1,4 +1,4 @@
-#include "bvh.h"
+#include "collision_bvh.h"
 
 #include <stdlib.h>
 #include <string.h>

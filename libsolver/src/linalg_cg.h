@@ -1,8 +1,8 @@
 /* Filtered, preconditioned conjugate gradient (Baraff & Witkin 1998, §5.3).
  *
  * Solves A x = b for SPD A where each vertex i may be constrained by its filter S_i
- * (filter.h). The constrained part of x_i is (I - S_i) z_i exactly, at every iteration.
- * The preconditioner is block Jacobi or a smoothed-aggregation multigrid V-cycle (amg.h),
+ * (linalg_filter.h). The constrained part of x_i is (I - S_i) z_i exactly, at every iteration.
+ * The preconditioner is block Jacobi or a smoothed-aggregation multigrid V-cycle (linalg_amg.h),
  * whose iteration count grows far more slowly with the size of the cloth but which costs
  * about three block-Jacobi iterations per iteration and thirty per solve to set up. */
 #ifndef SB_CG_H
@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "amg.h"
-#include "bsr.h"
-#include "filter.h"
+#include "linalg_amg.h"
+#include "linalg_bsr.h"
+#include "linalg_filter.h"
 
 /* CG_MULTIGRID_AUTO (the default), on systems of at least multigrid_min_rows block rows,
  * picks for each solve the preconditioner whose last solve would cost less again, counted in

@@ -1,9 +1,9 @@
-#include "narrowphase.h"
+#include "rigid_narrowphase.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "geometry.h"
+#include "collision_geometry.h"
 
 /* A convex polytope in world space; a mesh triangle is one too (one face, three edges). */
 typedef struct world_poly {

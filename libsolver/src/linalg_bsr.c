@@ -1,4 +1,4 @@
-#include "bsr.h"
+#include "linalg_bsr.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -20,8 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "bsr.h"
-#include "filter.h"
+#include "linalg_bsr.h"
+#include "linalg_filter.h"
 
 /* Sums over a level's rows are taken in fixed chunks of rows, added in order: the same bits
  * for any number of threads. */

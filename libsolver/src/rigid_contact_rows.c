@@ -1,4 +1,4 @@
-#include "contact_rows.h"
+#include "rigid_contact_rows.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "colouring.h"
+#include "cloth_colouring.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "amg.h"
+#include "linalg_amg.h"
 #include "sort.h"
 
 /* Stop coarsening at this many block rows: its dense Cholesky factor is 3n x 3n. */
@@ -121,7 +121,7 @@ static bool alloc_vectors(amg_level *lv, int32_t n)
     return lv->x && lv->b && lv->r && lv->t && lv->dinv && lv->partial;
 }
 
-/* The landing places of the Galerkin product's terms (amg.h), found once; the patterns
+/* The landing places of the Galerkin product's terms (linalg_amg.h), found once; the patterns
  * hold every term's entry, so no search fails. */
 static bool product_maps(amg_level *lv, const bsr *a, const bsr *coarse)
 {

@@ -1,4 +1,4 @@
-#include "lcp.h"
+#include "linalg_lcp.h"
 
 #include <lapacke.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-#include "geometry.h"
+#include "collision_geometry.h"
 
 #include <float.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-#include "ode.h"
+#include "world_ode.h"
 
 #include <math.h>
 #include <stdlib.h>

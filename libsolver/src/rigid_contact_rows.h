@@ -2,7 +2,7 @@
  * problem they make at the velocity level:
  *     w = J v⁺ + bias >= 0 (normal) ⟂ λ >= 0,  friction λ in [-μ λn, μ λn],
  *     v⁺ = v + M⁻¹ Jᵀ λ.
- * Groups small enough are solved exactly by pivoting on the dense A = J M⁻¹ Jᵀ (lcp.c);
+ * Groups small enough are solved exactly by pivoting on the dense A = J M⁻¹ Jᵀ (linalg_lcp.c);
  * larger ones by projected Gauss-Seidel on the rows. */
 #ifndef SB_CONTACT_ROWS_H
 #define SB_CONTACT_ROWS_H
@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lcp.h"
+#include "linalg_lcp.h"
 #include "math3.h"
 
 /* Velocities of every body, and how impulses move them (zero for non-dynamic bodies). */

@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "error.h"
+#include "api_error.h"
 
 typedef struct struct_layout {
     const char *name;

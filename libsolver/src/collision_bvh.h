@@ -67,7 +67,7 @@ typedef struct bvh_node {
 typedef struct bvh_pair { int32_t a, b; } bvh_pair;
 
 /* No tree is deeper than this: a median-split build of INT32_MAX primitives is 30 levels,
- * and a loaded tree (state.c) is refused beyond it, so traversals need fixed stacks only. */
+ * and a loaded tree (world_state.c) is refused beyond it, so traversals need fixed stacks only. */
 enum { BVH_MAX_DEPTH = 64 };
 
 typedef struct bvh {

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "topology.h"
+#include "mesh_topology.h"
 
 typedef struct rest_neighbours {
     int32_t *face_start, *faces; /* per vertex: the faces near it, ascending (CSR) */

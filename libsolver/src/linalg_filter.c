@@ -1,4 +1,4 @@
-#include "filter.h"
+#include "linalg_filter.h"
 
 #include <string.h>
 

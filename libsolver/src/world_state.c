@@ -16,7 +16,7 @@
 
 #include "cloth_state.h"
 #include "collider_state.h"
-#include "error.h"
+#include "api_error.h"
 #include "rigid_body_state.h"
 #include "world.h"
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "bvh.h"
+#include "collision_bvh.h"
 
 typedef struct broadphase {
     int32_t count, capacity;

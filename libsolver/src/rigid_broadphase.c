@@ -1,4 +1,4 @@
-#include "broadphase.h"
+#include "rigid_broadphase.h"
 
 #include <stdlib.h>
 #include <string.h>

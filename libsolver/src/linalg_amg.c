@@ -1,10 +1,10 @@
-/* The hierarchy's values at every solve, and the V-cycle (amg.h). */
+/* The hierarchy's values at every solve, and the V-cycle (linalg_amg.h). */
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
-#include "amg.h"
+#include "linalg_amg.h"
 #include "math3.h"
 
 enum { PARALLEL_ROWS = 2048 };

@@ -1,4 +1,4 @@
-#include "polytope.h"
+#include "rigid_polytope.h"
 
 #include <libqhull_r/qhull_ra.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "mass_properties.h"
+#include "rigid_mass_properties.h"
 
 #include <lapacke.h>
 #include <stdlib.h>

@@ -1,13 +1,13 @@
-#include "collision.h"
+#include "collision_response.h"
 
 #include <lapacke.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ccd.h"
+#include "collision_ccd.h"
 #include "collision_scratch.h"
-#include "error.h"
-#include "geometry.h"
+#include "api_error.h"
+#include "collision_geometry.h"
 #include "grow.h"
 #include "union_find.h"
 #include "wall_clock.h"

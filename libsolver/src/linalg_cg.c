@@ -1,4 +1,4 @@
-#include "cg.h"
+#include "linalg_cg.h"
 
 #include <math.h>
 #include <stdlib.h>

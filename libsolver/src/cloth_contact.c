@@ -1,9 +1,9 @@
-#include "contact.h"
+#include "cloth_contact.h"
 
 #include <string.h>
 
-#include "cg.h"
-#include "geometry.h"
+#include "linalg_cg.h"
+#include "collision_geometry.h"
 
 /* A contact starts within CONTACT_START times the contact distance (so vertices that the
  * collision response left exactly at that distance are taken up) and holds up to

@@ -1,4 +1,4 @@
-#include "topology.h"
+#include "mesh_topology.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,10 +1,10 @@
-#include "rest_neighbours.h"
+#include "collision_rest_neighbours.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "bvh.h"
-#include "ccd.h"
+#include "collision_bvh.h"
+#include "collision_ccd.h"
 #include "grow.h"
 #include "threads.h"
 
@@ -34,7 +34,7 @@ static void push(pair_list *l, int32_t a, int32_t b)
 static vec3 at(const search *s, int32_t v) { return v3_load(&s->x[3 * (size_t)v]); }
 
 /* Each vertex one triangle owns against the other's face, each edge it owns against each
- * the other owns (topology.h): every feature pair is measured from one pair of triangles only,
+ * the other owns (mesh_topology.h): every feature pair is measured from one pair of triangles only,
  * the one of their owners (whose boxes hold the features, so they meet whenever the features
  * come within the distance). */
 static void visit(void *ctx, int32_t ta, int32_t tb)

@@ -1,10 +1,10 @@
-#include "ccd.h"
+#include "collision_ccd.h"
 
 #include <float.h>
 #include <math.h>
 
-#include "bvh.h"
-#include "geometry.h"
+#include "collision_bvh.h"
+#include "collision_geometry.h"
 
 typedef double (*distance_fn)(const vec3 x[4], double w[4], vec3 *normal);
 
