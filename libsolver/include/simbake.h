@@ -67,6 +67,12 @@ typedef enum sb_shape {
 
 typedef struct sb_world sb_world;
 
+/* Ids of the objects in a world, one type per kind so that swapped arguments do not compile;
+ * passed by value. `index` is the order in which objects of that kind were added, from 0. */
+typedef struct sb_cloth_id { int32_t index; } sb_cloth_id;
+typedef struct sb_collider_id { int32_t index; } sb_collider_id;
+typedef struct sb_body_id { int32_t index; } sb_body_id;
+
 typedef struct sb_world_def {
     double gravity[3];          /* m/s^2, default (0, 0, -9.81) */
     int32_t integrator;         /* sb_integrator */
@@ -195,7 +201,7 @@ typedef enum sb_object_kind {
 typedef struct sb_failure {
     int32_t kind;               /* sb_failure_kind */
     int32_t object_kind;        /* sb_object_kind of the object in trouble */
-    int32_t object;             /* its cloth or body id */
+    int32_t object;             /* its cloth or body id's index, as object_kind says */
     int32_t cg_iterations;      /* of the last try */
     double time;                /* s: the step that failed started here (the world is there) */
     double step;                /* s: size of the last step tried */
@@ -220,37 +226,37 @@ SB_API sb_result sb_world_create(const sb_world_def *def, sb_world **out_world);
 SB_API void sb_world_destroy(sb_world *world); /* NULL is fine */
 
 /* Adds a cloth at the world's current time; *out_cloth receives its id. */
-SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, int32_t *out_cloth);
-SB_API sb_result sb_cloth_get_info(const sb_world *world, int32_t cloth, sb_cloth_info *out_info);
+SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, sb_cloth_id *out_cloth);
+SB_API sb_result sb_cloth_get_info(const sb_world *world, sb_cloth_id cloth, sb_cloth_info *out_info);
 
 /* Pinned vertices move in a straight line from where they are now to `positions`
  * (pin_count x 3, in the order of sb_cloth_def.pins), arriving at `time` (> now);
  * after that they stay. */
-SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, int32_t cloth, double time,
+SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, sb_cloth_id cloth, double time,
                                           const double *positions, int32_t pin_count);
 
 /* Adds a collider at the world's current time; *out_collider receives its id. */
-SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *def, int32_t *out_collider);
+SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *def, sb_collider_id *out_collider);
 /* Each collider vertex moves in a straight line from where it is now to `positions`
  * (vertex_count x 3), arriving at `time` (> now); after that it stays. */
-SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t collider, double time,
+SB_API sb_result sb_collider_set_positions(sb_world *world, sb_collider_id collider, double time,
                                            const double *positions, int32_t vertex_count);
 
 /* From now on the collider is carried by the rigid body: its positions now stay fixed in
  * the body's frame and follow the body's motion within every step. The coupling is one
  * way: the cloth meets the body, the body does not feel the cloth. */
-SB_API sb_result sb_collider_follow_body(sb_world *world, int32_t collider, int32_t body);
+SB_API sb_result sb_collider_follow_body(sb_world *world, sb_collider_id collider, sb_body_id body);
 
 /* Adds a rigid body at the world's current time; *out_body receives its id. */
-SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, int32_t *out_body);
+SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, sb_body_id *out_body);
 /* Kinematic bodies: moves (in a straight line, turning at a constant rate) to the pose that
  * `transform` (4x4 row-major, rigid) gives it relative to its pose when added, arriving at
  * `time` (> now). */
-SB_API sb_result sb_body_set_target(sb_world *world, int32_t body, double time, const double transform[16]);
+SB_API sb_result sb_body_set_target(sb_world *world, sb_body_id body, double time, const double transform[16]);
 /* The rigid motion since the body was added: a point p of it then is at M p now
  * (4x4 row-major). An object's world matrix now is M times its matrix then. */
-SB_API sb_result sb_body_get_transform(const sb_world *world, int32_t body, double out[16]);
-SB_API sb_result sb_body_get_state(const sb_world *world, int32_t body, sb_body_state *out);
+SB_API sb_result sb_body_get_transform(const sb_world *world, sb_body_id body, double out[16]);
+SB_API sb_result sb_body_get_state(const sb_world *world, sb_body_id body, sb_body_state *out);
 /* sb_body_get_transform of every body, in id order: body_count (the world's) x 16 values. */
 SB_API sb_result sb_world_get_body_transforms(const sb_world *world, double *out, int32_t body_count);
 
@@ -280,12 +286,12 @@ SB_API sb_result sb_world_save_state(const sb_world *world, void *buffer, uint64
 SB_API sb_result sb_world_load_state(sb_world *world, const void *buffer, uint64_t size);
 
 /* Copies vertex_count x 3 values into `out` (vertex_count must match the cloth). */
-SB_API sb_result sb_cloth_get_positions(const sb_world *world, int32_t cloth, double *out,
+SB_API sb_result sb_cloth_get_positions(const sb_world *world, sb_cloth_id cloth, double *out,
                                         int32_t vertex_count);
-SB_API sb_result sb_cloth_get_velocities(const sb_world *world, int32_t cloth, double *out,
+SB_API sb_result sb_cloth_get_velocities(const sb_world *world, sb_cloth_id cloth, double *out,
                                          int32_t vertex_count);
 /* Kinetic energy of a cloth, J. */
-SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, int32_t cloth, double *out);
+SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, sb_cloth_id cloth, double *out);
 
 /* out = M * in for `count` points, M a 4x4 row-major affine matrix (last row ignored).
  * `in` and `out` may be the same buffer. Lets callers without numpy move whole

@@ -51,7 +51,14 @@ static const struct_layout LAYOUTS[] = {
     LAYOUT(sb_failure, AT(sb_failure, kind), AT(sb_failure, object_kind), AT(sb_failure, object),
            AT(sb_failure, cg_iterations), AT(sb_failure, time), AT(sb_failure, step), AT(sb_failure, cg_residual),
            AT(sb_failure, strain_change), AT(sb_failure, speed)),
+    LAYOUT(sb_cloth_id, AT(sb_cloth_id, index)),
+    LAYOUT(sb_collider_id, AT(sb_collider_id, index)),
+    LAYOUT(sb_body_id, AT(sb_body_id, index)),
 };
+
+/* Bindings pass ids as a struct of one int32 (the add-on: a ctypes Structure of one c_int32). */
+_Static_assert(sizeof(sb_cloth_id) == 4 && sizeof(sb_collider_id) == 4 && sizeof(sb_body_id) == 4,
+               "an id is one int32");
 
 SB_API sb_result sb_struct_layout(const char *struct_name, uint64_t *out_size, uint64_t *out_offsets,
                                   int32_t capacity, int32_t *out_field_count)

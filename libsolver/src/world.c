@@ -145,7 +145,7 @@ static sb_result check_world_vertices(const sb_world *world, int32_t adding)
     return SB_OK;
 }
 
-SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, int32_t *out_cloth)
+SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, sb_cloth_id *out_cloth)
 {
     if (!world || !out_cloth)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_cloth is NULL");
@@ -158,11 +158,11 @@ SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, in
     sb_result r = cloth_create(def, world->time, world->def.gravity, &c);
     if (r != SB_OK) return r;
     world->cloths[world->cloth_count] = c;
-    *out_cloth = world->cloth_count++;
+    *out_cloth = (sb_cloth_id){world->cloth_count++};
     return SB_OK;
 }
 
-SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *def, int32_t *out_collider)
+SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *def, sb_collider_id *out_collider)
 {
     if (!world || !out_collider)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_collider is NULL");
@@ -176,12 +176,13 @@ SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *d
     sb_result r = collider_create(def, world->time, &c);
     if (r != SB_OK) return r;
     world->colliders[world->collider_count] = c;
-    *out_collider = world->collider_count++;
+    *out_collider = (sb_collider_id){world->collider_count++};
     return SB_OK;
 }
 
-static sb_result find_collider(const sb_world *world, int32_t id, collider **out)
+static sb_result find_collider(const sb_world *world, sb_collider_id collider_id, collider **out)
 {
+    int32_t id = collider_id.index;
     if (!world) return error_set(SB_ERROR_INVALID_ARGUMENT, "world is NULL");
     if (id < 0 || id >= world->collider_count)
         return error_set(SB_ERROR_NOT_FOUND, "no collider with id %d (the world has %d)", (int)id,
@@ -190,8 +191,9 @@ static sb_result find_collider(const sb_world *world, int32_t id, collider **out
     return SB_OK;
 }
 
-static sb_result find_body(const sb_world *world, int32_t id, rigid_body **out)
+static sb_result find_body(const sb_world *world, sb_body_id body_id, rigid_body **out)
 {
+    int32_t id = body_id.index;
     if (!world) return error_set(SB_ERROR_INVALID_ARGUMENT, "world is NULL");
     if (id < 0 || id >= world->body_count)
         return error_set(SB_ERROR_NOT_FOUND, "no body with id %d (the world has %d)", (int)id, (int)world->body_count);
@@ -199,11 +201,12 @@ static sb_result find_body(const sb_world *world, int32_t id, rigid_body **out)
     return SB_OK;
 }
 
-SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t id, double time, const double *positions,
-                                           int32_t vertex_count)
+SB_API sb_result sb_collider_set_positions(sb_world *world, sb_collider_id collider_id, double time,
+                                           const double *positions, int32_t vertex_count)
 {
     collider *c = NULL;
-    sb_result r = find_collider(world, id, &c);
+    int32_t id = collider_id.index;
+    sb_result r = find_collider(world, collider_id, &c);
     if (r != SB_OK) return r;
     if (c->body >= 0)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "collider %d follows body %d; it cannot be moved by hand",
@@ -226,12 +229,13 @@ SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t id, double t
     return SB_OK;
 }
 
-SB_API sb_result sb_collider_follow_body(sb_world *world, int32_t id, int32_t body)
+SB_API sb_result sb_collider_follow_body(sb_world *world, sb_collider_id collider_id, sb_body_id body_id)
 {
     collider *c = NULL;
     rigid_body *b = NULL;
-    sb_result r = find_collider(world, id, &c);
-    if (r == SB_OK) r = find_body(world, body, &b);
+    int32_t id = collider_id.index, body = body_id.index;
+    sb_result r = find_collider(world, collider_id, &c);
+    if (r == SB_OK) r = find_body(world, body_id, &b);
     if (r != SB_OK) return r;
     if (c->body >= 0)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "collider %d already follows body %d", (int)id, (int)c->body);
@@ -240,7 +244,7 @@ SB_API sb_result sb_collider_follow_body(sb_world *world, int32_t id, int32_t bo
     return SB_OK;
 }
 
-SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, int32_t *out_body)
+SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, sb_body_id *out_body)
 {
     if (!world || !out_body) return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_body is NULL");
     if (explicit_integrator(world))
@@ -251,7 +255,7 @@ SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, int3
     sb_result r = rigid_body_create(def, world->time, &b);
     if (r != SB_OK) return r;
     world->bodies[world->body_count] = b;
-    *out_body = world->body_count++;
+    *out_body = (sb_body_id){world->body_count++};
     return SB_OK;
 }
 
@@ -270,10 +274,11 @@ static bool rigid_from_matrix(const double m[16], mat3 *r, vec3 *t)
     return m3_det(*r) > 0.0;
 }
 
-SB_API sb_result sb_body_set_target(sb_world *world, int32_t id, double time, const double transform[16])
+SB_API sb_result sb_body_set_target(sb_world *world, sb_body_id body_id, double time, const double transform[16])
 {
     rigid_body *b = NULL;
-    sb_result r = find_body(world, id, &b);
+    int32_t id = body_id.index;
+    sb_result r = find_body(world, body_id, &b);
     if (r != SB_OK) return r;
     if (b->type != SB_BODY_KINEMATIC)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body %d is not kinematic: only kinematic bodies follow targets", (int)id);
@@ -308,10 +313,10 @@ static void displacement(const rigid_body *b, double out[16])
     out[12] = out[13] = out[14] = 0.0, out[15] = 1.0;
 }
 
-SB_API sb_result sb_body_get_transform(const sb_world *world, int32_t id, double out[16])
+SB_API sb_result sb_body_get_transform(const sb_world *world, sb_body_id body, double out[16])
 {
     rigid_body *b = NULL;
-    sb_result r = find_body(world, id, &b);
+    sb_result r = find_body(world, body, &b);
     if (r != SB_OK) return r;
     if (!out) return error_set(SB_ERROR_INVALID_ARGUMENT, "output is NULL");
     displacement(b, out);
@@ -328,10 +333,10 @@ SB_API sb_result sb_world_get_body_transforms(const sb_world *world, double *out
     return SB_OK;
 }
 
-SB_API sb_result sb_body_get_state(const sb_world *world, int32_t id, sb_body_state *out)
+SB_API sb_result sb_body_get_state(const sb_world *world, sb_body_id body, sb_body_state *out)
 {
     rigid_body *b = NULL;
-    sb_result r = find_body(world, id, &b);
+    sb_result r = find_body(world, body, &b);
     if (r != SB_OK) return r;
     if (!out) return error_set(SB_ERROR_INVALID_ARGUMENT, "output is NULL");
     memset(out, 0, sizeof *out);
@@ -384,8 +389,9 @@ SB_API sb_result sb_mass_properties(const double *vertices, int32_t vertex_count
     return SB_OK;
 }
 
-static sb_result find_cloth(const sb_world *world, int32_t id, cloth **out)
+static sb_result find_cloth(const sb_world *world, sb_cloth_id cloth_id, cloth **out)
 {
+    int32_t id = cloth_id.index;
     if (!world) return error_set(SB_ERROR_INVALID_ARGUMENT, "world is NULL");
     if (id < 0 || id >= world->cloth_count)
         return error_set(SB_ERROR_NOT_FOUND, "no cloth with id %d (the world has %d)", (int)id,
@@ -394,21 +400,22 @@ static sb_result find_cloth(const sb_world *world, int32_t id, cloth **out)
     return SB_OK;
 }
 
-SB_API sb_result sb_cloth_get_info(const sb_world *world, int32_t id, sb_cloth_info *out_info)
+SB_API sb_result sb_cloth_get_info(const sb_world *world, sb_cloth_id cloth_id, sb_cloth_info *out_info)
 {
     cloth *c = NULL;
-    sb_result r = find_cloth(world, id, &c);
+    sb_result r = find_cloth(world, cloth_id, &c);
     if (r != SB_OK) return r;
     if (!out_info) return error_set(SB_ERROR_INVALID_ARGUMENT, "out_info is NULL");
     *out_info = c->info;
     return SB_OK;
 }
 
-SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, int32_t id, double time,
+SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, sb_cloth_id cloth_id, double time,
                                           const double *positions, int32_t pin_count)
 {
     cloth *c = NULL;
-    sb_result r = find_cloth(world, id, &c);
+    int32_t id = cloth_id.index;
+    sb_result r = find_cloth(world, cloth_id, &c);
     if (r != SB_OK) return r;
     if (pin_count != c->pin_count)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth %d has %d pins, got %d targets", (int)id,
@@ -460,11 +467,12 @@ SB_API sb_result sb_world_get_stats(const sb_world *world, sb_world_stats *out_s
     return SB_OK;
 }
 
-static sb_result copy_state(const sb_world *world, int32_t id, bool velocities, double *out,
+static sb_result copy_state(const sb_world *world, sb_cloth_id cloth_id, bool velocities, double *out,
                             int32_t vertex_count)
 {
     cloth *c = NULL;
-    sb_result r = find_cloth(world, id, &c);
+    int32_t id = cloth_id.index;
+    sb_result r = find_cloth(world, cloth_id, &c);
     if (r != SB_OK) return r;
     if (!out) return error_set(SB_ERROR_INVALID_ARGUMENT, "output buffer is NULL");
     if (vertex_count != c->vertex_count)
@@ -474,22 +482,22 @@ static sb_result copy_state(const sb_world *world, int32_t id, bool velocities, 
     return SB_OK;
 }
 
-SB_API sb_result sb_cloth_get_positions(const sb_world *world, int32_t id, double *out,
+SB_API sb_result sb_cloth_get_positions(const sb_world *world, sb_cloth_id cloth_id, double *out,
                                         int32_t vertex_count)
 {
-    return copy_state(world, id, false, out, vertex_count);
+    return copy_state(world, cloth_id, false, out, vertex_count);
 }
 
-SB_API sb_result sb_cloth_get_velocities(const sb_world *world, int32_t id, double *out,
+SB_API sb_result sb_cloth_get_velocities(const sb_world *world, sb_cloth_id cloth_id, double *out,
                                          int32_t vertex_count)
 {
-    return copy_state(world, id, true, out, vertex_count);
+    return copy_state(world, cloth_id, true, out, vertex_count);
 }
 
-SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, int32_t id, double *out)
+SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, sb_cloth_id cloth_id, double *out)
 {
     cloth *c = NULL;
-    sb_result r = find_cloth(world, id, &c);
+    sb_result r = find_cloth(world, cloth_id, &c);
     if (r != SB_OK) return r;
     if (!out) return error_set(SB_ERROR_INVALID_ARGUMENT, "output is NULL");
     *out = cloth_kinetic_energy(c, c->v);
