@@ -59,7 +59,7 @@ class BodyId(ctypes.Structure):
 class WorldDef(ctypes.Structure):
     _fields_ = [
         ("gravity", ctypes.c_double * 3),
-        ("integrator", ctypes.c_int32),
+        ("integrator", ctypes.c_int32),  # sb_integrator: every enum is 4 bytes
         ("max_step", ctypes.c_double),
         ("min_step", ctypes.c_double),
         ("grow_after", ctypes.c_int32),
@@ -109,8 +109,8 @@ class ColliderDef(ctypes.Structure):
 
 class BodyDef(ctypes.Structure):
     _fields_ = [
-        ("type", ctypes.c_int32),
-        ("shape", ctypes.c_int32),
+        ("type", ctypes.c_int32),  # sb_body_type
+        ("shape", ctypes.c_int32),  # sb_shape
         ("vertex_count", ctypes.c_int32),
         ("vertices", ctypes.POINTER(ctypes.c_double)),
         ("triangle_count", ctypes.c_int32),
@@ -172,9 +172,9 @@ class WorldStats(ctypes.Structure):
 
 class Failure(ctypes.Structure):
     _fields_ = [
-        ("kind", ctypes.c_int32),
-        ("object_kind", ctypes.c_int32),
-        ("object", ctypes.c_int32),
+        ("kind", ctypes.c_int32),  # sb_failure_kind
+        ("object_kind", ctypes.c_int32),  # sb_object_kind
+        ("object", ctypes.c_int32),  # the index of the cloth's or body's id
         ("cg_iterations", ctypes.c_int32),
         ("time", ctypes.c_double),
         ("step", ctypes.c_double),

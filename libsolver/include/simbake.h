@@ -50,7 +50,7 @@ SB_API const char *sb_version_string(void);
 /* Message of the last failed call made by this thread ("" if none). */
 SB_API const char *sb_last_error(void);
 /* Short name of a result code ("SB_ERROR_INVALID_MESH"). */
-SB_API const char *sb_result_name(int32_t result);
+SB_API const char *sb_result_name(sb_result result);
 
 typedef enum sb_body_type {
     SB_BODY_DYNAMIC = 0,   /* moved by the simulation */
@@ -75,7 +75,7 @@ typedef struct sb_body_id { int32_t index; } sb_body_id;
 
 typedef struct sb_world_def {
     double gravity[3];          /* m/s^2, default (0, 0, -9.81) */
-    int32_t integrator;         /* sb_integrator */
+    sb_integrator integrator;
     double max_step;            /* largest internal step, s (default 1/24) */
     double min_step;            /* a step that must shrink below this fails (default 1e-6 s) */
     int32_t grow_after;         /* steps accepted in a row before the step doubles again (4) */
@@ -128,8 +128,8 @@ typedef struct sb_collider_def {
 
 /* A rigid body, described in world space as it is at the world's current time. */
 typedef struct sb_body_def {
-    int32_t type;               /* sb_body_type */
-    int32_t shape;              /* sb_shape */
+    sb_body_type type;
+    sb_shape shape;
     int32_t vertex_count;
     const double *vertices;     /* vertex_count x 3: hull points, mesh; mass properties when closed */
     int32_t triangle_count;
@@ -199,8 +199,8 @@ typedef enum sb_object_kind {
 } sb_object_kind;
 
 typedef struct sb_failure {
-    int32_t kind;               /* sb_failure_kind */
-    int32_t object_kind;        /* sb_object_kind of the object in trouble */
+    sb_failure_kind kind;
+    sb_object_kind object_kind; /* of the object in trouble */
     int32_t object;             /* its cloth or body id's index, as object_kind says */
     int32_t cg_iterations;      /* of the last try */
     double time;                /* s: the step that failed started here (the world is there) */

@@ -56,7 +56,11 @@ static const struct_layout LAYOUTS[] = {
     LAYOUT(sb_body_id, AT(sb_body_id, index)),
 };
 
-/* Bindings pass ids as a struct of one int32 (the add-on: a ctypes Structure of one c_int32). */
+/* Bindings mirror every enum field as an int32 (the add-on: c_int32), and pass ids as a struct
+ * of one int32 (a ctypes Structure of one c_int32 field). */
+_Static_assert(sizeof(sb_result) == 4 && sizeof(sb_integrator) == 4 && sizeof(sb_body_type) == 4 &&
+                   sizeof(sb_shape) == 4 && sizeof(sb_failure_kind) == 4 && sizeof(sb_object_kind) == 4,
+               "an enum is 4 bytes");
 _Static_assert(sizeof(sb_cloth_id) == 4 && sizeof(sb_collider_id) == 4 && sizeof(sb_body_id) == 4,
                "an id is one int32");
 

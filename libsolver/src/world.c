@@ -59,8 +59,10 @@ static sb_result validate_world_def(const sb_world_def *d)
     for (int k = 0; k < 3; k++)
         if (!isfinite(d->gravity[k]))
             return error_set(SB_ERROR_INVALID_ARGUMENT, "gravity has a non-finite component");
-    if (d->integrator < SB_INTEGRATOR_IMPLICIT_EULER || d->integrator > SB_INTEGRATOR_RK4)
-        return error_set(SB_ERROR_INVALID_ARGUMENT, "unknown integrator %d", (int)d->integrator);
+    /* an enum field holds whatever int32 a binding wrote there */
+    int32_t integrator = (int32_t)d->integrator;
+    if (integrator < SB_INTEGRATOR_IMPLICIT_EULER || integrator > SB_INTEGRATOR_RK4)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "unknown integrator %d", (int)integrator);
     if (!(d->max_step > 0.0) || !isfinite(d->max_step))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "max_step must be positive, got %g", d->max_step);
     if (!(d->min_step > 0.0) || !(d->min_step <= d->max_step))

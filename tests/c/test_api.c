@@ -155,6 +155,9 @@ Test(api, bad_world_definitions_are_refused)
     d.integrator = 42;
     cr_assert_eq(sb_world_create(&d, &w), SB_ERROR_INVALID_ARGUMENT);
     cr_assert(strstr(sb_last_error(), "integrator"));
+    d.integrator = -1; /* an enum field holds whatever a binding wrote: negatives too */
+    cr_assert_eq(sb_world_create(&d, &w), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(sb_last_error(), "unknown integrator -1"), "%s", sb_last_error());
     d = sb_default_world_def();
     d.cg_tolerance = 2.0;
     cr_assert_eq(sb_world_create(&d, &w), SB_ERROR_INVALID_ARGUMENT);
