@@ -71,6 +71,7 @@ class WorldDef(ctypes.Structure):
         ("rigid_iterations", ctypes.c_int32),
         ("contact_margin", ctypes.c_double),
         ("max_speed", ctypes.c_double),
+        ("threads", ctypes.c_int32),
     ]
 
 

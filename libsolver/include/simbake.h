@@ -88,6 +88,8 @@ typedef struct sb_world_def {
     double contact_margin;      /* rigid contacts are tracked this far apart, m (0.005) */
     double max_speed;           /* m/s: a cloth vertex or body faster than this means the energy
                                    blew up; the step is retried smaller, then fails (1000) */
+    int32_t threads;            /* OpenMP threads of this world's calls, 0..1024; 0 (default):
+                                   OpenMP's own number (OMP_NUM_THREADS or the cores) */
 } sb_world_def;
 
 /* A cloth: a triangle mesh in its rest shape, in world space. */
@@ -276,7 +278,7 @@ SB_API sb_result sb_world_get_stats(const sb_world *world, sb_world_stats *out_s
 /* Resumable bakes. A world's state is everything that changes as it steps (time, positions,
  * velocities, contacts, step size, collision trees, warm starts): a world built again from
  * the same definitions, added in the same order, and given this state goes on exactly as the
- * saved one would have (bit for bit with the same number of threads). The state is bytes in
+ * saved one would have (bit for bit, on any number of threads: see Threads). The state is bytes in
  * this machine's byte order, checksummed. sb_world_save_state needs a buffer of exactly
  * sb_world_get_state_size bytes. sb_world_load_state refuses, changing nothing, a state that
  * is damaged or that was saved from a world with other definitions (the message says which
@@ -284,6 +286,28 @@ SB_API sb_result sb_world_get_stats(const sb_world *world, sb_world_stats *out_s
 SB_API sb_result sb_world_get_state_size(const sb_world *world, uint64_t *out_size);
 SB_API sb_result sb_world_save_state(const sb_world *world, void *buffer, uint64_t size);
 SB_API sb_result sb_world_load_state(sb_world *world, const void *buffer, uint64_t size);
+
+/* ==== Threads =============================================================================
+ * The library shares its loops over vertices, elements, matrix rows and collision pairs
+ * among OpenMP threads (small ones run on one). How many a world uses is part of its
+ * definition, sb_world_def.threads, so that a world runs alike whoever calls it and leaves the
+ * host's own OpenMP setting (Blender's) alone: when threads > 0, sb_world_add_cloth,
+ * sb_world_add_collider, sb_world_add_body, sb_world_step_to and sb_world_load_state set the
+ * calling thread's OpenMP thread count to it for the call and give the caller's back before
+ * returning, on every path. With 0 they use the calling thread's count as it is (the default:
+ * OMP_NUM_THREADS, or one per core). Other functions run on the calling thread alone. A
+ * library built without OpenMP runs on one thread and checks the count, nothing more.
+ *
+ * Results do not depend on the thread count: a world steps to the same bits on one thread as
+ * on many. Each parallel loop writes every item's result to a place of its own, or reduces
+ * them to a maximum, a yes or no, or an integer count, which no order changes. Sums of doubles
+ * (the conjugate gradient's dot products, the multigrid's) are taken over chunks whose bounds
+ * depend on the sizes alone and added in chunk order. Cloth forces are added colour by
+ * colour, each group of elements by one thread in mesh order, so every force and matrix entry
+ * takes its terms in an order the mesh fixes. Collision pairs and rigid contacts are kept in
+ * the mesh's and the pairs' order, however the work was split. The same bits need the same
+ * build of the library (and of LAPACK), the same definitions added in the same order and the
+ * same calls; the thread count changes the speed, not the result. */
 
 /* Copies vertex_count x 3 values into `out` (vertex_count must match the cloth). */
 SB_API sb_result sb_cloth_get_positions(const sb_world *world, sb_cloth_id cloth, double *out,

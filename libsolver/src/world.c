@@ -7,6 +7,7 @@
 #include "error.h"
 #include "grow.h"
 #include "mass_properties.h"
+#include "threads.h"
 
 SB_API sb_world_def sb_default_world_def(void)
 {
@@ -24,6 +25,7 @@ SB_API sb_world_def sb_default_world_def(void)
         .rigid_iterations = 10,
         .contact_margin = 0.005,
         .max_speed = 1000.0,
+        .threads = 0,
     };
 }
 
@@ -97,6 +99,9 @@ static sb_result validate_world_def(const sb_world_def *d)
                          d->contact_margin);
     if (!(d->max_speed > 0.0))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "max_speed must be positive, got %g", d->max_speed);
+    if (d->threads < 0 || d->threads > MAX_THREADS)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "threads must be within 0..%d (0: OpenMP's own number), got %d",
+                         (int)MAX_THREADS, (int)d->threads);
     return SB_OK;
 }
 
@@ -157,7 +162,9 @@ SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, sb
     if (!grow((void **)&world->cloths, &world->cloth_capacity, world->cloth_count + 1, sizeof *world->cloths))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a cloth");
     cloth *c = NULL;
+    int32_t caller_threads = threads_enter(world->def.threads);
     sb_result r = cloth_create(def, world->time, world->def.gravity, &c);
+    threads_leave(caller_threads);
     if (r != SB_OK) return r;
     world->cloths[world->cloth_count] = c;
     *out_cloth = (sb_cloth_id){world->cloth_count++};
@@ -175,7 +182,9 @@ SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *d
               sizeof *world->colliders))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a collider");
     collider *c = NULL;
+    int32_t caller_threads = threads_enter(world->def.threads);
     sb_result r = collider_create(def, world->time, &c);
+    threads_leave(caller_threads);
     if (r != SB_OK) return r;
     world->colliders[world->collider_count] = c;
     *out_collider = (sb_collider_id){world->collider_count++};
@@ -254,7 +263,9 @@ SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, sb_b
     if (!grow((void **)&world->bodies, &world->body_capacity, world->body_count + 1, sizeof *world->bodies))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a body");
     rigid_body *b = NULL;
+    int32_t caller_threads = threads_enter(world->def.threads);
     sb_result r = rigid_body_create(def, world->time, &b);
+    threads_leave(caller_threads);
     if (r != SB_OK) return r;
     world->bodies[world->body_count] = b;
     *out_body = (sb_body_id){world->body_count++};
@@ -449,7 +460,10 @@ SB_API sb_result sb_world_step_to(sb_world *world, double time)
                          "cannot step to time %g: it must be finite and not before now (%g)",
                          time, world->time);
     world->failure = (sb_failure){.object_kind = SB_OBJECT_NONE};
-    return world_step_to(world, time);
+    int32_t caller_threads = threads_enter(world->def.threads);
+    sb_result r = world_step_to(world, time);
+    threads_leave(caller_threads);
+    return r;
 }
 
 SB_API sb_result sb_world_get_failure(const sb_world *world, sb_failure *out_failure)
