@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define SB_VERSION_MAJOR 0
-#define SB_VERSION_MINOR 7
+#define SB_VERSION_MINOR 8
 #define SB_VERSION_PATCH 0
 /* The add-on refuses a library whose sb_version() differs in major or minor. */
 #define SB_VERSION (SB_VERSION_MAJOR * 10000 + SB_VERSION_MINOR * 100 + SB_VERSION_PATCH)
