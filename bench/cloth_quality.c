@@ -90,8 +90,9 @@ int main(int argc, char **argv)
     cd.vertex_count = nv, cd.positions = final, cd.triangle_count = nt, cd.triangles = tris;
     sb_collider_def kd = sb_default_collider_def();
     kd.vertex_count = sv, kd.positions = sphere, kd.triangle_count = st, kd.triangles = sphere_tris;
-    int32_t id;
-    if (sb_world_create(&wd, &w) || sb_world_add_cloth(w, &cd, &id) || sb_world_add_collider(w, &kd, &id)) {
+    sb_cloth_id cloth_id;
+    sb_collider_id collider_id;
+    if (sb_world_create(&wd, &w) || sb_world_add_cloth(w, &cd, &cloth_id) || sb_world_add_collider(w, &kd, &collider_id)) {
         fprintf(stderr, "%s\n", sb_last_error());
         return 1;
     }

@@ -101,7 +101,8 @@ static drape_result drape(int n, int frames, int blender, const double *sp, cons
     sb_collider_def kd = sb_default_collider_def();
     kd.vertex_count = snv, kd.positions = sp, kd.triangle_count = snt, kd.triangles = st;
     if (blender) kd.thickness = 0.02, kd.friction = 0.05; /* Collision modifier defaults, mapped */
-    int32_t cloth_id, collider_id;
+    sb_cloth_id cloth_id;
+    sb_collider_id collider_id;
     if (sb_world_create(&wd, &w) || sb_world_add_cloth(w, &cd, &cloth_id) ||
         sb_world_add_collider(w, &kd, &collider_id)) {
         fprintf(stderr, "%s\n", sb_last_error());
@@ -242,7 +243,7 @@ static void print_bandwidth(int vertices)
     cd.vertex_count = nv, cd.positions = pos, cd.triangle_count = nt, cd.triangles = tris;
     cd.pin_count = n, cd.pins = pins;
     sb_world *w = NULL;
-    int32_t id;
+    sb_cloth_id id;
     if (sb_world_create(&wd, &w) || sb_world_add_cloth(w, &cd, &id)) {
         fprintf(stderr, "%s\n", sb_last_error());
         exit(1);

@@ -39,7 +39,8 @@ int main(int argc, char **argv)
         cd.vertex_count = nv, cd.positions = pos, cd.triangle_count = nt, cd.triangles = tris;
         cd.self_collision = 1;
         cd.thickness = 0.3 * 1.2 / (n - 1); /* thinner than the mesh spacing at every resolution */
-        int32_t cloth_id, collider_id;
+        sb_cloth_id cloth_id;
+        sb_collider_id collider_id;
         sb_collider_def kd = sb_default_collider_def();
         kd.vertex_count = snv, kd.positions = sp, kd.triangle_count = snt, kd.triangles = st;
         if (sb_world_add_cloth(w, &cd, &cloth_id) || sb_world_add_collider(w, &kd, &collider_id)) {

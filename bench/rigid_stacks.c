@@ -14,12 +14,12 @@
 #include "simbake.h"
 #include "testutil.h"
 
-static int32_t add_box(sb_world *w, int type, const double c[3], const double half[3], const double spin[3])
+static sb_body_id add_box(sb_world *w, int type, const double c[3], const double half[3], const double spin[3])
 {
     sb_body_def d = sb_default_body_def();
     d.type = type, d.shape = SB_SHAPE_BOX;
     for (int k = 0; k < 3; k++) d.center[k] = c[k], d.half_extents[k] = half[k], d.angular_velocity[k] = spin[k];
-    int32_t id = -1;
+    sb_body_id id = {-1};
     if (sb_world_add_body(w, &d, &id) != SB_OK) {
         fprintf(stderr, "add_body: %s\n", sb_last_error());
         exit(1);
@@ -56,7 +56,7 @@ static void tower(void)
     sb_world_create(&wd, &w);
     add_floor(w);
     const double half[3] = {0.25, 0.25, 0.25}, zero[3] = {0};
-    int32_t top = -1;
+    sb_body_id top = {-1};
     for (int i = 0; i < 10; i++) {
         double c[3] = {0, 0, 0.25 + 0.5 * i};
         top = add_box(w, SB_BODY_DYNAMIC, c, half, zero);
@@ -87,7 +87,7 @@ static void pile(int count)
         add_box(w, SB_BODY_STATIC, c, h, (double[3]){0});
     }
     double (*start)[3] = malloc(sizeof(double[3]) * (size_t)count);
-    int32_t *ids = malloc(sizeof(int32_t) * (size_t)count);
+    sb_body_id *ids = malloc(sizeof *ids * (size_t)count);
     uint64_t seed = 12345;
     for (int i = 0; i < count; i++) {
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;

@@ -75,7 +75,7 @@ static void free_cloth(cloth_input *c)
     free(c->model.pins);
 }
 
-static fuzz_mesh add_collider(fuzz_input *in, sb_world *world, int32_t *out_id)
+static fuzz_mesh add_collider(fuzz_input *in, sb_world *world, sb_collider_id *out_id)
 {
     fuzz_mesh mesh = fuzz_read_mesh(in, MAX_COLLIDER_VERTICES, MAX_COLLIDER_TRIANGLES);
     sb_collider_def d = sb_default_collider_def();
@@ -101,7 +101,7 @@ static double *add_moved_copy(fuzz_input *in, sb_world *world, const cloth_input
     for (size_t i = 0; i < values; i++) positions[i] = c->mesh.positions[i] + offset[i % 3];
     sb_cloth_def def = c->def;
     if (def.positions) def.positions = positions;
-    int32_t id = -1;
+    sb_cloth_id id = {-1};
     CHECKED(sb_world_add_cloth(world, &def, &id));
     return positions;
 }
@@ -114,7 +114,7 @@ static void step_by(fuzz_input *in, sb_world *world, double fallback)
 }
 
 /* The getters, with counts off by a little or a lot (within the buffer: the mesh's size). */
-static void read_back(fuzz_input *in, const sb_world *world, int32_t cloth, const cloth_input *c)
+static void read_back(fuzz_input *in, const sb_world *world, sb_cloth_id cloth, const cloth_input *c)
 {
     int32_t vertex_count = c->def.vertex_count;
     double *buffer = fuzz_alloc(3 * ((size_t)c->mesh.vertex_count + 1) * sizeof *buffer);
@@ -130,7 +130,7 @@ static void read_back(fuzz_input *in, const sb_world *world, int32_t cloth, cons
     CHECKED(sb_world_get_stats(world, &stats));
 }
 
-static void set_pin_targets(fuzz_input *in, sb_world *world, int32_t cloth, const cloth_input *c)
+static void set_pin_targets(fuzz_input *in, sb_world *world, sb_cloth_id cloth, const cloth_input *c)
 {
     int32_t pins = c->def.pin_count > 0 ? c->def.pin_count : 0;
     double time = fuzz_double(in, sb_world_get_time(world) + 0.02);
@@ -146,7 +146,7 @@ static void set_pin_targets(fuzz_input *in, sb_world *world, int32_t cloth, cons
     free(targets);
 }
 
-static void set_collider_positions(fuzz_input *in, sb_world *world, int32_t collider, const fuzz_mesh *mesh)
+static void set_collider_positions(fuzz_input *in, sb_world *world, sb_collider_id collider, const fuzz_mesh *mesh)
 {
     double time = fuzz_double(in, sb_world_get_time(world) + 0.02);
     size_t values = 3 * ((size_t)mesh->vertex_count + 1);
@@ -159,12 +159,13 @@ static void set_collider_positions(fuzz_input *in, sb_world *world, int32_t coll
 }
 
 /* NULL pointers and unknown ids: cheap, so every input takes them. */
-static void misuse(sb_world *world, const sb_cloth_def *def, int32_t cloth, int32_t collider)
+static void misuse(sb_world *world, const sb_cloth_def *def, sb_cloth_id cloth, sb_collider_id collider)
 {
     sb_world *no_world = (sb_world *)1;
     CHECKED(sb_world_create(NULL, &no_world));
     fuzz_require(no_world == NULL);
-    int32_t id;
+    sb_cloth_id id;
+    sb_collider_id collider_id;
     double value, point[3] = {0};
     sb_cloth_info info;
     sb_world_stats stats;
@@ -173,9 +174,9 @@ static void misuse(sb_world *world, const sb_cloth_def *def, int32_t cloth, int3
     CHECKED(sb_world_add_cloth(NULL, def, &id));
     CHECKED(sb_world_add_cloth(world, NULL, &id));
     CHECKED(sb_world_add_cloth(world, def, NULL));
-    CHECKED(sb_world_add_collider(world, NULL, &id));
+    CHECKED(sb_world_add_collider(world, NULL, &collider_id));
     CHECKED(sb_world_add_collider(world, &collider_def, NULL));
-    CHECKED(sb_world_add_collider(world, &collider_def, &id)); /* empty mesh */
+    CHECKED(sb_world_add_collider(world, &collider_def, &collider_id)); /* empty mesh */
     CHECKED(sb_cloth_get_info(world, cloth, NULL));
     CHECKED(sb_cloth_get_info(NULL, cloth, &info));
     CHECKED(sb_cloth_get_kinetic_energy(world, cloth, NULL));
@@ -187,18 +188,20 @@ static void misuse(sb_world *world, const sb_cloth_def *def, int32_t cloth, int3
     CHECKED(sb_world_step_to(NULL, 1.0));
     const int32_t bad_ids[] = {-1, INT32_MIN, INT32_MAX};
     for (size_t i = 0; i < sizeof bad_ids / sizeof bad_ids[0]; i++) {
-        CHECKED(sb_cloth_get_info(world, bad_ids[i], &info));
-        CHECKED(sb_cloth_get_kinetic_energy(world, bad_ids[i], &value));
-        CHECKED(sb_cloth_get_positions(world, bad_ids[i], point, 1));
-        CHECKED(sb_cloth_set_pin_targets(world, bad_ids[i], 1e9, point, 1));
-        CHECKED(sb_collider_set_positions(world, bad_ids[i], 1e9, point, 1));
-        CHECKED(sb_collider_follow_body(world, bad_ids[i], 0));
-        CHECKED(sb_collider_follow_body(world, collider, bad_ids[i]));
+        sb_cloth_id bad_cloth = {bad_ids[i]};
+        sb_collider_id bad_collider = {bad_ids[i]};
+        CHECKED(sb_cloth_get_info(world, bad_cloth, &info));
+        CHECKED(sb_cloth_get_kinetic_energy(world, bad_cloth, &value));
+        CHECKED(sb_cloth_get_positions(world, bad_cloth, point, 1));
+        CHECKED(sb_cloth_set_pin_targets(world, bad_cloth, 1e9, point, 1));
+        CHECKED(sb_collider_set_positions(world, bad_collider, 1e9, point, 1));
+        CHECKED(sb_collider_follow_body(world, bad_collider, (sb_body_id){0}));
+        CHECKED(sb_collider_follow_body(world, collider, (sb_body_id){bad_ids[i]}));
     }
     /* one past the last: the world has no bodies, at most two cloths and one collider */
-    CHECKED(sb_cloth_get_info(world, 2, &info));
-    CHECKED(sb_collider_set_positions(world, 1, 1e9, point, 1));
-    CHECKED(sb_collider_follow_body(world, collider, 0));
+    CHECKED(sb_cloth_get_info(world, (sb_cloth_id){2}, &info));
+    CHECKED(sb_collider_set_positions(world, (sb_collider_id){1}, 1e9, point, 1));
+    CHECKED(sb_collider_follow_body(world, collider, (sb_body_id){0}));
     fuzz_require(sb_world_get_time(NULL) == 0.0);
     sb_world_destroy(NULL);
 }
@@ -212,7 +215,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!world) return 0;
 
     cloth_input c = read_cloth(&in);
-    int32_t cloth = -1, collider = -1;
+    sb_cloth_id cloth = {-1};
+    sb_collider_id collider = {-1};
     CHECKED(sb_world_add_cloth(world, &c.def, &cloth));
     fuzz_mesh collider_mesh = {0};
     if (fuzz_bool(&in)) collider_mesh = add_collider(&in, world, &collider);

@@ -114,7 +114,7 @@ void fuzz_probe_world_def(const sb_world_def *raw)
         sphere.shape = SB_SHAPE_SPHERE;
         sphere.radius = 0.5;
         sphere.center[2] = 1.0;
-        int32_t id = -1;
+        sb_body_id id = {-1};
         CHECKED(sb_world_add_body(world, &sphere, &id));
     }
     /* lands on max_step: exactly one internal step of that size */

@@ -46,7 +46,7 @@ static void add_body(fuzz_input *in, sb_world *world)
     case 5: d.triangles = NULL; break;
     default: break;
     }
-    int32_t id = -1;
+    sb_body_id id = {-1};
     CHECKED(sb_world_add_body(world, &d, &id));
     fuzz_mesh_free(&mesh);
 }
@@ -59,9 +59,9 @@ static fuzz_mesh add_carried_collider(fuzz_input *in, sb_world *world, int32_t b
     d.positions = mesh.positions;
     d.triangle_count = mesh.triangle_count;
     d.triangles = mesh.triangles;
-    int32_t collider = -1;
+    sb_collider_id collider = {-1};
     CHECKED(sb_world_add_collider(world, &d, &collider));
-    int32_t body = fuzz_choice(in, body_count > 0 ? body_count : 1);
+    sb_body_id body = {fuzz_choice(in, body_count > 0 ? body_count : 1)};
     CHECKED(sb_collider_follow_body(world, collider, body));
     CHECKED(sb_collider_follow_body(world, collider, body)); /* twice: refused */
     if (mesh.vertex_count > 0) /* a carried collider cannot be moved by hand */
@@ -72,7 +72,7 @@ static fuzz_mesh add_carried_collider(fuzz_input *in, sb_world *world, int32_t b
 static void step(fuzz_input *in, sb_world *world, int32_t body_count)
 {
     double now = sb_world_get_time(world);
-    int32_t body = fuzz_choice(in, body_count > 0 ? body_count : 1);
+    sb_body_id body = {fuzz_choice(in, body_count > 0 ? body_count : 1)};
     double target_time = fuzz_double(in, now + 0.05);
     double matrix[16];
     fuzz_read_matrix(in, matrix);
@@ -84,7 +84,7 @@ static void step(fuzz_input *in, sb_world *world, int32_t body_count)
 
 static void read_back(fuzz_input *in, const sb_world *world, int32_t body_count)
 {
-    for (int32_t id = -1; id <= body_count; id++) {
+    for (sb_body_id id = {-1}; id.index <= body_count; id.index++) {
         sb_body_state state;
         double transform[16];
         if (CHECKED(sb_body_get_state(world, id, &state)) == SB_OK)
@@ -104,7 +104,7 @@ static void misuse(sb_world *world, int32_t body_count)
     sb_body_def def = sb_default_body_def();
     sb_body_state state;
     double matrix[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-    int32_t id;
+    sb_body_id id;
     CHECKED(sb_world_add_body(NULL, &def, &id));
     CHECKED(sb_world_add_body(world, NULL, &id));
     CHECKED(sb_world_add_body(world, &def, NULL));
@@ -113,14 +113,15 @@ static void misuse(sb_world *world, int32_t body_count)
     CHECKED(sb_world_get_body_transforms(world, NULL, body_count));
     const int32_t bad_ids[] = {-1, INT32_MIN, INT32_MAX, body_count};
     for (size_t i = 0; i < sizeof bad_ids / sizeof bad_ids[0]; i++) {
-        CHECKED(sb_body_get_state(world, bad_ids[i], &state));
-        CHECKED(sb_body_get_transform(world, bad_ids[i], matrix));
-        CHECKED(sb_body_set_target(world, bad_ids[i], 1e9, matrix));
-        CHECKED(sb_body_get_state(NULL, bad_ids[i], &state));
+        sb_body_id bad = {bad_ids[i]};
+        CHECKED(sb_body_get_state(world, bad, &state));
+        CHECKED(sb_body_get_transform(world, bad, matrix));
+        CHECKED(sb_body_set_target(world, bad, 1e9, matrix));
+        CHECKED(sb_body_get_state(NULL, bad, &state));
     }
     if (body_count > 0) {
-        CHECKED(sb_body_get_state(world, 0, NULL));
-        CHECKED(sb_body_get_transform(world, 0, NULL));
+        CHECKED(sb_body_get_state(world, (sb_body_id){0}, NULL));
+        CHECKED(sb_body_get_transform(world, (sb_body_id){0}, NULL));
     }
 }
 
@@ -135,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int32_t wanted = fuzz_count(&in, MAX_BODIES);
     for (int32_t i = 0; i < wanted; i++) add_body(&in, world);
     int32_t body_count = 0;
-    while (CHECKED(sb_body_get_state(world, body_count, &(sb_body_state){0})) == SB_OK) body_count++;
+    while (CHECKED(sb_body_get_state(world, (sb_body_id){body_count}, &(sb_body_state){0})) == SB_OK) body_count++;
     fuzz_require(body_count <= wanted);
 
     fuzz_mesh collider_mesh = {0};

@@ -16,6 +16,7 @@
 #include "fuzz_common.h"
 
 enum { GRID = 4, HEADER_BYTES = 32, RINGS = 15, SEGMENTS = 16 };
+static const sb_cloth_id CLOTH = {0}; /* the world's only cloth */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -75,10 +76,11 @@ static sb_world *make_world(void)
     cloth.vertex_count = GRID * GRID, cloth.positions = cloth_positions;
     cloth.triangle_count = 2 * (GRID - 1) * (GRID - 1), cloth.triangles = cloth_triangles;
     cloth.pin_count = 2, cloth.pins = pins, cloth.self_collision = 1;
-    int32_t id;
-    fuzz_require(sb_world_add_cloth(world, &cloth, &id) == SB_OK);
+    sb_cloth_id cloth_id;
+    fuzz_require(sb_world_add_cloth(world, &cloth, &cloth_id) == SB_OK);
     sb_collider_def floor = sb_default_collider_def();
     floor.vertex_count = 4, floor.positions = floor_vertices, floor.triangle_count = 2, floor.triangles = floor_triangles;
+    sb_collider_id id;
     fuzz_require(sb_world_add_collider(world, &floor, &id) == SB_OK);
     sb_collider_def sphere = ball();
     fuzz_require(sb_world_add_collider(world, &sphere, &id) == SB_OK);
@@ -87,12 +89,13 @@ static sb_world *make_world(void)
     body.type = SB_BODY_STATIC;
     body.center[0] = 3.0, body.center[2] = -0.5;
     body.half_extents[0] = body.half_extents[1] = 2.0, body.half_extents[2] = 0.5;
-    fuzz_require(sb_world_add_body(world, &body, &id) == SB_OK);
+    sb_body_id body_id;
+    fuzz_require(sb_world_add_body(world, &body, &body_id) == SB_OK);
     body.type = SB_BODY_DYNAMIC;
     body.half_extents[0] = body.half_extents[1] = body.half_extents[2] = 0.2;
     for (int k = 0; k < 2; k++) {
         body.center[2] = 0.19 + 0.41 * k;
-        fuzz_require(sb_world_add_body(world, &body, &id) == SB_OK);
+        fuzz_require(sb_world_add_body(world, &body, &body_id) == SB_OK);
     }
     for (int frame = 1; frame <= 3; frame++) fuzz_require(sb_world_step_to(world, frame / 24.0) == SB_OK);
     return world;
@@ -140,10 +143,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     sb_world *world = make_world();
     double before[3 * GRID * GRID], after[3 * GRID * GRID];
-    fuzz_require(sb_cloth_get_positions(world, 0, before, GRID * GRID) == SB_OK);
+    fuzz_require(sb_cloth_get_positions(world, CLOTH, before, GRID * GRID) == SB_OK);
     sb_result loaded = CHECKED(sb_world_load_state(world, state, HEADER_BYTES + payload));
     if (loaded != SB_OK) {
-        fuzz_require(sb_cloth_get_positions(world, 0, after, GRID * GRID) == SB_OK);
+        fuzz_require(sb_cloth_get_positions(world, CLOTH, after, GRID * GRID) == SB_OK);
         fuzz_require(memcmp(before, after, sizeof before) == 0); /* refused: nothing changed */
         fuzz_require(sb_world_get_time(world) == 3 / 24.0);
     } else {
@@ -151,7 +154,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (now > -1e6 && now < 1e6) {
             /* the next frame's targets, as a bake gives them, then one frame */
             double end = now + 1.0 / 24.0, targets[6] = {0, 0, 0.2, 0.3, 0, 0.2};
-            if (CHECKED(sb_cloth_set_pin_targets(world, 0, end, targets, 2)) == SB_OK) fuzz_step_to(world, end);
+            if (CHECKED(sb_cloth_set_pin_targets(world, CLOTH, end, targets, 2)) == SB_OK) fuzz_step_to(world, end);
         }
     }
     sb_world_destroy(world);

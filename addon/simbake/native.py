@@ -10,7 +10,7 @@ import os
 from array import array
 
 # The add-on works with library versions of this major.minor.
-REQUIRED_VERSION = (0, 7)
+REQUIRED_VERSION = (0, 8)
 LIBRARY_NAME = "libsimbake.so"
 
 INTEGRATORS = {"IMPLICIT_EULER": 0, "EXPLICIT_EULER": 1, "MIDPOINT": 2, "RK4": 3}
@@ -41,10 +41,25 @@ class LibraryUnavailable(RuntimeError):
     """The library is missing, cannot be loaded or is of another version."""
 
 
+class ClothId(ctypes.Structure):
+    """sb_cloth_id: a cloth's index in its world (the order of adding, from 0), passed by value."""
+    _fields_ = [("index", ctypes.c_int32)]
+
+
+class ColliderId(ctypes.Structure):
+    """sb_collider_id: a collider's index in its world, passed by value."""
+    _fields_ = [("index", ctypes.c_int32)]
+
+
+class BodyId(ctypes.Structure):
+    """sb_body_id: a rigid body's index in its world, passed by value."""
+    _fields_ = [("index", ctypes.c_int32)]
+
+
 class WorldDef(ctypes.Structure):
     _fields_ = [
         ("gravity", ctypes.c_double * 3),
-        ("integrator", ctypes.c_int32),
+        ("integrator", ctypes.c_int32),  # sb_integrator: every enum is 4 bytes
         ("max_step", ctypes.c_double),
         ("min_step", ctypes.c_double),
         ("grow_after", ctypes.c_int32),
@@ -56,6 +71,7 @@ class WorldDef(ctypes.Structure):
         ("rigid_iterations", ctypes.c_int32),
         ("contact_margin", ctypes.c_double),
         ("max_speed", ctypes.c_double),
+        ("threads", ctypes.c_int32),
     ]
 
 
@@ -94,8 +110,8 @@ class ColliderDef(ctypes.Structure):
 
 class BodyDef(ctypes.Structure):
     _fields_ = [
-        ("type", ctypes.c_int32),
-        ("shape", ctypes.c_int32),
+        ("type", ctypes.c_int32),  # sb_body_type
+        ("shape", ctypes.c_int32),  # sb_shape
         ("vertex_count", ctypes.c_int32),
         ("vertices", ctypes.POINTER(ctypes.c_double)),
         ("triangle_count", ctypes.c_int32),
@@ -157,9 +173,9 @@ class WorldStats(ctypes.Structure):
 
 class Failure(ctypes.Structure):
     _fields_ = [
-        ("kind", ctypes.c_int32),
-        ("object_kind", ctypes.c_int32),
-        ("object", ctypes.c_int32),
+        ("kind", ctypes.c_int32),  # sb_failure_kind
+        ("object_kind", ctypes.c_int32),  # sb_object_kind
+        ("object", ctypes.c_int32),  # the index of the cloth's or body's id
         ("cg_iterations", ctypes.c_int32),
         ("time", ctypes.c_double),
         ("step", ctypes.c_double),
@@ -183,18 +199,18 @@ _SIGNATURES = {
     "sb_default_body_def": (BodyDef, []),
     "sb_world_create": (ctypes.c_int, [_P(WorldDef), _P(ctypes.c_void_p)]),
     "sb_world_destroy": (None, [ctypes.c_void_p]),
-    "sb_world_add_cloth": (ctypes.c_int, [ctypes.c_void_p, _P(ClothDef), _P(ctypes.c_int32)]),
-    "sb_cloth_get_info": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, _P(ClothInfo)]),
-    "sb_world_add_collider": (ctypes.c_int, [ctypes.c_void_p, _P(ColliderDef), _P(ctypes.c_int32)]),
+    "sb_world_add_cloth": (ctypes.c_int, [ctypes.c_void_p, _P(ClothDef), _P(ClothId)]),
+    "sb_cloth_get_info": (ctypes.c_int, [ctypes.c_void_p, ClothId, _P(ClothInfo)]),
+    "sb_world_add_collider": (ctypes.c_int, [ctypes.c_void_p, _P(ColliderDef), _P(ColliderId)]),
     "sb_collider_set_positions": (
-        ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
-    "sb_collider_follow_body": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32]),
+        ctypes.c_int, [ctypes.c_void_p, ColliderId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
+    "sb_collider_follow_body": (ctypes.c_int, [ctypes.c_void_p, ColliderId, BodyId]),
     "sb_cloth_set_pin_targets": (
-        ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
-    "sb_world_add_body": (ctypes.c_int, [ctypes.c_void_p, _P(BodyDef), _P(ctypes.c_int32)]),
-    "sb_body_set_target": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, ctypes.c_double, _P(ctypes.c_double)]),
-    "sb_body_get_transform": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, _P(ctypes.c_double)]),
-    "sb_body_get_state": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, _P(BodyState)]),
+        ctypes.c_int, [ctypes.c_void_p, ClothId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
+    "sb_world_add_body": (ctypes.c_int, [ctypes.c_void_p, _P(BodyDef), _P(BodyId)]),
+    "sb_body_set_target": (ctypes.c_int, [ctypes.c_void_p, BodyId, ctypes.c_double, _P(ctypes.c_double)]),
+    "sb_body_get_transform": (ctypes.c_int, [ctypes.c_void_p, BodyId, _P(ctypes.c_double)]),
+    "sb_body_get_state": (ctypes.c_int, [ctypes.c_void_p, BodyId, _P(BodyState)]),
     "sb_world_get_body_transforms": (ctypes.c_int, [ctypes.c_void_p, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_world_step_to": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_double]),
     "sb_world_get_time": (ctypes.c_double, [ctypes.c_void_p]),
@@ -204,7 +220,7 @@ _SIGNATURES = {
     "sb_world_save_state": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]),
     "sb_world_load_state": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint64]),
     "sb_cloth_get_positions": (
-        ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32, _P(ctypes.c_double), ctypes.c_int32]),
+        ctypes.c_int, [ctypes.c_void_p, ClothId, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_transform_points": (
         ctypes.c_int, [_P(ctypes.c_double), _P(ctypes.c_double), _P(ctypes.c_double), ctypes.c_int32]),
     "sb_transform_points_f32_to_f64": (
@@ -216,7 +232,8 @@ _SIGNATURES = {
 # the library's public structs and their mirrors here (checked on load: layout_mismatches)
 MIRRORS = {"sb_world_def": WorldDef, "sb_cloth_def": ClothDef, "sb_collider_def": ColliderDef,
            "sb_body_def": BodyDef, "sb_body_state": BodyState, "sb_cloth_info": ClothInfo,
-           "sb_world_stats": WorldStats, "sb_failure": Failure}
+           "sb_world_stats": WorldStats, "sb_failure": Failure, "sb_cloth_id": ClothId,
+           "sb_collider_id": ColliderId, "sb_body_id": BodyId}
 
 _library = None
 
@@ -351,7 +368,11 @@ def transform_points(matrix16, points, out_typecode="d"):
 
 
 class World:
-    """A simulation world. Use as a context manager, or call close()."""
+    """A simulation world. Use as a context manager, or call close().
+
+    Cloths, colliders and bodies are named here by their index, a plain int (the order of
+    adding, from 0, each kind apart); each call wraps it in the library's typed id (ClothId,
+    ColliderId, BodyId)."""
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), max_step=1.0 / 24.0, cg_tolerance=None,
                  integrator="IMPLICIT_EULER", **settings):
@@ -405,10 +426,10 @@ class World:
         definition.pins = _ptr(pins, ctypes.c_int32) if len(pins) else None
         for name, value in material.items():
             setattr(definition, name, int(bool(value)) if name == "self_collision" else float(value))
-        cloth = ctypes.c_int32()
+        cloth = ClothId()
         _check(self._lib.sb_world_add_cloth(self._handle, ctypes.byref(definition), ctypes.byref(cloth)))
         self._cloth_sizes.append(definition.vertex_count)
-        return cloth.value
+        return cloth.index
 
     def add_collider(self, positions, triangles, thickness=None, friction=None):
         """positions: flat xyz (world, m, now); triangles: flat vertex indices. Returns its id."""
@@ -423,20 +444,20 @@ class World:
             definition.thickness = float(thickness)
         if friction is not None:
             definition.friction = float(friction)
-        collider = ctypes.c_int32()
+        collider = ColliderId()
         _check(self._lib.sb_world_add_collider(self._handle, ctypes.byref(definition), ctypes.byref(collider)))
-        return collider.value
+        return collider.index
 
     def set_collider_positions(self, collider, time, positions):
         """The collider's vertices move in straight lines to `positions`, arriving at `time`."""
         positions = _as_array(positions, "d")
-        _check(self._lib.sb_collider_set_positions(self._handle, collider, float(time),
+        _check(self._lib.sb_collider_set_positions(self._handle, ColliderId(collider), float(time),
                                                    _ptr(positions, ctypes.c_double), len(positions) // 3))
 
     def follow_body(self, collider, body):
         """From now on the collider is carried by the body (one way: the body does not feel
         the cloth)."""
-        _check(self._lib.sb_collider_follow_body(self._handle, collider, body))
+        _check(self._lib.sb_collider_follow_body(self._handle, ColliderId(collider), BodyId(body)))
 
     def add_body(self, body_type="DYNAMIC", shape="CONVEX_HULL", vertices=(), triangles=(), **settings):
         """A rigid body as it is now, in world space. vertices: flat xyz (hull points or mesh);
@@ -459,21 +480,21 @@ class World:
                 field[:] = [float(v) for v in value]
             else:
                 setattr(definition, name, float(value))
-        body = ctypes.c_int32()
+        body = BodyId()
         _check(self._lib.sb_world_add_body(self._handle, ctypes.byref(definition), ctypes.byref(body)))
         self._body_count += 1
-        return body.value
+        return body.index
 
     def set_body_target(self, body, time, matrix16):
         """A kinematic body moves to the pose `matrix16` (row-major rigid displacement from its
         pose when added) gives it, arriving at `time`."""
         matrix = _as_array(matrix16, "d")
-        _check(self._lib.sb_body_set_target(self._handle, body, float(time), _ptr(matrix, ctypes.c_double)))
+        _check(self._lib.sb_body_set_target(self._handle, BodyId(body), float(time), _ptr(matrix, ctypes.c_double)))
 
     def body_transform(self, body):
         """The rigid displacement since the body was added: 16 row-major doubles."""
         out = array("d", bytes(16 * 8))
-        _check(self._lib.sb_body_get_transform(self._handle, body, _ptr(out, ctypes.c_double)))
+        _check(self._lib.sb_body_get_transform(self._handle, BodyId(body), _ptr(out, ctypes.c_double)))
         return out
 
     def body_transforms(self):
@@ -484,18 +505,18 @@ class World:
 
     def body_state(self, body):
         state = BodyState()
-        _check(self._lib.sb_body_get_state(self._handle, body, ctypes.byref(state)))
+        _check(self._lib.sb_body_get_state(self._handle, BodyId(body), ctypes.byref(state)))
         return {name: (list(getattr(state, name)) if isinstance(getattr(state, name), ctypes.Array)
                        else getattr(state, name)) for name, _ in BodyState._fields_}
 
     def cloth_info(self, cloth):
         info = ClothInfo()
-        _check(self._lib.sb_cloth_get_info(self._handle, cloth, ctypes.byref(info)))
+        _check(self._lib.sb_cloth_get_info(self._handle, ClothId(cloth), ctypes.byref(info)))
         return {name: getattr(info, name) for name, _ in ClothInfo._fields_}
 
     def set_pin_targets(self, cloth, time, positions):
         positions = _as_array(positions, "d")
-        _check(self._lib.sb_cloth_set_pin_targets(self._handle, cloth, float(time),
+        _check(self._lib.sb_cloth_set_pin_targets(self._handle, ClothId(cloth), float(time),
                                                   _ptr(positions, ctypes.c_double), len(positions) // 3))
 
     def step_to(self, time):
@@ -540,6 +561,6 @@ class World:
     def positions(self, cloth):
         """World positions of a cloth's vertices, flat float64."""
         out = array("d", bytes(24 * self._cloth_sizes[cloth]))
-        _check(self._lib.sb_cloth_get_positions(self._handle, cloth, _ptr(out, ctypes.c_double),
+        _check(self._lib.sb_cloth_get_positions(self._handle, ClothId(cloth), _ptr(out, ctypes.c_double),
                                                 self._cloth_sizes[cloth]))
         return out

@@ -18,7 +18,7 @@ void error_clear(void) { last_error[0] = '\0'; }
 
 SB_API const char *sb_last_error(void) { return last_error; }
 
-SB_API const char *sb_result_name(int32_t result)
+SB_API const char *sb_result_name(sb_result result)
 {
     switch (result) {
     case SB_OK: return "SB_OK";

@@ -22,7 +22,7 @@ static const struct_layout LAYOUTS[] = {
            AT(sb_world_def, min_step), AT(sb_world_def, grow_after), AT(sb_world_def, max_strain_change),
            AT(sb_world_def, cg_tolerance), AT(sb_world_def, cg_max_iterations), AT(sb_world_def, error_tolerance),
            AT(sb_world_def, rigid_max_step), AT(sb_world_def, rigid_iterations), AT(sb_world_def, contact_margin),
-           AT(sb_world_def, max_speed)),
+           AT(sb_world_def, max_speed), AT(sb_world_def, threads)),
     LAYOUT(sb_cloth_def, AT(sb_cloth_def, vertex_count), AT(sb_cloth_def, positions), AT(sb_cloth_def, triangle_count),
            AT(sb_cloth_def, triangles), AT(sb_cloth_def, uvs), AT(sb_cloth_def, density),
            AT(sb_cloth_def, stretch_stiffness), AT(sb_cloth_def, shear_stiffness), AT(sb_cloth_def, bend_stiffness),
@@ -51,7 +51,18 @@ static const struct_layout LAYOUTS[] = {
     LAYOUT(sb_failure, AT(sb_failure, kind), AT(sb_failure, object_kind), AT(sb_failure, object),
            AT(sb_failure, cg_iterations), AT(sb_failure, time), AT(sb_failure, step), AT(sb_failure, cg_residual),
            AT(sb_failure, strain_change), AT(sb_failure, speed)),
+    LAYOUT(sb_cloth_id, AT(sb_cloth_id, index)),
+    LAYOUT(sb_collider_id, AT(sb_collider_id, index)),
+    LAYOUT(sb_body_id, AT(sb_body_id, index)),
 };
+
+/* Bindings mirror every enum field as an int32 (the add-on: c_int32), and pass ids as a struct
+ * of one int32 (a ctypes Structure of one c_int32 field). */
+_Static_assert(sizeof(sb_result) == 4 && sizeof(sb_integrator) == 4 && sizeof(sb_body_type) == 4 &&
+                   sizeof(sb_shape) == 4 && sizeof(sb_failure_kind) == 4 && sizeof(sb_object_kind) == 4,
+               "an enum is 4 bytes");
+_Static_assert(sizeof(sb_cloth_id) == 4 && sizeof(sb_collider_id) == 4 && sizeof(sb_body_id) == 4,
+               "an id is one int32");
 
 SB_API sb_result sb_struct_layout(const char *struct_name, uint64_t *out_size, uint64_t *out_offsets,
                                   int32_t capacity, int32_t *out_field_count)

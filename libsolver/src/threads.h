@@ -17,6 +17,35 @@ static inline int32_t thread_count(void)
 #endif
 }
 
+/* Most threads a world may ask for (sb_world_def.threads). */
+enum { MAX_THREADS = 1024 };
+
+/* A world's own thread count around one public call: with threads > 0, the calling thread's
+ * parallel regions get that many threads until threads_leave, which puts back the count it
+ * had (threads_enter returns it); 0 leaves the caller's count as it is. Both do nothing
+ * without OpenMP. */
+static inline int32_t threads_enter(int32_t threads)
+{
+#ifdef _OPENMP
+    if (threads <= 0) return 0;
+    int32_t previous = omp_get_max_threads();
+    if (previous != threads) omp_set_num_threads(threads);
+    return previous;
+#else
+    (void)threads;
+    return 0;
+#endif
+}
+
+static inline void threads_leave(int32_t previous)
+{
+#ifdef _OPENMP
+    if (previous > 0 && omp_get_max_threads() != previous) omp_set_num_threads(previous);
+#else
+    (void)previous;
+#endif
+}
+
 /* This thread's number in its team, and the team's size. */
 static inline int32_t thread_index(void)
 {

@@ -7,6 +7,7 @@
 #include "api_error.h"
 #include "grow.h"
 #include "rigid_mass_properties.h"
+#include "threads.h"
 
 SB_API sb_world_def sb_default_world_def(void)
 {
@@ -24,6 +25,7 @@ SB_API sb_world_def sb_default_world_def(void)
         .rigid_iterations = 10,
         .contact_margin = 0.005,
         .max_speed = 1000.0,
+        .threads = 0,
     };
 }
 
@@ -59,8 +61,10 @@ static sb_result validate_world_def(const sb_world_def *d)
     for (int k = 0; k < 3; k++)
         if (!isfinite(d->gravity[k]))
             return error_set(SB_ERROR_INVALID_ARGUMENT, "gravity has a non-finite component");
-    if (d->integrator < SB_INTEGRATOR_IMPLICIT_EULER || d->integrator > SB_INTEGRATOR_RK4)
-        return error_set(SB_ERROR_INVALID_ARGUMENT, "unknown integrator %d", (int)d->integrator);
+    /* an enum field holds whatever int32 a binding wrote there */
+    int32_t integrator = (int32_t)d->integrator;
+    if (integrator < SB_INTEGRATOR_IMPLICIT_EULER || integrator > SB_INTEGRATOR_RK4)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "unknown integrator %d", (int)integrator);
     if (!(d->max_step > 0.0) || !isfinite(d->max_step))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "max_step must be positive, got %g", d->max_step);
     if (!(d->min_step > 0.0) || !(d->min_step <= d->max_step))
@@ -95,6 +99,9 @@ static sb_result validate_world_def(const sb_world_def *d)
                          d->contact_margin);
     if (!(d->max_speed > 0.0))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "max_speed must be positive, got %g", d->max_speed);
+    if (d->threads < 0 || d->threads > MAX_THREADS)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "threads must be within 0..%d (0: OpenMP's own number), got %d",
+                         (int)MAX_THREADS, (int)d->threads);
     return SB_OK;
 }
 
@@ -152,7 +159,7 @@ static sb_result check_world_vertices(const sb_world *world, int32_t adding)
     return SB_OK;
 }
 
-SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, int32_t *out_cloth)
+SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, sb_cloth_id *out_cloth)
 {
     if (!world || !out_cloth)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_cloth is NULL");
@@ -162,14 +169,16 @@ SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, in
     if (!grow((void **)&world->cloths, &world->cloth_capacity, world->cloth_count + 1, sizeof *world->cloths))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a cloth");
     cloth *c = NULL;
+    int32_t caller_threads = threads_enter(world->def.threads);
     sb_result r = cloth_create(def, world->time, world->def.gravity, &c);
+    threads_leave(caller_threads);
     if (r != SB_OK) return r;
     world->cloths[world->cloth_count] = c;
-    *out_cloth = world->cloth_count++;
+    *out_cloth = (sb_cloth_id){world->cloth_count++};
     return SB_OK;
 }
 
-SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *def, int32_t *out_collider)
+SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *def, sb_collider_id *out_collider)
 {
     if (!world || !out_collider)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_collider is NULL");
@@ -180,15 +189,18 @@ SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *d
               sizeof *world->colliders))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a collider");
     collider *c = NULL;
+    int32_t caller_threads = threads_enter(world->def.threads);
     sb_result r = collider_create(def, world->time, &c);
+    threads_leave(caller_threads);
     if (r != SB_OK) return r;
     world->colliders[world->collider_count] = c;
-    *out_collider = world->collider_count++;
+    *out_collider = (sb_collider_id){world->collider_count++};
     return SB_OK;
 }
 
-static sb_result find_collider(const sb_world *world, int32_t id, collider **out)
+static sb_result find_collider(const sb_world *world, sb_collider_id collider_id, collider **out)
 {
+    int32_t id = collider_id.index;
     if (!world) return error_set(SB_ERROR_INVALID_ARGUMENT, "world is NULL");
     if (id < 0 || id >= world->collider_count)
         return error_set(SB_ERROR_NOT_FOUND, "no collider with id %d (the world has %d)", (int)id,
@@ -197,8 +209,9 @@ static sb_result find_collider(const sb_world *world, int32_t id, collider **out
     return SB_OK;
 }
 
-static sb_result find_body(const sb_world *world, int32_t id, rigid_body **out)
+static sb_result find_body(const sb_world *world, sb_body_id body_id, rigid_body **out)
 {
+    int32_t id = body_id.index;
     if (!world) return error_set(SB_ERROR_INVALID_ARGUMENT, "world is NULL");
     const rigid_system *rigid = &world->rigid;
     if (id < 0 || id >= rigid->body_count)
@@ -207,11 +220,12 @@ static sb_result find_body(const sb_world *world, int32_t id, rigid_body **out)
     return SB_OK;
 }
 
-SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t id, double time, const double *positions,
-                                           int32_t vertex_count)
+SB_API sb_result sb_collider_set_positions(sb_world *world, sb_collider_id collider_id, double time,
+                                           const double *positions, int32_t vertex_count)
 {
     collider *c = NULL;
-    sb_result r = find_collider(world, id, &c);
+    int32_t id = collider_id.index;
+    sb_result r = find_collider(world, collider_id, &c);
     if (r != SB_OK) return r;
     if (c->model.body >= 0)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "collider %d follows body %d; it cannot be moved by hand",
@@ -234,12 +248,13 @@ SB_API sb_result sb_collider_set_positions(sb_world *world, int32_t id, double t
     return SB_OK;
 }
 
-SB_API sb_result sb_collider_follow_body(sb_world *world, int32_t id, int32_t body)
+SB_API sb_result sb_collider_follow_body(sb_world *world, sb_collider_id collider_id, sb_body_id body_id)
 {
     collider *c = NULL;
     rigid_body *b = NULL;
-    sb_result r = find_collider(world, id, &c);
-    if (r == SB_OK) r = find_body(world, body, &b);
+    int32_t id = collider_id.index, body = body_id.index;
+    sb_result r = find_collider(world, collider_id, &c);
+    if (r == SB_OK) r = find_body(world, body_id, &b);
     if (r != SB_OK) return r;
     if (c->model.body >= 0)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "collider %d already follows body %d", (int)id, (int)c->model.body);
@@ -248,12 +263,16 @@ SB_API sb_result sb_collider_follow_body(sb_world *world, int32_t id, int32_t bo
     return SB_OK;
 }
 
-SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, int32_t *out_body)
+SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, sb_body_id *out_body)
 {
     if (!world || !out_body) return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_body is NULL");
     if (explicit_integrator(world))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "rigid bodies need the implicit integrator");
-    return rigid_system_add_body(&world->rigid, def, world->time, out_body);
+    int32_t index = 0, caller_threads = threads_enter(world->def.threads);
+    sb_result r = rigid_system_add_body(&world->rigid, def, world->time, &index);
+    threads_leave(caller_threads);
+    if (r == SB_OK) *out_body = (sb_body_id){index};
+    return r;
 }
 
 /* Rigid displacement M (4x4 row-major) as rotation r and translation t; false if not rigid. */
@@ -271,10 +290,11 @@ static bool rigid_from_matrix(const double m[16], mat3 *r, vec3 *t)
     return m3_det(*r) > 0.0;
 }
 
-SB_API sb_result sb_body_set_target(sb_world *world, int32_t id, double time, const double transform[16])
+SB_API sb_result sb_body_set_target(sb_world *world, sb_body_id body_id, double time, const double transform[16])
 {
     rigid_body *b = NULL;
-    sb_result r = find_body(world, id, &b);
+    int32_t id = body_id.index;
+    sb_result r = find_body(world, body_id, &b);
     if (r != SB_OK) return r;
     if (b->model.type != SB_BODY_KINEMATIC)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body %d is not kinematic: only kinematic bodies follow targets", (int)id);
@@ -309,10 +329,10 @@ static void displacement(const rigid_body *b, double out[16])
     out[12] = out[13] = out[14] = 0.0, out[15] = 1.0;
 }
 
-SB_API sb_result sb_body_get_transform(const sb_world *world, int32_t id, double out[16])
+SB_API sb_result sb_body_get_transform(const sb_world *world, sb_body_id body, double out[16])
 {
     rigid_body *b = NULL;
-    sb_result r = find_body(world, id, &b);
+    sb_result r = find_body(world, body, &b);
     if (r != SB_OK) return r;
     if (!out) return error_set(SB_ERROR_INVALID_ARGUMENT, "output is NULL");
     displacement(b, out);
@@ -329,10 +349,10 @@ SB_API sb_result sb_world_get_body_transforms(const sb_world *world, double *out
     return SB_OK;
 }
 
-SB_API sb_result sb_body_get_state(const sb_world *world, int32_t id, sb_body_state *out)
+SB_API sb_result sb_body_get_state(const sb_world *world, sb_body_id body, sb_body_state *out)
 {
     rigid_body *b = NULL;
-    sb_result r = find_body(world, id, &b);
+    sb_result r = find_body(world, body, &b);
     if (r != SB_OK) return r;
     if (!out) return error_set(SB_ERROR_INVALID_ARGUMENT, "output is NULL");
     memset(out, 0, sizeof *out);
@@ -386,8 +406,9 @@ SB_API sb_result sb_mass_properties(const double *vertices, int32_t vertex_count
     return SB_OK;
 }
 
-static sb_result find_cloth(const sb_world *world, int32_t id, cloth **out)
+static sb_result find_cloth(const sb_world *world, sb_cloth_id cloth_id, cloth **out)
 {
+    int32_t id = cloth_id.index;
     if (!world) return error_set(SB_ERROR_INVALID_ARGUMENT, "world is NULL");
     if (id < 0 || id >= world->cloth_count)
         return error_set(SB_ERROR_NOT_FOUND, "no cloth with id %d (the world has %d)", (int)id,
@@ -396,21 +417,22 @@ static sb_result find_cloth(const sb_world *world, int32_t id, cloth **out)
     return SB_OK;
 }
 
-SB_API sb_result sb_cloth_get_info(const sb_world *world, int32_t id, sb_cloth_info *out_info)
+SB_API sb_result sb_cloth_get_info(const sb_world *world, sb_cloth_id cloth_id, sb_cloth_info *out_info)
 {
     cloth *c = NULL;
-    sb_result r = find_cloth(world, id, &c);
+    sb_result r = find_cloth(world, cloth_id, &c);
     if (r != SB_OK) return r;
     if (!out_info) return error_set(SB_ERROR_INVALID_ARGUMENT, "out_info is NULL");
     *out_info = c->model.info;
     return SB_OK;
 }
 
-SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, int32_t id, double time,
+SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, sb_cloth_id cloth_id, double time,
                                           const double *positions, int32_t pin_count)
 {
     cloth *c = NULL;
-    sb_result r = find_cloth(world, id, &c);
+    int32_t id = cloth_id.index;
+    sb_result r = find_cloth(world, cloth_id, &c);
     if (r != SB_OK) return r;
     if (pin_count != c->model.pin_count)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth %d has %d pins, got %d targets", (int)id,
@@ -442,7 +464,10 @@ SB_API sb_result sb_world_step_to(sb_world *world, double time)
                          "cannot step to time %g: it must be finite and not before now (%g)",
                          time, world->time);
     world->failure = (sb_failure){.object_kind = SB_OBJECT_NONE};
-    return world_step_to(world, time);
+    int32_t caller_threads = threads_enter(world->def.threads);
+    sb_result r = world_step_to(world, time);
+    threads_leave(caller_threads);
+    return r;
 }
 
 SB_API sb_result sb_world_get_failure(const sb_world *world, sb_failure *out_failure)
@@ -462,11 +487,12 @@ SB_API sb_result sb_world_get_stats(const sb_world *world, sb_world_stats *out_s
     return SB_OK;
 }
 
-static sb_result copy_state(const sb_world *world, int32_t id, bool velocities, double *out,
+static sb_result copy_state(const sb_world *world, sb_cloth_id cloth_id, bool velocities, double *out,
                             int32_t vertex_count)
 {
     cloth *c = NULL;
-    sb_result r = find_cloth(world, id, &c);
+    int32_t id = cloth_id.index;
+    sb_result r = find_cloth(world, cloth_id, &c);
     if (r != SB_OK) return r;
     if (!out) return error_set(SB_ERROR_INVALID_ARGUMENT, "output buffer is NULL");
     if (vertex_count != c->model.vertex_count)
@@ -476,22 +502,22 @@ static sb_result copy_state(const sb_world *world, int32_t id, bool velocities, 
     return SB_OK;
 }
 
-SB_API sb_result sb_cloth_get_positions(const sb_world *world, int32_t id, double *out,
+SB_API sb_result sb_cloth_get_positions(const sb_world *world, sb_cloth_id cloth_id, double *out,
                                         int32_t vertex_count)
 {
-    return copy_state(world, id, false, out, vertex_count);
+    return copy_state(world, cloth_id, false, out, vertex_count);
 }
 
-SB_API sb_result sb_cloth_get_velocities(const sb_world *world, int32_t id, double *out,
+SB_API sb_result sb_cloth_get_velocities(const sb_world *world, sb_cloth_id cloth_id, double *out,
                                          int32_t vertex_count)
 {
-    return copy_state(world, id, true, out, vertex_count);
+    return copy_state(world, cloth_id, true, out, vertex_count);
 }
 
-SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, int32_t id, double *out)
+SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, sb_cloth_id cloth_id, double *out)
 {
     cloth *c = NULL;
-    sb_result r = find_cloth(world, id, &c);
+    sb_result r = find_cloth(world, cloth_id, &c);
     if (r != SB_OK) return r;
     if (!out) return error_set(SB_ERROR_INVALID_ARGUMENT, "output is NULL");
     *out = cloth_kinetic_energy(c, c->state.v);

@@ -18,6 +18,7 @@
 #include "collider_state.h"
 #include "api_error.h"
 #include "rigid_body_state.h"
+#include "threads.h"
 #include "world.h"
 
 enum { STATE_FORMAT = 5, HEADER_BYTES = 32 };
@@ -163,10 +164,15 @@ SB_API sb_result sb_world_load_state(sb_world *world, const void *buffer, uint64
                          (unsigned long long)(payload_size + HEADER_BYTES));
     if (state_hash(STATE_HASH_START, bytes + HEADER_BYTES, payload_size) != checksum)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "saved state is damaged: its checksum does not match");
-    for (state_pass pass = PASS_CHECK; pass <= PASS_APPLY; pass++) {
+    int32_t caller_threads = threads_enter(world->def.threads);
+    sb_result refused = SB_OK;
+    bool read = true;
+    for (state_pass pass = PASS_CHECK; pass <= PASS_APPLY && read; pass++) {
         state_reader in = {bytes + HEADER_BYTES, bytes + size, pass, SB_OK};
-        if (!read_payload(&in, world)) return in.result;
+        if (!read_payload(&in, world)) read = false, refused = in.result;
     }
+    threads_leave(caller_threads);
+    if (!read) return refused;
     world->failure = (sb_failure){0};
     return SB_OK;
 }

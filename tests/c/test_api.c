@@ -36,12 +36,12 @@ static sb_world *new_world(void)
 static void expect_refused(const sb_cloth_def *def, sb_result expected, const char *needle)
 {
     sb_world *w = new_world();
-    int32_t id = -7;
+    sb_cloth_id id = {-7};
     sb_result r = sb_world_add_cloth(w, def, &id);
     cr_assert_eq(r, expected, "got %s: %s", sb_result_name(r), sb_last_error());
     cr_assert(strstr(sb_last_error(), needle), "message \"%s\" lacks \"%s\"", sb_last_error(), needle);
     double x[12];
-    cr_assert_eq(sb_cloth_get_positions(w, 0, x, 4), SB_ERROR_NOT_FOUND);
+    cr_assert_eq(sb_cloth_get_positions(w, (sb_cloth_id){0}, x, 4), SB_ERROR_NOT_FOUND);
     sb_world_destroy(w);
 }
 
@@ -122,7 +122,7 @@ Test(api, bad_pins_are_refused)
 Test(api, null_pointers_are_refused)
 {
     sb_world *w = new_world();
-    int32_t id;
+    sb_cloth_id id;
     cr_assert_eq(sb_world_add_cloth(w, NULL, &id), SB_ERROR_INVALID_ARGUMENT);
     cr_assert_eq(sb_world_add_cloth(NULL, NULL, &id), SB_ERROR_INVALID_ARGUMENT);
     sb_cloth_def d = square_def();
@@ -134,7 +134,7 @@ Test(api, null_pointers_are_refused)
     cr_assert_null(other);
     cr_assert_eq(sb_world_step_to(NULL, 1.0), SB_ERROR_INVALID_ARGUMENT);
     cr_assert_eq(sb_world_get_stats(NULL, NULL), SB_ERROR_INVALID_ARGUMENT);
-    cr_assert_eq(sb_cloth_get_kinetic_energy(NULL, 0, NULL), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_cloth_get_kinetic_energy(NULL, (sb_cloth_id){0}, NULL), SB_ERROR_INVALID_ARGUMENT);
     double m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     cr_assert_eq(sb_transform_points(m, NULL, NULL, 3), SB_ERROR_INVALID_ARGUMENT);
     sb_world_destroy(NULL);
@@ -155,6 +155,9 @@ Test(api, bad_world_definitions_are_refused)
     d.integrator = 42;
     cr_assert_eq(sb_world_create(&d, &w), SB_ERROR_INVALID_ARGUMENT);
     cr_assert(strstr(sb_last_error(), "integrator"));
+    d.integrator = -1; /* an enum field holds whatever a binding wrote: negatives too */
+    cr_assert_eq(sb_world_create(&d, &w), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(sb_last_error(), "unknown integrator -1"), "%s", sb_last_error());
     d = sb_default_world_def();
     d.cg_tolerance = 2.0;
     cr_assert_eq(sb_world_create(&d, &w), SB_ERROR_INVALID_ARGUMENT);
@@ -170,7 +173,7 @@ Test(api, bad_calls_on_a_valid_world_are_refused_and_change_nothing)
     int32_t pin = 0;
     d.pin_count = 1;
     d.pins = &pin;
-    int32_t id;
+    sb_cloth_id id;
     cr_assert_eq(sb_world_add_cloth(w, &d, &id), SB_OK);
     cr_assert_eq(sb_world_step_to(w, 0.5), SB_OK);
     double before[12], after[12], x[12];
@@ -180,8 +183,8 @@ Test(api, bad_calls_on_a_valid_world_are_refused_and_change_nothing)
     cr_assert_eq(sb_world_step_to(w, NAN), SB_ERROR_INVALID_ARGUMENT);
     cr_assert_eq(sb_cloth_get_positions(w, id, x, 3), SB_ERROR_INVALID_ARGUMENT); /* wrong size */
     cr_assert(strstr(sb_last_error(), "4 vertices"));
-    cr_assert_eq(sb_cloth_get_positions(w, 5, x, 4), SB_ERROR_NOT_FOUND);
-    cr_assert_eq(sb_cloth_get_positions(w, -1, x, 4), SB_ERROR_NOT_FOUND);
+    cr_assert_eq(sb_cloth_get_positions(w, (sb_cloth_id){5}, x, 4), SB_ERROR_NOT_FOUND);
+    cr_assert_eq(sb_cloth_get_positions(w, (sb_cloth_id){-1}, x, 4), SB_ERROR_NOT_FOUND);
     double target[3] = {0, 0, 1}, bad_target[3] = {0, NAN, 1};
     cr_assert_eq(sb_cloth_set_pin_targets(w, id, 0.5, target, 1), SB_ERROR_INVALID_ARGUMENT); /* not after now */
     cr_assert_eq(sb_cloth_set_pin_targets(w, id, 1.0, target, 2), SB_ERROR_INVALID_ARGUMENT); /* count */
@@ -217,7 +220,7 @@ Test(api, degenerate_and_nonmanifold_meshes_are_handled)
     d.triangle_count = nt;
     d.triangles = tris;
     sb_world *w = new_world();
-    int32_t id;
+    sb_cloth_id id;
     cr_assert_eq(sb_world_add_cloth(w, &d, &id), SB_OK, "%s", sb_last_error());
     sb_cloth_info info;
     cr_assert_eq(sb_cloth_get_info(w, id, &info), SB_OK);
@@ -286,4 +289,46 @@ Test(api, struct_layouts_are_reported_and_bad_questions_refused)
     cr_assert_eq(sb_struct_layout("sb_failure", NULL, offsets, 32, &fields), SB_ERROR_INVALID_ARGUMENT);
     cr_assert_eq(sb_struct_layout("sb_failure", &size, NULL, 4, &fields), SB_ERROR_INVALID_ARGUMENT);
     cr_assert_eq(sb_struct_layout("sb_failure", &size, offsets, -1, &fields), SB_ERROR_INVALID_ARGUMENT);
+}
+
+/* The kind of an id, by its type: _Generic refuses to compile with two associations of one
+ * type, so this compiling at all says the three ids are distinct types. */
+#define ID_KIND(id) _Generic((id), sb_cloth_id: 1, sb_collider_id: 2, sb_body_id: 3, default: 0)
+
+Test(api, ids_are_distinct_types_numbered_per_kind_in_the_order_of_adding)
+{
+    cr_assert_eq(ID_KIND((sb_cloth_id){0}), 1);
+    cr_assert_eq(ID_KIND((sb_collider_id){0}), 2);
+    cr_assert_eq(ID_KIND((sb_body_id){0}), 3);
+    cr_assert_eq(ID_KIND((int32_t)0), 0, "an id is not an integer");
+    sb_world *w = new_world();
+    sb_cloth_def cloth = square_def();
+    sb_collider_def collider = sb_default_collider_def();
+    collider.vertex_count = 4, collider.positions = square, collider.triangle_count = 2, collider.triangles = square_tris;
+    sb_body_def body = sb_default_body_def();
+    body.shape = SB_SHAPE_SPHERE, body.radius = 0.1, body.center[2] = -1.0;
+    sb_cloth_id c0, c1;
+    sb_collider_id k0;
+    sb_body_id b0, b1;
+    cr_assert_eq(sb_world_add_body(w, &body, &b0), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_add_cloth(w, &cloth, &c0), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_add_collider(w, &collider, &k0), SB_OK, "%s", sb_last_error());
+    body.center[0] = 1.0;
+    cr_assert_eq(sb_world_add_body(w, &body, &b1), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_add_cloth(w, &cloth, &c1), SB_OK, "%s", sb_last_error());
+    cr_assert(c0.index == 0 && c1.index == 1 && k0.index == 0 && b0.index == 0 && b1.index == 1,
+              "cloths %d %d, collider %d, bodies %d %d", c0.index, c1.index, k0.index, b0.index, b1.index);
+    cr_assert_eq(sb_collider_follow_body(w, k0, b1), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_collider_follow_body(w, (sb_collider_id){1}, b0), SB_ERROR_NOT_FOUND);
+    cr_assert(strstr(sb_last_error(), "no collider with id 1"), "%s", sb_last_error());
+    sb_world_destroy(w);
+    /* bindings can check their mirrors of the ids too */
+    const char *names[] = {"sb_cloth_id", "sb_collider_id", "sb_body_id"};
+    for (int i = 0; i < 3; i++) {
+        uint64_t size = 0, offset = 99;
+        int32_t fields = 0;
+        cr_assert_eq(sb_struct_layout(names[i], &size, &offset, 1, &fields), SB_OK, "%s", sb_last_error());
+        cr_assert(size == 4 && fields == 1 && offset == 0, "%s: %llu bytes, %d fields", names[i],
+                  (unsigned long long)size, fields);
+    }
 }

@@ -11,7 +11,7 @@ static const double g = 9.81;
 
 typedef struct scene {
     sb_world *world;
-    int32_t cloth;
+    sb_cloth_id cloth;
     grid_mesh mesh;
 } scene;
 

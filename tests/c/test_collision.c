@@ -20,21 +20,21 @@ static sb_world *implicit_world(double max_step)
     return w;
 }
 
-static int32_t add_cloth(sb_world *w, const grid_mesh *g, sb_cloth_def def)
+static sb_cloth_id add_cloth(sb_world *w, const grid_mesh *g, sb_cloth_def def)
 {
     def.vertex_count = g->vertex_count;
     def.positions = g->positions;
     def.triangle_count = g->triangle_count;
     def.triangles = g->triangles;
-    int32_t id;
+    sb_cloth_id id;
     cr_assert_eq(sb_world_add_cloth(w, &def, &id), SB_OK, "%s", sb_last_error());
     return id;
 }
 
-static int32_t add_collider(sb_world *w, const solid_mesh *m)
+static sb_collider_id add_collider(sb_world *w, const solid_mesh *m)
 {
     sb_collider_def def = solid_collider_def(m);
-    int32_t id;
+    sb_collider_id id;
     cr_assert_eq(sb_world_add_collider(w, &def, &id), SB_OK, "%s", sb_last_error());
     return id;
 }
@@ -47,7 +47,7 @@ static void drop_onto(const solid_mesh *shape, double height)
     grid_mesh g = grid_mesh_make(test_quick() ? 14 : 20, 1.2, height);
     sb_world *w = implicit_world(1.0 / 48.0);
     sb_cloth_def def = sb_default_cloth_def();
-    int32_t cloth_id = add_cloth(w, &g, def);
+    sb_cloth_id cloth_id = add_cloth(w, &g, def);
     add_collider(w, shape);
     double *x = malloc(sizeof(double) * 3 * (size_t)g.vertex_count);
     double peak = 0.0, energy = 0.0, deepest = INFINITY;
@@ -186,8 +186,8 @@ Test(collision, fast_plate_pushes_the_cloth_and_never_crosses_it, .timeout = 300
     sb_cloth_def def = sb_default_cloth_def();
     def.pin_count = 2;
     def.pins = pins;
-    int32_t cloth_id = add_cloth(w, &g, def);
-    int32_t col = add_collider(w, &plate);
+    sb_cloth_id cloth_id = add_cloth(w, &g, def);
+    sb_collider_id col = add_collider(w, &plate);
     double *x = malloc(sizeof(double) * 3 * (size_t)g.vertex_count), moved[24];
     double pushed = 0.0;
     for (int f = 1; f <= 12; f++) {
@@ -259,7 +259,7 @@ static double layer_gap(double self_thickness, double max_step)
     def.vertex_count = 2 * n, def.positions = p, def.triangle_count = 2 * t, def.triangles = tris;
     def.pin_count = n, def.pins = pins;
     def.self_collision = 1, def.thickness = 0.01, def.self_thickness = self_thickness;
-    int32_t id;
+    sb_cloth_id id;
     cr_assert_eq(sb_world_add_cloth(w, &def, &id), SB_OK, "%s", sb_last_error());
     for (int f = 1; f <= 36; f++) cr_assert_eq(sb_world_step_to(w, f / 24.0), SB_OK, "%s", sb_last_error());
     double *x = malloc(6 * (size_t)n * sizeof *x), gap = 0.0;
@@ -306,7 +306,7 @@ Test(collision, twisted_tube_never_intersects_itself, .timeout = 300)
     def.bend_stiffness = 2e-5;
     def.vertex_count = nv, def.positions = p, def.triangle_count = nt, def.triangles = tris;
     def.pin_count = 2 * segments, def.pins = pins;
-    int32_t cloth_id;
+    sb_cloth_id cloth_id;
     cr_assert_eq(sb_world_add_cloth(w, &def, &cloth_id), SB_OK, "%s", sb_last_error());
     double *targets = malloc(sizeof(double) * 6 * segments);
     for (int f = 1, frames = test_quick() ? 48 : 72; f <= frames; f++) {
@@ -347,7 +347,7 @@ static void slide_on_slope(double friction, int frames, double *down)
         g.positions[3 * i + 2] = y * sin(tilt) + gap * cos(tilt);
     }
     sb_world *w = implicit_world(1.0 / 24.0);
-    int32_t cloth_id = add_cloth(w, &g, def);
+    sb_cloth_id cloth_id = add_cloth(w, &g, def);
     add_collider(w, &slope);
     double *x = malloc(sizeof(double) * 3 * (size_t)g.vertex_count);
     for (int f = 1; f <= frames; f++) {
@@ -386,7 +386,8 @@ Test(collision, bad_colliders_are_refused)
 {
     sb_world *w = implicit_world(1.0 / 24.0);
     double pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
-    int32_t tri[3] = {0, 1, 3}, id;
+    int32_t tri[3] = {0, 1, 3};
+    sb_collider_id id;
     sb_collider_def def = sb_default_collider_def();
     def.vertex_count = 3, def.positions = pos, def.triangle_count = 1, def.triangles = tri;
     cr_assert_eq(sb_world_add_collider(w, &def, &id), SB_ERROR_INVALID_MESH);
@@ -401,7 +402,7 @@ Test(collision, bad_colliders_are_refused)
     double to[9] = {0, 0, 1, 1, 0, 1, 0, 1, 1};
     cr_assert_eq(sb_collider_set_positions(w, id, 0.0, to, 3), SB_ERROR_INVALID_ARGUMENT); /* not after now */
     cr_assert_eq(sb_collider_set_positions(w, id, 1.0, to, 2), SB_ERROR_INVALID_ARGUMENT);
-    cr_assert_eq(sb_collider_set_positions(w, 7, 1.0, to, 3), SB_ERROR_NOT_FOUND);
+    cr_assert_eq(sb_collider_set_positions(w, (sb_collider_id){7}, 1.0, to, 3), SB_ERROR_NOT_FOUND);
     cr_assert_eq(sb_collider_set_positions(w, id, 1.0, to, 3), SB_OK);
     sb_world_destroy(w);
     /* the explicit integrators do not collide */

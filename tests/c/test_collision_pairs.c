@@ -44,11 +44,12 @@ static sb_world *world_of(const grid_mesh *g, bool self_collision, const solid_m
     cd.vertex_count = g->vertex_count, cd.positions = g->positions;
     cd.triangle_count = g->triangle_count, cd.triangles = g->triangles;
     cd.self_collision = self_collision;
-    int32_t id;
-    cr_assert_eq(sb_world_add_cloth(w, &cd, &id), SB_OK, "%s", sb_last_error());
+    sb_cloth_id cloth_id;
+    cr_assert_eq(sb_world_add_cloth(w, &cd, &cloth_id), SB_OK, "%s", sb_last_error());
     for (int32_t i = 0; i < count; i++) {
         sb_collider_def kd = solid_collider_def(solids[i]);
-        cr_assert_eq(sb_world_add_collider(w, &kd, &id), SB_OK, "%s", sb_last_error());
+        sb_collider_id collider_id;
+        cr_assert_eq(sb_world_add_collider(w, &kd, &collider_id), SB_OK, "%s", sb_last_error());
     }
     return w;
 }
@@ -62,7 +63,8 @@ static drop_result drop(bool forget, bool on_floor)
     grid_mesh g = grid_mesh_make(GRID, 0.8, on_floor ? 0.05 : 0.35);
     double half[3] = {0.15, 0.15, 0.15}, box_center[3] = {-0.1, 0, 0.15}, ball_center[3] = {0.25, 0.05, 0.1};
     solid_mesh box = box_mesh(half, box_center), ball = sphere_mesh(0.1, 8, 16, ball_center), floor = plane_mesh(3.0, 0.0);
-    int32_t id = 0, colliders = on_floor ? 1 : 2;
+    sb_cloth_id id = {0}; /* the one cloth world_of adds */
+    int32_t colliders = on_floor ? 1 : 2;
     const solid_mesh *solids[2] = {on_floor ? &floor : &box, &ball};
     sb_world *w = world_of(&g, true, solids, colliders);
     drop_result r = {malloc(sizeof(double) * 3 * (size_t)g.vertex_count),

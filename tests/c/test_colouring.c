@@ -148,7 +148,8 @@ static double *swing(bool shuffled)
     sb_cloth_def cd = sb_default_cloth_def();
     cd.vertex_count = g.vertex_count, cd.positions = g.positions;
     cd.triangle_count = g.triangle_count, cd.triangles = g.triangles;
-    int32_t cloth, pins[2] = {0, SWING_GRID - 1};
+    int32_t pins[2] = {0, SWING_GRID - 1};
+    sb_cloth_id cloth;
     cd.pin_count = 2, cd.pins = pins;
     cr_assert_eq(sb_world_add_cloth(w, &cd, &cloth), SB_OK);
     cr_assert_eq(sb_world_step_to(w, 0.125), SB_OK);

@@ -20,7 +20,7 @@ static sb_world *make_world(double max_step)
     return w;
 }
 
-static int32_t add_box_body(sb_world *w, int type, const double half[3], const double center[3], double friction)
+static sb_body_id add_box_body(sb_world *w, int type, const double half[3], const double center[3], double friction)
 {
     sb_body_def d = sb_default_body_def();
     d.type = type;
@@ -28,15 +28,15 @@ static int32_t add_box_body(sb_world *w, int type, const double half[3], const d
     memcpy(d.half_extents, half, sizeof d.half_extents);
     memcpy(d.center, center, sizeof d.center);
     d.friction = friction;
-    int32_t id;
+    sb_body_id id;
     cr_assert_eq(sb_world_add_body(w, &d, &id), SB_OK, "%s", sb_last_error());
     return id;
 }
 
-static int32_t add_carried_collider(sb_world *w, const solid_mesh *m, int32_t body)
+static sb_collider_id add_carried_collider(sb_world *w, const solid_mesh *m, sb_body_id body)
 {
     sb_collider_def def = solid_collider_def(m);
-    int32_t id;
+    sb_collider_id id;
     cr_assert_eq(sb_world_add_collider(w, &def, &id), SB_OK, "%s", sb_last_error());
     cr_assert_eq(sb_collider_follow_body(w, id, body), SB_OK, "%s", sb_last_error());
     return id;
@@ -57,15 +57,15 @@ Test(coupling, a_carried_collider_moves_exactly_with_its_tumbling_body)
     memcpy(d.center, center, sizeof center);
     d.angular_velocity[0] = 3.0, d.angular_velocity[1] = 1.0, d.angular_velocity[2] = -2.0;
     d.linear_velocity[0] = 1.0;
-    int32_t body;
+    sb_body_id body;
     cr_assert_eq(sb_world_add_body(w, &d, &body), SB_OK, "%s", sb_last_error());
     solid_mesh box = box_mesh(half, center);
-    int32_t id = add_carried_collider(w, &box, body);
+    sb_collider_id id = add_carried_collider(w, &box, body);
     double moved[16], expected[3], worst = 0.0;
     for (int f = 1; f <= 48; f++) {
         cr_assert_eq(sb_world_step_to(w, f / 24.0), SB_OK, "%s", sb_last_error());
         cr_assert_eq(sb_body_get_transform(w, body, moved), SB_OK);
-        const collider *c = w->colliders[id];
+        const collider *c = w->colliders[id.index];
         for (int32_t i = 0; i < box.vertex_count; i++) {
             apply_transform(moved, &box.positions[3 * i], expected);
             for (int a = 0; a < 3; a++) worst = fmax(worst, fabs(c->state.to[3 * i + a] - expected[a]));
@@ -82,14 +82,14 @@ Test(coupling, carried_colliders_are_checked_and_cannot_be_moved_by_hand)
 {
     sb_world *w = make_world(1.0 / 24.0);
     double half[3] = {0.5, 0.5, 0.5}, center[3] = {0, 0, 0};
-    int32_t body = add_box_body(w, SB_BODY_DYNAMIC, half, center, 0.5);
+    sb_body_id body = add_box_body(w, SB_BODY_DYNAMIC, half, center, 0.5);
     solid_mesh box = box_mesh(half, center);
     sb_collider_def def = solid_collider_def(&box);
-    int32_t id;
+    sb_collider_id id;
     cr_assert_eq(sb_world_add_collider(w, &def, &id), SB_OK);
     cr_assert_eq(sb_collider_follow_body(NULL, id, body), SB_ERROR_INVALID_ARGUMENT);
-    cr_assert_eq(sb_collider_follow_body(w, id + 1, body), SB_ERROR_NOT_FOUND);
-    cr_assert_eq(sb_collider_follow_body(w, id, body + 1), SB_ERROR_NOT_FOUND);
+    cr_assert_eq(sb_collider_follow_body(w, (sb_collider_id){id.index + 1}, body), SB_ERROR_NOT_FOUND);
+    cr_assert_eq(sb_collider_follow_body(w, id, (sb_body_id){body.index + 1}), SB_ERROR_NOT_FOUND);
     cr_assert_eq(sb_collider_follow_body(w, id, body), SB_OK, "%s", sb_last_error());
     cr_assert_eq(sb_collider_follow_body(w, id, body), SB_ERROR_INVALID_ARGUMENT, "attached twice");
     cr_assert_eq(sb_collider_set_positions(w, id, 1.0, box.positions, box.vertex_count), SB_ERROR_INVALID_ARGUMENT);
@@ -104,7 +104,7 @@ enum { SLIDE_FRAMES = 36 };
 
 /* A box of half-size SLIDE_HALF sent sliding at SLIDE_V0 over a static floor (friction
  * SLIDE_MU times the floor's 1). */
-static int32_t add_sliding_box(sb_world *w)
+static sb_body_id add_sliding_box(sb_world *w)
 {
     double floor_half[3] = {3.0, 3.0, 0.1}, floor_center[3] = {0, 0, -0.1};
     add_box_body(w, SB_BODY_STATIC, floor_half, floor_center, 1.0);
@@ -114,7 +114,7 @@ static int32_t add_sliding_box(sb_world *w)
     d.center[2] = SLIDE_HALF;
     d.friction = SLIDE_MU;
     d.linear_velocity[0] = SLIDE_V0;
-    int32_t id;
+    sb_body_id id;
     cr_assert_eq(sb_world_add_body(w, &d, &id), SB_OK, "%s", sb_last_error());
     return id;
 }
@@ -123,7 +123,7 @@ static int32_t add_sliding_box(sb_world *w)
 static double sliding_box_alone(void)
 {
     sb_world *w = make_world(1.0 / 24.0);
-    int32_t id = add_sliding_box(w);
+    sb_body_id id = add_sliding_box(w);
     cr_assert_eq(sb_world_step_to(w, SLIDE_FRAMES / 24.0), SB_OK, "%s", sb_last_error());
     sb_body_state s;
     sb_body_get_state(w, id, &s);
@@ -138,7 +138,7 @@ Test(coupling, cloth_rides_a_sliding_box_without_entering_it, .timeout = 300)
 {
     const double v0 = SLIDE_V0, mu = SLIDE_MU, g = 9.81, half_size = SLIDE_HALF;
     sb_world *w = make_world(1.0 / 24.0);
-    int32_t box_id = add_sliding_box(w);
+    sb_body_id box_id = add_sliding_box(w);
     double half[3] = {half_size, half_size, half_size}, center[3] = {0, 0, half_size};
     solid_mesh box = box_mesh(half, center);
     add_carried_collider(w, &box, box_id);
@@ -147,7 +147,7 @@ Test(coupling, cloth_rides_a_sliding_box_without_entering_it, .timeout = 300)
     sb_cloth_def cd = sb_default_cloth_def();
     cd.vertex_count = sheet.vertex_count, cd.positions = sheet.positions;
     cd.triangle_count = sheet.triangle_count, cd.triangles = sheet.triangles;
-    int32_t cloth_id;
+    sb_cloth_id cloth_id;
     cr_assert_eq(sb_world_add_cloth(w, &cd, &cloth_id), SB_OK, "%s", sb_last_error());
 
     double *x = malloc(sizeof(double) * 3 * (size_t)sheet.vertex_count), moved[16];

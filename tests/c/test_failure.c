@@ -12,6 +12,7 @@ typedef struct scene {
     sb_world *world;
     grid_mesh grid;
     int32_t pins[2];
+    sb_cloth_id cloth;
 } scene;
 
 /* A 10 x 10 cloth of 1 m at z = 1, pinned at two corners when `pinned`. */
@@ -25,8 +26,7 @@ static scene make_scene(const sb_world_def *wdef, bool pinned)
     def.triangle_count = s.grid.triangle_count;
     def.triangles = s.grid.triangles;
     if (pinned) def.pin_count = 2, def.pins = s.pins;
-    int32_t id;
-    cr_assert_eq(sb_world_add_cloth(s.world, &def, &id), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_add_cloth(s.world, &def, &s.cloth), SB_OK, "%s", sb_last_error());
     return s;
 }
 
@@ -55,11 +55,11 @@ Test(failure, energy_blow_up_is_caught_by_the_speed_limit)
     scene s = make_scene(&wdef, false);
     sb_failure f = expect_failure(s.world, 1.0, SB_FAILURE_SPEED, "max_speed");
     cr_assert_eq(f.object_kind, SB_OBJECT_CLOTH);
-    cr_assert_eq(f.object, 0);
+    cr_assert_eq(f.object, s.cloth.index);
     cr_assert(f.speed > 0.5, "speed %g", f.speed);
     cr_assert(f.time > 0.04 && f.time < 0.06, "failed at t = %g s", f.time);
     double v[300];
-    cr_assert_eq(sb_cloth_get_velocities(s.world, 0, v, 100), SB_OK);
+    cr_assert_eq(sb_cloth_get_velocities(s.world, s.cloth, v, 100), SB_OK);
     for (int k = 0; k < 300; k++) cr_assert(fabs(v[k]) <= 0.5, "the kept state is the last good one");
     free_scene(&s);
 }
@@ -71,7 +71,7 @@ Test(failure, pins_that_jump_tear_the_cloth_and_say_so)
     scene s = make_scene(&wdef, true);
     cr_assert_eq(sb_world_step_to(s.world, 0.1), SB_OK, "%s", sb_last_error());
     double far[6] = {-0.5, -0.5, 10001.0, 0.4, -0.5, 10001.0}; /* 10 km up within one frame */
-    cr_assert_eq(sb_cloth_set_pin_targets(s.world, 0, 0.1 + 1.0 / 24.0, far, 2), SB_OK);
+    cr_assert_eq(sb_cloth_set_pin_targets(s.world, s.cloth, 0.1 + 1.0 / 24.0, far, 2), SB_OK);
     sb_failure f = expect_failure(s.world, 0.2, SB_FAILURE_STRAIN, "pins");
     cr_assert_eq(f.object_kind, SB_OBJECT_CLOTH);
     cr_assert(f.strain_change > wdef.max_strain_change);
@@ -97,10 +97,10 @@ Test(failure, the_world_goes_on_after_a_failure_and_clears_it)
     wdef.max_speed = INFINITY;
     scene s = make_scene(&wdef, true);
     double far[6] = {-0.5, -0.5, 10001.0, 0.4, -0.5, 10001.0};
-    cr_assert_eq(sb_cloth_set_pin_targets(s.world, 0, 1.0 / 24.0, far, 2), SB_OK);
+    cr_assert_eq(sb_cloth_set_pin_targets(s.world, s.cloth, 1.0 / 24.0, far, 2), SB_OK);
     expect_failure(s.world, 0.1, SB_FAILURE_STRAIN, "strain");
     double home[6] = {-0.5, -0.5, 1.0, 0.4, -0.5, 1.0};
-    cr_assert_eq(sb_cloth_set_pin_targets(s.world, 0, sb_world_get_time(s.world) + 1.0, home, 2), SB_OK);
+    cr_assert_eq(sb_cloth_set_pin_targets(s.world, s.cloth, sb_world_get_time(s.world) + 1.0, home, 2), SB_OK);
     cr_assert_eq(sb_world_step_to(s.world, sb_world_get_time(s.world) + 0.5), SB_OK, "%s", sb_last_error());
     sb_failure f;
     cr_assert_eq(sb_world_get_failure(s.world, &f), SB_OK);
@@ -118,12 +118,12 @@ Test(failure, a_rigid_body_beyond_the_speed_limit_is_named)
     calm.radius = wild.radius = 0.1;
     wild.center[0] = 5.0;
     wild.linear_velocity[0] = 2000.0;
-    int32_t id;
-    cr_assert_eq(sb_world_add_body(w, &calm, &id), SB_OK);
-    cr_assert_eq(sb_world_add_body(w, &wild, &id), SB_OK);
+    sb_body_id calm_id, wild_id;
+    cr_assert_eq(sb_world_add_body(w, &calm, &calm_id), SB_OK);
+    cr_assert_eq(sb_world_add_body(w, &wild, &wild_id), SB_OK);
     sb_failure f = expect_failure(w, 0.1, SB_FAILURE_SPEED, "body 1");
     cr_assert_eq(f.object_kind, SB_OBJECT_BODY);
-    cr_assert_eq(f.object, 1);
+    cr_assert_eq(f.object, wild_id.index);
     cr_assert_float_eq(f.speed, 2000.0, 1.0);
     sb_world_destroy(w);
 }
@@ -154,13 +154,14 @@ Test(failure, a_failing_cloth_reports_its_own_figures_not_the_one_before_it)
     /* almost no stiffness: the system is its mass matrix, which one Jacobi iteration solves */
     sb_cloth_def soft = grid_cloth_def(&first);
     soft.stretch_stiffness = soft.shear_stiffness = 1e-9, soft.bend_stiffness = 1e-15, soft.damping = 0.0;
-    int32_t id, pins[2] = {0, 9};
-    cr_assert_eq(sb_world_add_cloth(w, &soft, &id), SB_OK, "%s", sb_last_error());
+    int32_t pins[2] = {0, 9};
+    sb_cloth_id soft_id, stiff_id;
+    cr_assert_eq(sb_world_add_cloth(w, &soft, &soft_id), SB_OK, "%s", sb_last_error());
     sb_cloth_def stiff = grid_cloth_def(&second);
     stiff.pin_count = 2, stiff.pins = pins;
-    cr_assert_eq(sb_world_add_cloth(w, &stiff, &id), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_add_cloth(w, &stiff, &stiff_id), SB_OK, "%s", sb_last_error());
     sb_failure f = expect_failure(w, 1.0, SB_FAILURE_CG, "conjugate gradient");
-    cr_assert_eq(f.object, 1);
+    cr_assert_eq(f.object, stiff_id.index);
     cr_assert_eq(f.speed, 0.0, "the failed cloth never measured a speed, yet %g m/s was reported", f.speed);
     cr_assert_eq(f.strain_change, 0.0, "strain change %g", f.strain_change);
     sb_world_destroy(w);

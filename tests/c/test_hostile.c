@@ -22,7 +22,7 @@ static sb_world *make_world(const sb_world_def *def)
     return w;
 }
 
-static void assert_finite_cloth(sb_world *w, int32_t cloth_id, int32_t n)
+static void assert_finite_cloth(sb_world *w, sb_cloth_id cloth_id, int32_t n)
 {
     double x[3 * 400];
     cr_assert(n <= 400);
@@ -66,7 +66,7 @@ Test(hostile, nan_and_inf_in_every_number_of_every_definition)
         for (size_t i = 0; i < sizeof cloth_numbers / sizeof *cloth_numbers; i++) {
             sb_cloth_def d = good;
             *(double *)((char *)&d + cloth_numbers[i]) = bad[b];
-            int32_t id;
+            sb_cloth_id id;
             cr_assert_eq(sb_world_add_cloth(w, &d, &id), SB_ERROR_INVALID_ARGUMENT, "cloth number %zu", i);
         }
         sb_collider_def collider_def = solid_collider_def(&(solid_mesh){g.vertex_count, g.triangle_count,
@@ -74,7 +74,7 @@ Test(hostile, nan_and_inf_in_every_number_of_every_definition)
         for (int k = 0; k < 2; k++) {
             sb_collider_def d = collider_def;
             *(k ? &d.thickness : &d.friction) = bad[b];
-            int32_t id;
+            sb_collider_id id;
             cr_assert_eq(sb_world_add_collider(w, &d, &id), SB_ERROR_INVALID_ARGUMENT);
         }
         sb_body_def body = sb_default_body_def();
@@ -85,16 +85,16 @@ Test(hostile, nan_and_inf_in_every_number_of_every_definition)
         for (size_t i = 0; i < sizeof body_numbers / sizeof *body_numbers; i++) {
             sb_body_def d = body;
             *(double *)((char *)&d + ((char *)body_numbers[i] - (char *)&body)) = bad[b];
-            int32_t id;
+            sb_body_id id;
             cr_assert_eq(sb_world_add_body(w, &d, &id), SB_ERROR_INVALID_ARGUMENT, "body number %zu = %g", i,
                          bad[b]);
         }
         double positions[3 * 16];
         memcpy(positions, g.positions, sizeof positions);
         positions[7] = bad[b];
-        int32_t id;
+        sb_cloth_id id;
         cr_assert_eq(sb_world_add_cloth(w, &good, &id), SB_OK);
-        cr_assert_eq(sb_collider_set_positions(w, 0, 1.0, positions, 16), SB_ERROR_NOT_FOUND);
+        cr_assert_eq(sb_collider_set_positions(w, (sb_collider_id){0}, 1.0, positions, 16), SB_ERROR_NOT_FOUND);
         int32_t pin = 3;
         cr_assert_eq(sb_cloth_set_pin_targets(w, id, 1.0, &positions[6], 1), SB_ERROR_INVALID_ARGUMENT);
         cr_assert_eq(sb_world_step_to(w, bad[b]), SB_ERROR_INVALID_ARGUMENT);
@@ -121,7 +121,7 @@ static void drape_on_plane(double size, bool flipped, bool self_collision)
     d.stretch_stiffness *= size, d.shear_stiffness *= size, d.bend_stiffness *= size * size * size;
     d.damping *= sqrt(size);
     d.self_collision = self_collision;
-    int32_t cloth_id;
+    sb_cloth_id cloth_id;
     cr_assert_eq(sb_world_add_cloth(w, &d, &cloth_id), SB_OK, "%s", sb_last_error());
     solid_mesh plane = plane_mesh(4.0 * size, 0.0);
     if (flipped)
@@ -132,7 +132,7 @@ static void drape_on_plane(double size, bool flipped, bool self_collision)
         }
     sb_collider_def c = solid_collider_def(&plane);
     c.thickness = 0.002 * size;
-    int32_t collider_id;
+    sb_collider_id collider_id;
     cr_assert_eq(sb_world_add_collider(w, &c, &collider_id), SB_OK);
     cr_assert_eq(sb_world_step_to(w, 1.5 * sqrt(size)), SB_OK, "size %g: %s", size, sb_last_error());
     double x[300];
@@ -168,7 +168,7 @@ static void box_rests(double half, double mass, double top_mass)
     box.half_extents[0] = box.half_extents[1] = box.half_extents[2] = half;
     box.center[2] = half;
     box.mass = mass;
-    int32_t id;
+    sb_body_id id;
     cr_assert_eq(sb_world_add_body(w, &ground, &id), SB_OK);
     cr_assert_eq(sb_world_add_body(w, &box, &id), SB_OK, "%s", sb_last_error());
     if (top_mass > 0.0) {
@@ -178,7 +178,7 @@ static void box_rests(double half, double mass, double top_mass)
     cr_assert_eq(sb_world_step_to(w, 2.0), SB_OK, "half %g: %s", half, sb_last_error());
     for (int32_t b = 1; b <= (top_mass > 0.0 ? 2 : 1); b++) {
         sb_body_state s;
-        cr_assert_eq(sb_body_get_state(w, b, &s), SB_OK);
+        cr_assert_eq(sb_body_get_state(w, (sb_body_id){b}, &s), SB_OK);
         double rest = (2 * b - 1) * half;
         cr_assert(fabs(s.position[2] - rest) < 0.02 * half, "half %g, body %d: z = %g, rests at %g", half, b,
                   s.position[2], rest);
@@ -219,11 +219,11 @@ Test(hostile, needle_triangles_and_duplicate_vertices_simulate_finitely)
     d.vertex_count = 110, d.positions = positions;
     d.triangle_count = g.triangle_count, d.triangles = g.triangles;
     d.self_collision = 1;
-    int32_t cloth_id;
+    sb_cloth_id cloth_id;
     cr_assert_eq(sb_world_add_cloth(w, &d, &cloth_id), SB_OK, "%s", sb_last_error());
     solid_mesh plane = plane_mesh(4.0, 0.0);
     sb_collider_def c = solid_collider_def(&plane);
-    int32_t collider_id;
+    sb_collider_id collider_id;
     cr_assert_eq(sb_world_add_collider(w, &c, &collider_id), SB_OK);
     /* the seam's copies touch their twins: pairs that only touch count as intersecting */
     int64_t at_start = count_intersections(w->cloths, 1, w->colliders, 1, true);
@@ -252,12 +252,12 @@ Test(hostile, cloth_starting_through_itself_and_through_a_collider)
     d.vertex_count = g.vertex_count, d.positions = g.positions;
     d.triangle_count = g.triangle_count, d.triangles = g.triangles;
     d.self_collision = 1;
-    int32_t cloth_id;
+    sb_cloth_id cloth_id;
     cr_assert_eq(sb_world_add_cloth(w, &d, &cloth_id), SB_OK, "%s", sb_last_error());
     const double center[3] = {0.2, -0.1, 0.05};
     solid_mesh sphere = sphere_mesh(0.25, 8, 16, center); /* cuts through the cloth */
     sb_collider_def c = solid_collider_def(&sphere);
-    int32_t collider_id;
+    sb_collider_id collider_id;
     cr_assert_eq(sb_world_add_collider(w, &c, &collider_id), SB_OK);
     cr_assert(count_intersections(w->cloths, 1, w->colliders, 1, true) > 0, "the test starts tangled");
     cr_assert_eq(sb_world_step_to(w, 0.5), SB_OK, "%s", sb_last_error());
@@ -280,13 +280,13 @@ Test(hostile, counts_that_add_up_past_32_bits_are_refused_before_any_buffer_is_r
     sb_world *w;
     cr_assert_eq(sb_world_create(&wdef, &w), SB_OK);
     sb_cloth_def c = grid_cloth_def(&g);
-    int32_t id;
+    sb_cloth_id id;
     cr_assert_eq(sb_world_add_cloth(w, &c, &id), SB_OK, "%s", sb_last_error());
     /* a collider at one mesh's limit is allowed alone, not beside the cloth */
     sb_collider_def k = sb_default_collider_def();
     k.vertex_count = MAX_MESH_COUNT, k.positions = g.positions;
     k.triangle_count = g.triangle_count, k.triangles = g.triangles;
-    cr_assert_eq(sb_world_add_collider(w, &k, &id), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_world_add_collider(w, &k, &(sb_collider_id){0}), SB_ERROR_INVALID_ARGUMENT);
     cr_assert(strstr(sb_last_error(), "one world can hold"), "%s", sb_last_error());
     c.vertex_count = MAX_MESH_COUNT - g.vertex_count + 1;
     cr_assert_eq(sb_world_add_cloth(w, &c, &id), SB_ERROR_INVALID_ARGUMENT);

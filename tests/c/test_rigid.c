@@ -20,9 +20,9 @@ static sb_world *make_world(double gz)
     return w;
 }
 
-static int32_t add_body(sb_world *w, sb_body_def *d)
+static sb_body_id add_body(sb_world *w, sb_body_def *d)
 {
-    int32_t id = -1;
+    sb_body_id id = {-1};
     cr_assert_eq(sb_world_add_body(w, d, &id), SB_OK, "%s", sb_last_error());
     return id;
 }
@@ -49,7 +49,7 @@ static sb_body_def sphere_def(double x, double y, double z, double radius, doubl
 }
 
 /* A static slab whose top face is the plane z = 0. */
-static int32_t add_floor(sb_world *w, double friction, double restitution)
+static sb_body_id add_floor(sb_world *w, double friction, double restitution)
 {
     sb_body_def d = box_def(SB_BODY_STATIC, 0, 0, -0.5, 50, 0);
     d.half_extents[2] = 0.5;
@@ -58,7 +58,7 @@ static int32_t add_floor(sb_world *w, double friction, double restitution)
     return add_body(w, &d);
 }
 
-static sb_body_state state_of(sb_world *w, int32_t body)
+static sb_body_state state_of(sb_world *w, sb_body_id body)
 {
     sb_body_state s;
     cr_assert_eq(sb_body_get_state(w, body, &s), SB_OK, "%s", sb_last_error());
@@ -86,7 +86,7 @@ Test(rigid, torque_free_body_keeps_momentum_and_energy)
     d.linear_velocity[0] = 0.5;
     /* near the intermediate axis, so it tumbles */
     d.angular_velocity[0] = 0.3, d.angular_velocity[1] = 4.0, d.angular_velocity[2] = -0.7;
-    int32_t b = add_body(w, &d);
+    sb_body_id b = add_body(w, &d);
     sb_body_state s0 = state_of(w, b);
     double max_energy_error = 0, max_momentum_error = 0;
     for (int frame = 1; frame <= 240; frame++) {
@@ -115,15 +115,15 @@ Test(rigid, three_spheres_collide_simultaneously)
     d.restitution = 1.0;
     d.friction = 0.0;
     d.linear_velocity[0] = v;
-    int32_t first = add_body(w, &d);
+    sb_body_id first = add_body(w, &d);
     d.linear_velocity[0] = 0;
     d.center[0] = 0;
-    int32_t second = add_body(w, &d);
+    sb_body_id second = add_body(w, &d);
     d.center[0] = 2 * r; /* touching the second */
-    int32_t third = add_body(w, &d);
+    sb_body_id third = add_body(w, &d);
     step_to(w, 0.5); /* the impact happens at t = 0.3 */
     double expected[3] = {-v / 3, 2 * v / 3, 2 * v / 3};
-    int32_t ids[3] = {first, second, third};
+    sb_body_id ids[3] = {first, second, third};
     for (int i = 0; i < 3; i++) {
         sb_body_state s = state_of(w, ids[i]);
         cr_log_info("sphere %d: %.9f m/s", i, s.linear_velocity[0]);
@@ -140,9 +140,9 @@ Test(rigid, heavy_ball_onto_light_ball_with_no_bounce_stops_both)
     add_floor(w, 0.5, 0.0);
     const double r = 0.2;
     sb_body_def d = sphere_def(0, 0, r, r, 1.0);
-    int32_t light = add_body(w, &d);
+    sb_body_id light = add_body(w, &d);
     d = sphere_def(0, 0, 3 * r + 0.5, r, 9.0);
-    int32_t heavy = add_body(w, &d);
+    sb_body_id heavy = add_body(w, &d);
     /* falls 0.5 m: impact at t = sqrt(2 * 0.5 / g) = 0.319 s at 3.13 m/s */
     double t = 0;
     double impact_speed = 0;
@@ -172,7 +172,7 @@ Test(rigid, box_rests_on_floor)
     add_floor(w, 0.5, 0.0);
     const double mass = 2.0;
     sb_body_def d = box_def(SB_BODY_DYNAMIC, 0.3, -0.2, 0.25, 0.25, mass);
-    int32_t b = add_body(w, &d);
+    sb_body_id b = add_body(w, &d);
     sb_body_state s0 = state_of(w, b);
     for (int frame = 1; frame <= 240; frame++) {
         step_to(w, frame / 24.0);
@@ -191,7 +191,7 @@ Test(rigid, box_rests_on_floor)
 
 /* A box resting on a static slab tilted by `angle` about x; returns the box and the
  * downhill direction along the slab. */
-static int32_t box_on_incline(sb_world *w, double angle, double friction, double downhill[3])
+static sb_body_id box_on_incline(sb_world *w, double angle, double friction, double downhill[3])
 {
     const double half = 0.2;
     double qw = cos(angle / 2), qx = sin(angle / 2);
@@ -213,7 +213,7 @@ Test(rigid, box_sticks_on_incline_with_enough_friction)
 {
     sb_world *w = make_world(G);
     double downhill[3];
-    int32_t b = box_on_incline(w, 20 * PI / 180, 0.5, downhill);
+    sb_body_id b = box_on_incline(w, 20 * PI / 180, 0.5, downhill);
     sb_body_state s0 = state_of(w, b);
     step_to(w, 5.0);
     sb_body_state s = state_of(w, b);
@@ -227,7 +227,7 @@ Test(rigid, box_slides_down_incline_at_coulomb_rate)
     const double angle = 20 * PI / 180, mu = 0.2;
     sb_world *w = make_world(G);
     double downhill[3];
-    int32_t b = box_on_incline(w, angle, mu, downhill);
+    sb_body_id b = box_on_incline(w, angle, mu, downhill);
     step_to(w, 0.5);
     sb_body_state s1 = state_of(w, b);
     step_to(w, 1.5);
@@ -251,7 +251,7 @@ Test(rigid, ball_rebounds_to_restitution_squared_height)
         add_floor(w, 0.5, 1.0);
         sb_body_def d = sphere_def(0, 0, r + drop, r, 0.5);
         d.restitution = restitutions[i];
-        int32_t b = add_body(w, &d);
+        sb_body_id b = add_body(w, &d);
         double t = 0, highest = 0;
         bool bounced = false;
         while (t < 2.0) {
@@ -277,7 +277,7 @@ Test(rigid, tower_of_ten_boxes_stands)
     sb_world *w = make_world(G);
     add_floor(w, 0.5, 0.0);
     const double half = 0.25;
-    int32_t ids[10];
+    sb_body_id ids[10];
     for (int i = 0; i < 10; i++) {
         sb_body_def d = box_def(SB_BODY_DYNAMIC, 0, 0, half + 2 * half * i, half, 1.0);
         ids[i] = add_body(w, &d);
@@ -296,7 +296,8 @@ Test(rigid, pyramid_of_55_boxes_stands)
     sb_world *w = make_world(G);
     add_floor(w, 0.5, 0.0);
     const double half = 0.25, gap = 0.02;
-    int32_t ids[55], count = 0;
+    sb_body_id ids[55];
+    int32_t count = 0;
     double start[55][3];
     for (int row = 0; row < 10; row++)
         for (int i = 0; i < 10 - row; i++) {
@@ -332,7 +333,7 @@ Test(rigid, pile_of_1000_boxes_settles_without_overlap_or_energy_gain, .timeout 
         add_body(w, &wall);
     }
     test_rng rng = rng_seed(64);
-    int32_t *ids = malloc(sizeof(int32_t) * COUNT);
+    sb_body_id *ids = malloc(sizeof *ids * COUNT);
     double (*center)[3] = malloc(sizeof(double[3]) * COUNT);
     double *energy0 = malloc(sizeof(double) * COUNT);
     double total0 = 0;
@@ -396,7 +397,7 @@ static void drop_heap(int threads, double (*transforms)[16])
     sb_world *w = make_world(G);
     add_floor(w, 0.5, 0.0);
     test_rng rng = rng_seed(7);
-    int32_t ids[COUNT];
+    sb_body_id ids[COUNT];
     for (int i = 0; i < COUNT; i++) {
         sb_body_def d = box_def(SB_BODY_DYNAMIC, (i % SIDE - 4.5) * 0.22 + rng_uniform(&rng, -0.05, 0.05),
                                 (i / SIDE % SIDE - 4.5) * 0.22, 0.15 + (i / (SIDE * SIDE)) * 0.22, 0.1, 1.0);

@@ -27,10 +27,10 @@ static sb_body_def unit_box(int type)
 
 static void expect_refused(sb_world *w, const sb_body_def *d, sb_result code, const char *words)
 {
-    int32_t id = 77;
+    sb_body_id id = {77};
     cr_assert_eq(sb_world_add_body(w, d, &id), code, "expected %s, got message '%s'", sb_result_name(code),
                  sb_last_error());
-    cr_assert_eq(id, 77, "the id was written on failure");
+    cr_assert_eq(id.index, 77, "the id was written on failure");
     cr_assert_not_null(strstr(sb_last_error(), words), "message '%s' does not mention '%s'", sb_last_error(), words);
 }
 
@@ -38,8 +38,8 @@ Test(rigid_api, bad_body_definitions_are_refused_with_a_message)
 {
     sb_world *w = make_world();
     sb_body_def d = unit_box(SB_BODY_DYNAMIC);
-    cr_assert_eq(sb_world_add_body(w, NULL, &(int32_t){0}), SB_ERROR_INVALID_ARGUMENT);
-    cr_assert_eq(sb_world_add_body(NULL, &d, &(int32_t){0}), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_world_add_body(w, NULL, &(sb_body_id){0}), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_world_add_body(NULL, &d, &(sb_body_id){0}), SB_ERROR_INVALID_ARGUMENT);
     cr_assert_eq(sb_world_add_body(w, &d, NULL), SB_ERROR_INVALID_ARGUMENT);
 
     d.mass = 0;
@@ -86,9 +86,9 @@ Test(rigid_api, bad_body_definitions_are_refused_with_a_message)
 
     /* nothing was added: the first valid body gets id 0 */
     d = unit_box(SB_BODY_DYNAMIC);
-    int32_t id = -1;
+    sb_body_id id = {-1};
     cr_assert_eq(sb_world_add_body(w, &d, &id), SB_OK, "%s", sb_last_error());
-    cr_assert_eq(id, 0);
+    cr_assert_eq(id.index, 0);
     sb_world_destroy(w);
 }
 
@@ -96,17 +96,17 @@ Test(rigid_api, bad_calls_on_bodies_are_refused)
 {
     sb_world *w = make_world();
     sb_body_def d = unit_box(SB_BODY_DYNAMIC);
-    int32_t dynamic, kinematic;
+    sb_body_id dynamic, kinematic;
     cr_assert_eq(sb_world_add_body(w, &d, &dynamic), SB_OK);
     d.type = SB_BODY_KINEMATIC;
     cr_assert_eq(sb_world_add_body(w, &d, &kinematic), SB_OK);
     double m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     sb_body_state s;
-    cr_assert_eq(sb_body_get_state(w, 5, &s), SB_ERROR_NOT_FOUND);
-    cr_assert_eq(sb_body_get_state(w, -1, &s), SB_ERROR_NOT_FOUND);
+    cr_assert_eq(sb_body_get_state(w, (sb_body_id){5}, &s), SB_ERROR_NOT_FOUND);
+    cr_assert_eq(sb_body_get_state(w, (sb_body_id){-1}, &s), SB_ERROR_NOT_FOUND);
     cr_assert_eq(sb_body_get_state(w, dynamic, NULL), SB_ERROR_INVALID_ARGUMENT);
     cr_assert_eq(sb_body_get_state(NULL, dynamic, &s), SB_ERROR_INVALID_ARGUMENT);
-    cr_assert_eq(sb_body_get_transform(w, 9, m), SB_ERROR_NOT_FOUND);
+    cr_assert_eq(sb_body_get_transform(w, (sb_body_id){9}, m), SB_ERROR_NOT_FOUND);
     cr_assert_eq(sb_body_set_target(w, dynamic, 1.0, m), SB_ERROR_INVALID_ARGUMENT);
     cr_assert_not_null(strstr(sb_last_error(), "not kinematic"));
     cr_assert_eq(sb_body_set_target(w, kinematic, 0.0, m), SB_ERROR_INVALID_ARGUMENT); /* not after now */
@@ -123,7 +123,7 @@ Test(rigid_api, bad_calls_on_bodies_are_refused)
     wd.integrator = SB_INTEGRATOR_RK4;
     sb_world *explicit_world = NULL;
     cr_assert_eq(sb_world_create(&wd, &explicit_world), SB_OK);
-    cr_assert_eq(sb_world_add_body(explicit_world, &d, &(int32_t){0}), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_world_add_body(explicit_world, &d, &(sb_body_id){0}), SB_ERROR_INVALID_ARGUMENT);
     sb_world_destroy(explicit_world);
 
     /* rigid settings of the world */
@@ -149,14 +149,14 @@ Test(rigid_api, kinematic_body_follows_its_targets_and_pushes)
     sb_world *w = make_world();
     sb_body_def d = unit_box(SB_BODY_KINEMATIC);
     d.center[0] = -2;
-    int32_t pusher;
+    sb_body_id pusher;
     cr_assert_eq(sb_world_add_body(w, &d, &pusher), SB_OK);
     /* zero gravity here: a light box in its way gets pushed along +x */
     sb_world_def wd = sb_default_world_def();
     wd.gravity[2] = 0;
     sb_world *free_world = NULL;
     cr_assert_eq(sb_world_create(&wd, &free_world), SB_OK);
-    int32_t k2, pushed;
+    sb_body_id k2, pushed;
     cr_assert_eq(sb_world_add_body(free_world, &d, &k2), SB_OK);
     sb_body_def light = unit_box(SB_BODY_DYNAMIC);
     light.center[0] = 0.0;
@@ -202,11 +202,11 @@ Test(rigid_api, bodies_rest_on_a_static_triangle_mesh)
     g.type = SB_BODY_STATIC, g.shape = SB_SHAPE_MESH;
     g.vertices = ground.positions, g.vertex_count = ground.vertex_count;
     g.triangles = ground.triangles, g.triangle_count = ground.triangle_count;
-    cr_assert_eq(sb_world_add_body(w, &g, &(int32_t){0}), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_add_body(w, &g, &(sb_body_id){0}), SB_OK, "%s", sb_last_error());
     sb_body_def box = unit_box(SB_BODY_DYNAMIC);
     box.center[2] = 1.0; /* falls 0.5 m */
     box.center[0] = 1.0; /* over the shared diagonal edge of the two triangles */
-    int32_t b, ball;
+    sb_body_id b, ball;
     cr_assert_eq(sb_world_add_body(w, &box, &b), SB_OK);
     sb_body_def sphere = sb_default_body_def();
     sphere.shape = SB_SHAPE_SPHERE, sphere.radius = 0.3, sphere.center[0] = -3, sphere.center[2] = 2.0;
@@ -237,7 +237,7 @@ Test(rigid_api, hull_of_a_closed_mesh_has_its_mass_properties_and_transform)
     d.mass = 2.0;
     d.linear_velocity[1] = 1.0;
     d.angular_velocity[2] = 2.0; /* about a principal axis: a steady turn */
-    int32_t id;
+    sb_body_id id;
     cr_assert_eq(sb_world_add_body(w, &d, &id), SB_OK, "%s", sb_last_error());
     sb_body_state s;
     cr_assert_eq(sb_body_get_state(w, id, &s), SB_OK);
@@ -268,7 +268,7 @@ Test(rigid_api, hull_of_a_closed_mesh_has_its_mass_properties_and_transform)
 Test(rigid_api, all_transforms_at_once_match_each_one)
 {
     sb_world *w = make_world();
-    int32_t ids[3];
+    sb_body_id ids[3];
     for (int i = 0; i < 3; i++) {
         sb_body_def d = unit_box(SB_BODY_DYNAMIC);
         d.center[0] = 2.0 * i, d.angular_velocity[i] = 1.0 + i;
@@ -296,7 +296,7 @@ Test(rigid_api, a_failed_allocation_in_a_step_is_reported_not_worked_around)
         sb_world *w = make_world();
         sb_body_def floor = unit_box(SB_BODY_STATIC);
         floor.half_extents[0] = floor.half_extents[1] = 3.0, floor.center[2] = -0.5;
-        int32_t id;
+        sb_body_id id;
         cr_assert_eq(sb_world_add_body(w, &floor, &id), SB_OK);
         for (int k = 0; k < 1; k++) { /* a box resting: its four contacts are pivoted */
             sb_body_def box = unit_box(SB_BODY_DYNAMIC);

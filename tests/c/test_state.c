@@ -22,10 +22,12 @@ typedef struct scene {
     grid_mesh grid;
     solid_mesh sphere, plane, carried;
     int32_t pins[2];
-    int32_t pusher;
+    sb_cloth_id cloth;
+    sb_collider_id plane_id;
+    sb_body_id pusher;
 } scene;
 
-static void add_box(sb_world *w, int type, const double center[3], const double half[3], double spin, int32_t *id)
+static void add_box(sb_world *w, int type, const double center[3], const double half[3], double spin, sb_body_id *id)
 {
     sb_body_def d = sb_default_body_def();
     d.type = type;
@@ -48,17 +50,17 @@ static scene build_with(const sb_world_def *wdef, double stiffer)
     c.triangle_count = s.grid.triangle_count, c.triangles = s.grid.triangles;
     c.pin_count = 2, c.pins = s.pins;
     c.self_collision = 1;
-    int32_t id;
-    cr_assert_eq(sb_world_add_cloth(s.world, &c, &id), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_add_cloth(s.world, &c, &s.cloth), SB_OK, "%s", sb_last_error());
 
     s.sphere = sphere_mesh(0.2, 8, 12, (double[3]){0.1, 0.0, 0.3});
     sb_collider_def sphere = solid_collider_def(&s.sphere);
-    cr_assert_eq(sb_world_add_collider(s.world, &sphere, &id), SB_OK, "%s", sb_last_error());
+    sb_collider_id sphere_id;
+    cr_assert_eq(sb_world_add_collider(s.world, &sphere, &sphere_id), SB_OK, "%s", sb_last_error());
     s.plane = plane_mesh(3.0, 0.0);
     sb_collider_def plane = solid_collider_def(&s.plane);
-    cr_assert_eq(sb_world_add_collider(s.world, &plane, &id), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_add_collider(s.world, &plane, &s.plane_id), SB_OK, "%s", sb_last_error());
 
-    int32_t floor, body;
+    sb_body_id floor, body;
     add_box(s.world, SB_BODY_STATIC, (double[3]){3.0, 0.0, -0.5}, (double[3]){2.0, 2.0, 0.5}, 0.0, &floor);
     for (int i = 0; i < BOXES; i++)
         add_box(s.world, SB_BODY_DYNAMIC, (double[3]){3.0 + 0.05 * (i % 2), 0.02 * i, 0.2 + 0.45 * i},
@@ -68,7 +70,7 @@ static scene build_with(const sb_world_def *wdef, double stiffer)
     add_box(s.world, SB_BODY_DYNAMIC, (double[3]){-0.3, 0.2, 0.1}, (double[3]){0.1, 0.1, 0.1}, 0.2, &body);
     s.carried = box_mesh((double[3]){0.1, 0.1, 0.1}, (double[3]){-0.3, 0.2, 0.1});
     sb_collider_def carried = solid_collider_def(&s.carried);
-    int32_t carried_id;
+    sb_collider_id carried_id;
     cr_assert_eq(sb_world_add_collider(s.world, &carried, &carried_id), SB_OK, "%s", sb_last_error());
     cr_assert_eq(sb_collider_follow_body(s.world, carried_id, body), SB_OK, "%s", sb_last_error());
     return s;
@@ -92,13 +94,13 @@ static void animate(scene *s, int frame)
 {
     double t = frame / FPS;
     double pins[6] = {-0.5 + 0.2 * sin(3 * t), -0.5, 0.6, 0.5, -0.5 + 0.1 * t, 0.6 + 0.05 * sin(5 * t)};
-    cr_assert_eq(sb_cloth_set_pin_targets(s->world, 0, t, pins, 2), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_cloth_set_pin_targets(s->world, s->cloth, t, pins, 2), SB_OK, "%s", sb_last_error());
     double *plane = malloc(3 * (size_t)s->plane.vertex_count * sizeof *plane);
     for (int32_t i = 0; i < s->plane.vertex_count; i++) {
         plane[3 * i] = s->plane.positions[3 * i], plane[3 * i + 1] = s->plane.positions[3 * i + 1];
         plane[3 * i + 2] = s->plane.positions[3 * i + 2] + 0.01 * frame;
     }
-    cr_assert_eq(sb_collider_set_positions(s->world, 1, t, plane, s->plane.vertex_count), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_collider_set_positions(s->world, s->plane_id, t, plane, s->plane.vertex_count), SB_OK, "%s", sb_last_error());
     free(plane);
     double push[16] = {1, 0, 0, 0.4 * t, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     cr_assert_eq(sb_body_set_target(s->world, s->pusher, t, push), SB_OK, "%s", sb_last_error());
@@ -124,13 +126,13 @@ typedef struct snapshot {
 static void take(const scene *s, snapshot *out)
 {
     memset(out, 0, sizeof *out);
-    cr_assert_eq(sb_cloth_get_positions(s->world, 0, out->positions, GRID * GRID), SB_OK);
-    cr_assert_eq(sb_cloth_get_velocities(s->world, 0, out->velocities, GRID * GRID), SB_OK);
+    cr_assert_eq(sb_cloth_get_positions(s->world, s->cloth, out->positions, GRID * GRID), SB_OK);
+    cr_assert_eq(sb_cloth_get_velocities(s->world, s->cloth, out->velocities, GRID * GRID), SB_OK);
     cr_assert_eq(sb_world_get_body_transforms(s->world, out->transforms, BOXES + 3), SB_OK, "%s", sb_last_error());
     for (int32_t i = 0; i < BOXES + 3; i++) {
         sb_body_state state;
         memset(&state, 0, sizeof state);
-        cr_assert_eq(sb_body_get_state(s->world, i, &state), SB_OK);
+        cr_assert_eq(sb_body_get_state(s->world, (sb_body_id){i}, &state), SB_OK);
         out->bodies[i] = state;
     }
     sb_world_stats stats;
@@ -331,7 +333,7 @@ static sb_world *large_hanging_cloth(grid_mesh *g, int32_t pins[2])
     c.triangle_count = g->triangle_count, c.triangles = g->triangles;
     c.pin_count = 2, c.pins = pins;
     c.stretch_stiffness *= 10.0; /* block Jacobi's solves take long enough to prefer the multigrid */
-    int32_t id;
+    sb_cloth_id id;
     cr_assert_eq(sb_world_add_cloth(w, &c, &id), SB_OK, "%s", sb_last_error());
     w->cloths[0]->scratch.cg.multigrid_min_rows = 1; /* a 64² cloth is below the default threshold */
     return w;
@@ -357,8 +359,8 @@ Test(state, a_resumed_large_cloth_chooses_its_preconditioner_as_before, .timeout
                   "this test would prove nothing", cg->jacobi_iterations);
     size_t len = 3 * (size_t)g.vertex_count;
     double *a = malloc(len * sizeof *a), *b = malloc(len * sizeof *b);
-    cr_assert_eq(sb_cloth_get_positions(straight, 0, a, g.vertex_count), SB_OK);
-    cr_assert_eq(sb_cloth_get_positions(resumed, 0, b, g.vertex_count), SB_OK);
+    cr_assert_eq(sb_cloth_get_positions(straight, (sb_cloth_id){0}, a, g.vertex_count), SB_OK);
+    cr_assert_eq(sb_cloth_get_positions(resumed, (sb_cloth_id){0}, b, g.vertex_count), SB_OK);
     cr_assert(memcmp(a, b, len * sizeof *a) == 0, "the resumed cloth went elsewhere");
     free(a), free(b), free(state);
     sb_world_destroy(straight), sb_world_destroy(resumed);
@@ -411,10 +413,10 @@ Test(state, a_collision_tree_deeper_than_any_build_is_refused)
     sb_world *w;
     cr_assert_eq(sb_world_create(&wdef, &w), SB_OK);
     sb_cloth_def c = grid_cloth_def(&g);
-    int32_t id;
+    sb_cloth_id id;
     cr_assert_eq(sb_world_add_cloth(w, &c, &id), SB_OK, "%s", sb_last_error());
     sb_collider_def k = solid_collider_def(&ball);
-    cr_assert_eq(sb_world_add_collider(w, &k, &id), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_add_collider(w, &k, &(sb_collider_id){0}), SB_OK, "%s", sb_last_error());
     cr_assert_eq(sb_world_step_to(w, 2.0 / FPS), SB_OK, "%s", sb_last_error());
     uint64_t size;
     cr_assert_eq(sb_world_get_state_size(w, &size), SB_OK);
@@ -498,7 +500,7 @@ Test(state, a_state_saved_with_other_uvs_is_refused)
         cr_assert_eq(sb_world_create(&wdef, &worlds[k]), SB_OK);
         sb_cloth_def c = grid_cloth_def(&g);
         c.uvs = uvs[k];
-        int32_t id;
+        sb_cloth_id id;
         cr_assert_eq(sb_world_add_cloth(worlds[k], &c, &id), SB_OK, "%s", sb_last_error());
     }
     cr_assert_eq(sb_world_step_to(worlds[0], 1.0 / FPS), SB_OK);
@@ -528,7 +530,7 @@ Test(state, a_state_saved_with_another_body_mesh_is_refused)
         sb_body_def d = sb_default_body_def();
         d.type = SB_BODY_STATIC, d.shape = SB_SHAPE_MESH;
         d.vertex_count = 4, d.vertices = square, d.triangle_count = 2, d.triangles = splits[k];
-        int32_t id;
+        sb_body_id id;
         cr_assert_eq(sb_world_add_body(worlds[k], &d, &id), SB_OK, "%s", sb_last_error());
     }
     cr_assert_eq(sb_world_step_to(worlds[0], 1.0 / FPS), SB_OK);

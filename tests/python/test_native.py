@@ -98,7 +98,7 @@ class Bindings(unittest.TestCase):
         wrong = native.layout_mismatches(lib, {"sb_cloth_def": Swapped, "sb_world_def": Short, "sb_nothing": Short})
         self.assertEqual(len(wrong), 3, wrong)
         self.assertIn("sb_cloth_def.triangle_count is at byte 16 in the library, 12 here", wrong[0])
-        self.assertIn("sb_world_def has 13 fields in the library, 12 here", wrong[1])
+        self.assertIn("sb_world_def has 14 fields in the library, 13 here", wrong[1])
         self.assertIn("no public struct named 'sb_nothing'", wrong[2])
 
     def test_struct_layouts_match_the_library(self):
@@ -111,6 +111,27 @@ class Bindings(unittest.TestCase):
         body = native.load().sb_default_body_def()
         self.assertEqual(list(body.rotation), [1.0, 0.0, 0.0, 0.0])
         self.assertEqual((body.mass, body.friction, body.restitution), (1.0, 0.5, 0.0))
+
+    def test_ids_are_typed_in_the_bindings_too(self):
+        lib = native.load()
+        with native.World() as world:
+            cloth = world.add_cloth([0, 0, 0, 1, 0, 0, 0, 1, 0], [0, 1, 2])
+            body = world.add_body("STATIC", "SPHERE", radius=0.5, center=(0, 0, -2))
+            collider = world.add_collider([0, 0, -1, 1, 0, -1, 0, 1, -1], [0, 1, 2])
+            self.assertEqual((cloth, body, collider), (0, 0, 0))  # indices, each kind from 0
+            for wrong in ((native.BodyId(body), native.ColliderId(collider)), (collider, body)):
+                with self.assertRaises(ctypes.ArgumentError):  # swapped kinds and bare ints alike
+                    lib.sb_collider_follow_body(world._handle, *wrong)
+            world.follow_body(collider, body)
+
+    def test_the_thread_count_is_part_of_the_world(self):
+        with native.World(threads=2) as world:
+            world.add_cloth([0, 0, 0, 1, 0, 0, 0, 1, 0], [0, 1, 2])
+            world.step_to(0.1)
+        for wrong in (-1, 1025):
+            with self.assertRaises(native.NativeError) as caught:
+                native.World(threads=wrong)
+            self.assertIn("threads", str(caught.exception))
 
     def test_rigid_bodies_through_the_bindings(self):
         with native.World() as world:
