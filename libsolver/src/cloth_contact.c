@@ -10,6 +10,8 @@
  * CONTACT_HOLD times it. */
 #define CONTACT_START 1.1
 #define CONTACT_HOLD 1.25
+/* a vertex the response left at the contact distance is at it, whatever the last bits say */
+#define CONTACT_ROUNDING 1e-9
 
 typedef struct nearest_query {
     const collider *col;
@@ -152,13 +154,21 @@ static int32_t prepare_vertex_contact(cloth *c, collider *const *colliders, int3
     vec3 n = contact_normal(c, vc, p, &best, was_in_contact);
     vec3 vc_vel = v3_scale(best.velocity, 1.0 / h);
     vec3 v = v3_load(&c->state.v[3 * (size_t)i]);
+    double reach = c->model.thickness + colliders[k]->model.thickness;
+    /* beyond the contact distance and not approaching: nothing to hold yet (taking it up would
+     * stop it there, step after step, and glue cloth to a surface it hangs away from) */
+    if (!was_in_contact && depth < -CONTACT_ROUNDING * reach && v3_dot(v3_sub(v, vc_vel), n) >= 0.0) {
+        vc->collider = -1;
+        return 0;
+    }
     double mu = c->model.friction * colliders[k]->model.friction;
     if (!was_in_contact) estimate_fresh_contact(vc, c->model.mass[i], mu, g, n, v, vc_vel, h);
     vc->collider = k;
     vc->normal = n;
-    /* it moves with the collider's point, pushed back out to the contact distance */
+    /* it moves with the collider's point, pushed back out to the contact distance if inside it;
+     * never pulled in from the band beyond, where it is held only as long as it presses */
     v3_store(&c->scratch.target_velocity[3 * (size_t)i], vc_vel);
-    v3_store(&c->scratch.target_offset[3 * (size_t)i], v3_scale(n, depth));
+    v3_store(&c->scratch.target_offset[3 * (size_t)i], v3_scale(n, fmax(depth, 0.0)));
     if (vc->sticking) {
         c->scratch.filter_kind[i] = FILTER_FIXED;
         return 1;
