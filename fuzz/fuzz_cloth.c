@@ -72,7 +72,7 @@ static void free_cloth(cloth_input *c)
 {
     fuzz_mesh_free(&c->mesh);
     free(c->uvs);
-    free(c->model.pins);
+    free(c->pins);
 }
 
 static fuzz_mesh add_collider(fuzz_input *in, sb_world *world, sb_collider_id *out_id)
@@ -137,7 +137,7 @@ static void set_pin_targets(fuzz_input *in, sb_world *world, sb_cloth_id cloth, 
     double *targets = fuzz_alloc(3 * (size_t)(pins + 1) * sizeof *targets);
     for (int32_t p = 0; p < pins + 1; p++)
         for (int k = 0; k < 3; k++) {
-            int32_t v = p < pins ? c->model.pins[p] : -1;
+            int32_t v = p < pins ? c->pins[p] : -1;
             double rest = v >= 0 && v < c->mesh.vertex_count ? c->mesh.positions[3 * v + k] : 0.0;
             targets[3 * p + k] = fuzz_double(in, rest);
         }
