@@ -401,11 +401,15 @@ class Bake(BakeResume):
 
     def _add_cloth(self, world, job, depsgraph):
         obj = job.obj
+        blender_cloth = settings.find_modifier(obj, "CLOTH")[1] if obj.simbake.role == "NONE" else None
         with _named_errors(obj):
-            job.input = scene_io.read_cloth(obj, depsgraph, job.pin_group)
+            shrink_group = blender_cloth.settings.vertex_group_shrink if blender_cloth is not None else None
+            job.input = scene_io.read_cloth(obj, depsgraph, job.pin_group, shrink_group)
             material = settings.cloth_material(obj, job.input.vertex_count, job.input.area_and_edge_length)
+            shrink = (settings.blender_shrink(blender_cloth.settings, job.input.vertex_count, job.input.shrink_weights)
+                      if blender_cloth is not None else None)
             job.cloth_id = world.add_cloth(job.input.sample.positions, job.input.triangles,
-                                           job.input.uvs, job.input.pins, **material)
+                                           job.input.uvs, job.input.pins, shrink, **material)
         job.inverse = transforms.invert_affine(job.input.sample.matrix)
         if job.inverse is None:
             raise BakeError(f"{obj.name}: its transform is singular (a scale of zero?)")

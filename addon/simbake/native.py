@@ -94,6 +94,7 @@ class ClothDef(ctypes.Structure):
         ("friction", ctypes.c_double),
         ("self_collision", ctypes.c_int32),
         ("self_thickness", ctypes.c_double),
+        ("shrink", ctypes.POINTER(ctypes.c_double)),
     ]
 
 
@@ -406,9 +407,10 @@ class World:
     def __del__(self):
         self.close()
 
-    def add_cloth(self, positions, triangles, uvs=None, pins=(), **material):
+    def add_cloth(self, positions, triangles, uvs=None, pins=(), shrink=None, **material):
         """positions: flat xyz (world, m); triangles: flat vertex indices; uvs: per corner
-        (u, v), flat; pins: vertex indices; material: ClothDef fields. Returns the cloth id."""
+        (u, v), flat; pins: vertex indices; shrink: per vertex, the fraction its rest shape is
+        smaller (None: none); material: ClothDef fields. Returns the cloth id."""
         positions = _as_array(positions, "d")
         triangles = _as_array(triangles, "i")
         pins = _as_array(pins, "i")
@@ -416,6 +418,10 @@ class World:
         if uvs is not None and len(uvs) and len(uvs) != 2 * len(triangles):
             raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"uvs: expected 6 values per triangle (u, v at each corner), {2 * len(triangles)} "
                                f"for {len(triangles) // 3} triangles, got {len(uvs)}")
+        shrink = _as_array(shrink, "d") if shrink is not None else None
+        if shrink is not None and len(shrink) != len(positions) // 3:
+            raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"shrink: expected one value per vertex, {len(positions) // 3}, "
+                               f"got {len(shrink)}")
         definition = self._lib.sb_default_cloth_def()
         definition.vertex_count = len(positions) // 3
         definition.positions = _ptr(positions, ctypes.c_double)
@@ -424,6 +430,7 @@ class World:
         definition.uvs = _ptr(uvs, ctypes.c_double) if uvs is not None and len(uvs) else None
         definition.pin_count = len(pins)
         definition.pins = _ptr(pins, ctypes.c_int32) if len(pins) else None
+        definition.shrink = _ptr(shrink, ctypes.c_double) if shrink is not None else None
         for name, value in material.items():
             setattr(definition, name, int(bool(value)) if name == "self_collision" else float(value))
         cloth = ClothId()

@@ -89,13 +89,14 @@ def sample_positions(obj, depsgraph, expected_count=None):
 class ClothInput:
     """Everything the solver needs about a cloth object at the first frame."""
 
-    def __init__(self, sample, triangles, edges, uvs, pins, vertex_count):
+    def __init__(self, sample, triangles, edges, uvs, pins, vertex_count, shrink_weights=None):
         self.sample = sample
         self.triangles = triangles
         self.edges = edges  # the mesh's own edges, 2 vertex ids each
         self.uvs = uvs
         self.pins = pins
         self.vertex_count = vertex_count
+        self.shrink_weights = shrink_weights  # each vertex's weight in the shrink group, or None
 
     def area_and_edge_length(self):
         """Total area (m²) and mean edge length (m); only Blender-cloth settings need them."""
@@ -112,6 +113,23 @@ def _pinned_vertices(obj, mesh, group_name):
     # Vertex group weights have no bulk accessor in Blender's API.
     return array("i", [v.index for v in mesh.vertices
                        for g in v.groups if g.group == group.index and g.weight >= PIN_WEIGHT_THRESHOLD])
+
+
+def _group_weights(obj, mesh, group_name):
+    """Each vertex's weight in the named vertex group (0 outside it), or None without one."""
+    if not group_name:
+        return None
+    group = obj.vertex_groups.get(group_name)
+    if group is None:
+        raise SettingsError(f"{obj.name}: vertex group '{group_name}' does not exist "
+                            f"(vertex groups: {', '.join(g.name for g in obj.vertex_groups) or 'none'})")
+    weights = array("d", bytes(8 * len(mesh.vertices)))
+    # Vertex group weights have no bulk accessor in Blender's API.
+    for v in mesh.vertices:
+        for g in v.groups:
+            if g.group == group.index:
+                weights[v.index] = g.weight
+    return weights
 
 
 def soft_pin_count(obj, group_name):
@@ -153,9 +171,9 @@ def _vertices_and_triangles(mesh):
     return local, triangles
 
 
-def read_cloth(obj, depsgraph, pin_group):
-    """Mesh, UVs and pins of a cloth object as evaluated now (modifiers above the cut
-    hidden by the caller). Raises SettingsError naming the object."""
+def read_cloth(obj, depsgraph, pin_group, shrink_group=None):
+    """Mesh, UVs, pins and shrink group weights of a cloth object as evaluated now
+    (modifiers above the cut hidden by the caller). Raises SettingsError naming the object."""
     if obj.type != "MESH":
         raise SettingsError(f"{obj.name}: only mesh objects can be cloth (this is a {obj.type.lower()})")
     obj_eval, mesh = evaluated_mesh(obj, depsgraph)
@@ -175,11 +193,12 @@ def read_cloth(obj, depsgraph, pin_group):
         edges = array("i", bytes(8 * len(mesh.edges)))
         mesh.edges.foreach_get("vertices", edges)
         pins = _pinned_vertices(obj, mesh, pin_group)
+        shrink_weights = _group_weights(obj, mesh, shrink_group)
         matrix = native.matrix_rows(obj_eval.matrix_world)
     finally:
         obj_eval.to_mesh_clear()
     positions = native.transform_points(matrix, local, "d")
-    return ClothInput(MeshSample(positions, matrix), triangles, edges, uvs, pins, count)
+    return ClothInput(MeshSample(positions, matrix), triangles, edges, uvs, pins, count, shrink_weights)
 
 
 def gather(values, indices, width=3):

@@ -3,6 +3,7 @@ object with the same attributes (Blender's, or plain stand-ins in tests)."""
 
 import hashlib
 import json
+from array import array
 import math
 import re
 
@@ -87,6 +88,19 @@ def blender_cloth_material(modifier, vertex_count, rest_area, mean_edge_length):
         # Blender takes the friction of a cloth-object contact from the object alone
         "friction": 1.0,
     }
+
+
+def blender_shrink(cloth_settings, vertex_count, weights=None):
+    """Per-vertex shrink of a Blender cloth, or None when nothing shrinks: its Shrinking
+    Factor, and with a shrink group shrink_min + (shrink_max - shrink_min) w (w: the vertex's
+    weight in the group, 0 outside it). Blender scales each spring by the geometric mean of its
+    ends' 1 - shrink; SimBake each triangle by 1 - its corners' mean (the same to first order)."""
+    low = cloth_settings.shrink_min
+    if weights is None:
+        return array("d", [low]) * vertex_count if low != 0.0 else None
+    high = cloth_settings.shrink_max
+    factors = array("d", (low + (high - low) * w for w in weights))
+    return factors if any(factors) else None
 
 
 def cloth_material(obj, vertex_count, measure):

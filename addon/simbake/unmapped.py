@@ -39,8 +39,6 @@ def blender_cloth(name, modifier, soft_pin_count):
     for attribute, label in switches:
         if _flag(cloth, attribute):
             warn(label, "the cloth is simulated without it")
-    if _differs(cloth, "shrink_min", 0.0) or _set(cloth, "vertex_group_shrink"):
-        warn("Shrinking", "the rest shape is the mesh as it is")
     groups = (("vertex_group_structural_stiffness", "Structural stiffness group"),
               ("vertex_group_shear_stiffness", "Shear stiffness group"),
               ("vertex_group_bending", "Bending stiffness group"))

@@ -135,6 +135,11 @@ typedef struct sb_cloth_def {
                                    different cloths never pass through each other */
     double self_thickness;      /* m: two parts of this cloth keep twice this apart (self
                                    collision); 0: the same as thickness (0) */
+    const double *shrink;       /* optional, vertex_count values in (-1, 1): the rest shape around
+                                   each vertex is smaller than `positions` by this fraction (0.1:
+                                   10% smaller; negative: larger); each triangle's rest shape is
+                                   scaled by 1 minus its corners' mean; masses stay those of the
+                                   given shape. NULL: none (Blender's Shrinking Factor) */
 } sb_cloth_def;
 
 /* What the library made of a cloth's mesh. */

@@ -36,6 +36,10 @@ static sb_result validate_def(const sb_cloth_def *d)
         }
     if (d->uvs && !all_finite(d->uvs, 6 * (size_t)d->triangle_count))
         return error_set(SB_ERROR_INVALID_MESH, "cloth UVs contain a non-finite value");
+    for (int32_t i = 0; d->shrink && i < d->vertex_count; i++)
+        if (!(fabs(d->shrink[i]) < 1.0))
+            return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth shrink of vertex %d is %g; it must lie between -1 and 1",
+                             (int)i, d->shrink[i]);
     struct { const char *name; double value; bool positive; } params[] = {
         {"density", d->density, true},
         {"stretch_stiffness", d->stretch_stiffness, false},
@@ -97,6 +101,20 @@ static bool triangle_rest_frame(const vec3 p[3], const double *uv, tri_rest *out
         v[i] = v3_dot(d, weft);
     }
     return tri_rest_from_uv(u, v, out);
+}
+
+/* Each triangle's rest shape scaled by s = 1 - its corners' mean shrink: material coordinates
+ * by s, so w = ∂x/∂u by 1/s and the area by s². Masses, vertex areas and the hinges' weights
+ * 3|e|²/(A1+A2), which a uniform scale leaves alone, stay those of the given shape. */
+static void shrink_rest_shapes(cloth_model *m, const double *shrink)
+{
+    for (int32_t t = 0; t < m->triangle_count; t++) {
+        const int32_t *tri = &m->triangles[3 * (size_t)t];
+        double s = 1.0 - (shrink[tri[0]] + shrink[tri[1]] + shrink[tri[2]]) / 3.0;
+        tri_rest *rest = &m->rest[t];
+        for (int k = 0; k < 3; k++) rest->cu[k] /= s, rest->cv[k] /= s;
+        rest->area *= s * s;
+    }
 }
 
 /* Hinges on every edge shared by exactly two triangles; edges with more are counted as
@@ -214,6 +232,7 @@ static sb_result build_model(cloth_model *m, const sb_cloth_def *def)
         return error_set(SB_ERROR_INVALID_MESH, "no triangle of the cloth has any area (%d degenerate)",
                          (int)def->triangle_count);
     if (!topology_build(&m->topo, m->triangles, m->triangle_count, nv) || !build_hinges(m)) return out_of_memory();
+    if (def->shrink) shrink_rest_shapes(m, def->shrink);
     if (m->self_collision &&
         !rest_neighbours_build(&m->near_at_rest, m->rest_positions, &m->topo, 3.0 * m->self_thickness))
         return out_of_memory();

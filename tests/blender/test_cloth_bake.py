@@ -224,6 +224,48 @@ class BlenderClothModifier(unittest.TestCase):
         self.assertEqual(blender_test.snapshot(obj), before)
 
 
+class BlenderShrinking(unittest.TestCase):
+    """Blender's Shrinking Factor and shrink group carry over: without gravity the sheet pulls
+    itself together to its shrunk rest shape, the group's vertices by Max Shrinking."""
+
+    def bake_weightless(self, shrink_min, shrink_max=0.0, group_left=False):
+        blender_test.empty_scene()
+        scene = bpy.context.scene
+        scene.use_gravity = False
+        scene.simbake.frame_start, scene.simbake.frame_end = 1, 48
+        obj = blender_test.grid_object("Sheet", size=1.0, cuts=10, role="NONE")
+        cloth = obj.modifiers.new("Cloth", "CLOTH")
+        cloth.settings.shrink_min, cloth.settings.shrink_max = shrink_min, shrink_max
+        if group_left:
+            group = obj.vertex_groups.new(name="shrink")
+            group.add([v.index for v in obj.data.vertices if v.co.x < 0.0], 1.0, "REPLACE")
+            cloth.settings.vertex_group_shrink = "shrink"
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
+        self.assertNotIn("Shrinking", scene.simbake.last_bake_warnings)
+        rest = [v.co.copy() for v in obj.data.vertices]
+        scene.frame_set(48)
+        return obj, rest, blender_test.world_vertices(obj)
+
+    @staticmethod
+    def edge_ratio(obj, rest, positions, side):
+        ratios = []
+        for edge in obj.data.edges:
+            a, b = edge.vertices
+            if side(rest[a].x) and side(rest[b].x):
+                now = math.dist(positions[3 * a:3 * a + 3], positions[3 * b:3 * b + 3])
+                ratios.append(now / (rest[a] - rest[b]).length)
+        return sum(ratios) / len(ratios)
+
+    def test_shrinking_factor_shrinks_the_whole_sheet(self):
+        obj, rest, positions = self.bake_weightless(0.25)
+        self.assertAlmostEqual(self.edge_ratio(obj, rest, positions, lambda x: True), 0.75, delta=0.02)
+
+    def test_shrink_group_shrinks_its_vertices_by_max_shrinking(self):
+        obj, rest, positions = self.bake_weightless(0.0, 0.3, group_left=True)
+        self.assertAlmostEqual(self.edge_ratio(obj, rest, positions, lambda x: x < -0.1), 0.7, delta=0.05)
+        self.assertAlmostEqual(self.edge_ratio(obj, rest, positions, lambda x: x > 0.1), 1.0, delta=0.05)
+
+
 class BadInput(unittest.TestCase):
     """Refused with an error naming the object; nothing in the scene changes."""
 

@@ -83,6 +83,17 @@ class Bindings(unittest.TestCase):
             self.assertIn("6 values per triangle", str(caught.exception))
             world.add_cloth(positions, triangles, uvs=[0.1 * (i % 7) for i in range(2 * len(triangles))])
 
+    def test_shrink_takes_one_value_per_vertex(self):
+        positions, triangles = grid(3)
+        with native.World() as world:
+            with self.assertRaises(native.NativeError) as caught:
+                world.add_cloth(positions, triangles, shrink=[0.1] * 8)
+            self.assertIn("one value per vertex", str(caught.exception))
+            with self.assertRaises(native.NativeError) as caught:
+                world.add_cloth(positions, triangles, shrink=[1.5] * 9)
+            self.assertIn("shrink of vertex 0", str(caught.exception))
+            world.add_cloth(positions, triangles, shrink=[0.1] * 9)
+
     def test_every_mirror_has_the_libraries_layout_and_a_changed_one_is_named(self):
         lib = native.load()
         self.assertEqual(native.layout_mismatches(lib), [])

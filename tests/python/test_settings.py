@@ -85,6 +85,16 @@ class Materials(unittest.TestCase):
         with self.assertRaisesRegex(settings.SettingsError, "Thing: cloth damping"):
             settings.cloth_material(obj("CLOTH", damping=float("nan")), 10, None)
 
+    def test_blender_shrinking_per_vertex(self):
+        cloth = NS(shrink_min=0.0, shrink_max=0.0)
+        self.assertIsNone(settings.blender_shrink(cloth, 4), "Blender's default shrinks nothing")
+        cloth.shrink_min = 0.2
+        self.assertEqual(list(settings.blender_shrink(cloth, 3)), [0.2] * 3)
+        cloth.shrink_max = 0.5  # a shrink group: Shrinking Factor at weight 0, Max Shrinking at 1
+        self.assertEqual([round(s, 12) for s in settings.blender_shrink(cloth, 3, [0.0, 0.5, 1.0])], [0.2, 0.35, 0.5])
+        cloth.shrink_min = cloth.shrink_max = 0.0
+        self.assertIsNone(settings.blender_shrink(cloth, 3, [0.0, 0.5, 1.0]))
+
     def test_pin_group_comes_from_the_right_place(self):
         self.assertEqual(settings.pin_group_name(obj("CLOTH", pin_group="top")), "top")
         self.assertEqual(settings.pin_group_name(obj(modifiers=[blender_cloth()])), "pins")

@@ -30,7 +30,7 @@ class ClothSettings(unittest.TestCase):
 
     def test_each_setting_not_carried_over_is_named_with_the_object(self):
         cases = {"use_pressure": (True, "Pressure"), "use_internal_springs": (True, "Internal Springs"),
-                 "use_sewing_springs": (True, "Sewing"), "shrink_min": (0.2, "Shrinking"),
+                 "use_sewing_springs": (True, "Sewing"),
                  "vertex_group_bending": ("Stiff", "Bending stiffness group"),
                  "compression_stiffness": (1.0, "Compression stiffness"), "bending_model": ("LINEAR", "Linear"),
                  "time_scale": (2.0, "Speed Multiplier"), "collision.use_collision": (False, "Object Collisions off"),
