@@ -84,6 +84,7 @@ class ClothDef(ctypes.Structure):
         ("uvs", ctypes.POINTER(ctypes.c_double)),
         ("density", ctypes.c_double),
         ("stretch_stiffness", ctypes.c_double),
+        ("compression_stiffness", ctypes.c_double),
         ("shear_stiffness", ctypes.c_double),
         ("bend_stiffness", ctypes.c_double),
         ("damping", ctypes.c_double),

@@ -73,6 +73,9 @@ def blender_cloth_material(modifier, vertex_count, rest_area, mean_edge_length):
     return {
         "density": cloth.mass * vertex_count / area,
         "stretch_stiffness": scale * tension / edge,
+        # Blender's compressed structural springs push back with Compression / L per metre
+        # (its Choi-Ko model is linear for any compression a cloth survives)
+        "compression_stiffness": scale * cloth.compression_stiffness / edge,
         "shear_stiffness": scale * cloth.shear_stiffness / edge,
         # Blender's angular bending: hinge moment ≈ 0.05 bending L² θ (in its units); ours
         # is 3 k θ on a regular grid

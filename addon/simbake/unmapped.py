@@ -45,8 +45,6 @@ def blender_cloth(name, modifier, soft_pin_count):
     for attribute, label in groups:
         if _set(cloth, attribute):
             warn(label, "the stiffness is the same over the whole cloth")
-    if _differs(cloth, "compression_stiffness", getattr(cloth, "tension_stiffness", 0.0)):
-        warn("Compression stiffness", "compression is resisted with the tension stiffness")
     if getattr(cloth, "bending_model", "ANGULAR") != "ANGULAR":
         warn("Linear bending model", "bending is angular, mapped as for the Angular model")
     if _differs(cloth, "time_scale", 1.0):

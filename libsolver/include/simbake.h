@@ -121,6 +121,8 @@ typedef struct sb_cloth_def {
                                    warp, +v the weft direction; NULL derives a frame from world +X */
     double density;             /* kg/m^2 of rest area (0.15) */
     double stretch_stiffness;   /* N/m: energy ½ k A (|w_u|-1)², same for weft (2000) */
+    double compression_stiffness; /* N/m: the same energy where |w_u| < 1 (or |w_v|): against
+                                   compression; negative: stretch_stiffness (-1) */
     double shear_stiffness;     /* N/m: energy ½ k A (w_u·w_v)² (200) */
     double bend_stiffness;      /* N·m: energy ½ k (3|e|²/(A1+A2)) (θ-θ0)² per edge (1e-5) */
     double damping;             /* s: each condition is damped with k_d = damping * k (0.01) */

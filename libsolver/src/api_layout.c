@@ -25,7 +25,7 @@ static const struct_layout LAYOUTS[] = {
            AT(sb_world_def, max_speed), AT(sb_world_def, threads)),
     LAYOUT(sb_cloth_def, AT(sb_cloth_def, vertex_count), AT(sb_cloth_def, positions), AT(sb_cloth_def, triangle_count),
            AT(sb_cloth_def, triangles), AT(sb_cloth_def, uvs), AT(sb_cloth_def, density),
-           AT(sb_cloth_def, stretch_stiffness), AT(sb_cloth_def, shear_stiffness), AT(sb_cloth_def, bend_stiffness),
+           AT(sb_cloth_def, stretch_stiffness), AT(sb_cloth_def, compression_stiffness), AT(sb_cloth_def, shear_stiffness), AT(sb_cloth_def, bend_stiffness),
            AT(sb_cloth_def, damping), AT(sb_cloth_def, air_drag), AT(sb_cloth_def, pin_count), AT(sb_cloth_def, pins),
            AT(sb_cloth_def, thickness), AT(sb_cloth_def, friction), AT(sb_cloth_def, self_collision),
            AT(sb_cloth_def, self_thickness), AT(sb_cloth_def, shrink)),

@@ -43,6 +43,9 @@ static sb_result validate_def(const sb_cloth_def *d)
     struct { const char *name; double value; bool positive; } params[] = {
         {"density", d->density, true},
         {"stretch_stiffness", d->stretch_stiffness, false},
+        /* negative and finite: the default, the stretch stiffness */
+        {"compression_stiffness", isfinite(d->compression_stiffness) && d->compression_stiffness < 0.0
+                                      ? 0.0 : d->compression_stiffness, false},
         {"shear_stiffness", d->shear_stiffness, false},
         {"bend_stiffness", d->bend_stiffness, false},
         {"damping", d->damping, false},
@@ -221,6 +224,8 @@ static sb_result build_model(cloth_model *m, const sb_cloth_def *def)
         return out_of_memory();
     memcpy(m->rest_positions, def->positions, 3 * (size_t)nv * sizeof *m->rest_positions);
     m->material = (cloth_material){def->stretch_stiffness, def->shear_stiffness, def->bend_stiffness,
+                                   def->compression_stiffness < 0.0 ? def->stretch_stiffness
+                                                                    : def->compression_stiffness,
                                    def->damping, def->air_drag};
     m->thickness = def->thickness;
     m->self_thickness = def->self_thickness > 0.0 ? def->self_thickness : def->thickness;

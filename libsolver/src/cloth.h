@@ -16,6 +16,7 @@
 
 typedef struct cloth_material {
     double k_stretch, k_shear, k_bend; /* N/m, N/m, N·m */
+    double k_compress;                 /* N/m: the stretch conditions' stiffness below rest length */
     double damping;                    /* s: k_d = damping * k for every condition */
     double air_drag;                   /* kg/(m² s) */
 } cloth_material;

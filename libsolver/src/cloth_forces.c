@@ -66,11 +66,15 @@ static void triangle_forces(const cloth *c, int32_t t, const double *x, const do
     const int32_t *blocks = as ? &c->scratch.triangle_blocks[9 * (size_t)t] : no_blocks;
     vec3 p[3] = {v3_load(&x[3 * (size_t)tri[0]]), v3_load(&x[3 * (size_t)tri[1]]), v3_load(&x[3 * (size_t)tri[2]])};
     condition su, sv, sh;
-    if (m->k_stretch > 0.0) {
+    if (m->k_stretch > 0.0 || m->k_compress > 0.0) {
         stretch_conditions(rest, p, &su, &sv, as != NULL);
-        double kw = m->k_stretch * rest->area, kdw = m->damping * kw;
-        add_condition(&su, 3, tri, blocks, kw, kdw, 0.0, su.value > 0.0, v, f, as);
-        add_condition(&sv, 3, tri, blocks, kw, kdw, 0.0, sv.value > 0.0, v, f, as);
+        /* each direction stiff as stretched or as compressed: C² and its gradient are smooth at
+         * rest, so the energy is C¹ however different the two stiffnesses */
+        condition *s[2] = {&su, &sv};
+        for (int d = 0; d < 2; d++) {
+            double kw = (s[d]->value < 0.0 ? m->k_compress : m->k_stretch) * rest->area, kdw = m->damping * kw;
+            add_condition(s[d], 3, tri, blocks, kw, kdw, 0.0, s[d]->value > 0.0, v, f, as);
+        }
     }
     if (m->k_shear > 0.0) {
         shear_condition(rest, p, &sh, false);

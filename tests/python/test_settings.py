@@ -24,7 +24,7 @@ def blender_body(type="ACTIVE", **values):
 
 
 def blender_cloth(**values):
-    defaults = dict(mass=0.3, tension_stiffness=15.0, shear_stiffness=5.0, bending_stiffness=0.5,
+    defaults = dict(mass=0.3, tension_stiffness=15.0, compression_stiffness=15.0, shear_stiffness=5.0, bending_stiffness=0.5,
                     tension_damping=5.0, air_damping=1.0, vertex_group_mass="pins")
     defaults.update(values)
     return NS(type="CLOTH", settings=NS(**defaults),
@@ -66,6 +66,9 @@ class Materials(unittest.TestCase):
         si_ratio = material["stretch_stiffness"] * 0.1 / (0.3 * 9.81)
         self.assertAlmostEqual(si_ratio, 15.0 / (0.3 * 9.81e-3))
         self.assertGreater(material["bend_stiffness"], 0)
+        self.assertEqual(material["compression_stiffness"], material["stretch_stiffness"], "Blender's default")
+        soft = settings.cloth_material(obj(modifiers=[blender_cloth(compression_stiffness=1.5)]), 121, lambda: (1.0, 0.1))
+        self.assertAlmostEqual(soft["compression_stiffness"] / soft["stretch_stiffness"], 0.1)
         self.assertTrue(all(math.isfinite(v) for v in material.values()))
         self.assertEqual((material["thickness"], material["self_collision"]), (0.015, True))
         # Blender's self distance is the whole gap between two parts; self_thickness is each side's half

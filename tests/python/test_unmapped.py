@@ -32,7 +32,7 @@ class ClothSettings(unittest.TestCase):
         cases = {"use_pressure": (True, "Pressure"), "use_internal_springs": (True, "Internal Springs"),
                  "use_sewing_springs": (True, "Sewing"),
                  "vertex_group_bending": ("Stiff", "Bending stiffness group"),
-                 "compression_stiffness": (1.0, "Compression stiffness"), "bending_model": ("LINEAR", "Linear"),
+                 "bending_model": ("LINEAR", "Linear"),
                  "time_scale": (2.0, "Speed Multiplier"), "collision.use_collision": (False, "Object Collisions off"),
                  "collision.collection": ("Obstacles", "Collision Collection"),
                  "collision.impulse_clamp": (1.0, "Impulse Clamping")}
