@@ -95,6 +95,7 @@ class ClothDef(ctypes.Structure):
         ("friction", ctypes.c_double),
         ("self_collision", ctypes.c_int32),
         ("self_thickness", ctypes.c_double),
+        ("gravity_scale", ctypes.c_double),
         ("shrink", ctypes.POINTER(ctypes.c_double)),
     ]
 

@@ -90,6 +90,8 @@ def blender_cloth_material(modifier, vertex_count, rest_area, mean_edge_length):
         "self_thickness": 0.5 * collision.self_distance_min,
         # Blender takes the friction of a cloth-object contact from the object alone
         "friction": 1.0,
+        # Field Weights → Gravity scales the gravity on this cloth (it may be negative)
+        "gravity_scale": cloth.effector_weights.gravity,
     }
 
 
@@ -118,6 +120,8 @@ def cloth_material(obj, vertex_count, measure):
         material = blender_cloth_material(modifier, vertex_count, *measure())
     for name, value in material.items():
         if name == "self_collision":
+            continue
+        if name == "gravity_scale" and math.isfinite(value):
             continue
         if not math.isfinite(value) or value < 0 or (name == "density" and value == 0):
             raise SettingsError(f"{obj.name}: cloth {name} is {value:g}; it must be "

@@ -49,9 +49,6 @@ def blender_cloth(name, modifier, soft_pin_count):
         warn("Linear bending model", "bending is angular, mapped as for the Angular model")
     if _differs(cloth, "time_scale", 1.0):
         warn("Speed Multiplier", "the bake runs at the scene's own time")
-    weights = getattr(cloth, "effector_weights", None)
-    if weights is not None and _differs(weights, "gravity", 1.0):
-        warn("Field Weights → Gravity", "the cloth falls with the whole gravity")
     if not _flag(collision, "use_collision"):
         warn("Object Collisions off", "the cloth still collides with every collider")
     if _set(collision, "collection"):

@@ -137,6 +137,8 @@ typedef struct sb_cloth_def {
                                    different cloths never pass through each other */
     double self_thickness;      /* m: two parts of this cloth keep twice this apart (self
                                    collision); 0: the same as thickness (0) */
+    double gravity_scale;       /* the world's gravity times this pulls on the cloth (1; Blender's
+                                   Field Weights → Gravity) */
     const double *shrink;       /* optional, vertex_count values in (-1, 1): the rest shape around
                                    each vertex is smaller than `positions` by this fraction (0.1:
                                    10% smaller; negative: larger); each triangle's rest shape is

@@ -36,6 +36,8 @@ static sb_result validate_def(const sb_cloth_def *d)
         }
     if (d->uvs && !all_finite(d->uvs, 6 * (size_t)d->triangle_count))
         return error_set(SB_ERROR_INVALID_MESH, "cloth UVs contain a non-finite value");
+    if (!isfinite(d->gravity_scale))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth gravity_scale must be finite, got %g", d->gravity_scale);
     for (int32_t i = 0; d->shrink && i < d->vertex_count; i++)
         if (!(fabs(d->shrink[i]) < 1.0))
             return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth shrink of vertex %d is %g; it must lie between -1 and 1",
@@ -230,6 +232,7 @@ static sb_result build_model(cloth_model *m, const sb_cloth_def *def)
     m->thickness = def->thickness;
     m->self_thickness = def->self_thickness > 0.0 ? def->self_thickness : def->thickness;
     m->friction = def->friction;
+    m->gravity_scale = def->gravity_scale;
     m->self_collision = def->self_collision != 0;
     m->info.vertex_count = nv;
     m->info.triangle_count = def->triangle_count;
@@ -263,7 +266,7 @@ static bool init_state(cloth_state *s, const cloth_model *m, double time, const 
     s->pin_to = malloc(pin_len * sizeof *s->pin_to);
     if (!s->x || !s->v || !s->accel || !s->contacts || !s->collided || !s->pin_from || !s->pin_to) return false;
     memcpy(s->x, m->rest_positions, len * sizeof *s->x);
-    for (size_t k = 0; k < len; k++) s->accel[k] = gravity[k % 3];
+    for (size_t k = 0; k < len; k++) s->accel[k] = gravity[k % 3] * m->gravity_scale;
     for (int32_t i = 0; i < m->vertex_count; i++) s->contacts[i] = (vertex_contact){.collider = -1};
     for (int32_t p = 0; p < m->pin_count; p++) {
         memcpy(&s->pin_from[3 * (size_t)p], &s->x[3 * (size_t)m->pins[p]], 3 * sizeof(double));

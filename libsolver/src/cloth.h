@@ -52,6 +52,7 @@ typedef struct cloth_model {
     cloth_material material;
     double thickness, friction;
     double self_thickness;       /* half the distance kept between two parts of this cloth */
+    double gravity_scale;        /* of the world's gravity, on this cloth */
     bool self_collision;
     topology topo;               /* edges and feature ownership of the kept triangles */
     rest_neighbours near_at_rest; /* with self collision: features within 1.5 x twice the self

@@ -184,7 +184,7 @@ int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_
     memcpy(c->scratch.contacts_start, c->state.contacts, (size_t)c->model.vertex_count * sizeof *c->state.contacts);
     free_every_vertex(c);
     if (collider_count == 0) return 0;
-    vec3 g = v3_load(gravity);
+    vec3 g = v3_scale(v3_load(gravity), c->model.gravity_scale);
     int32_t active = 0;
     /* each vertex on its own */
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : active) if (c->model.vertex_count > 1024)

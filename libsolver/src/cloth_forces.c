@@ -132,6 +132,8 @@ static void evaluate(const cloth *c, const double *x, const double *v, const dou
                      double *f, const assembly *as)
 {
     const cloth_material *m = &c->model.material;
+    const double g[3] = {gravity[0] * c->model.gravity_scale, gravity[1] * c->model.gravity_scale,
+                         gravity[2] * c->model.gravity_scale};
     memset(f, 0, 3 * (size_t)c->model.vertex_count * sizeof *f);
 #pragma omp parallel if (c->model.triangle_count > PARALLEL_ELEMENTS)
     {
@@ -141,7 +143,7 @@ static void evaluate(const cloth *c, const double *x, const double *v, const dou
         for (int32_t i = 0; i < c->model.vertex_count; i++) {
             double drag = m->air_drag * c->model.vertex_area[i];
             for (int a = 0; a < 3; a++)
-                f[3 * (size_t)i + a] += c->model.mass[i] * gravity[a] - drag * v[3 * (size_t)i + a];
+                f[3 * (size_t)i + a] += c->model.mass[i] * g[a] - drag * v[3 * (size_t)i + a];
             if (as) {
                 double *blk = &as->system->vals[9 * (size_t)as->system->diag[i]];
                 for (int a = 0; a < 3; a++) blk[4 * a] += c->model.mass[i] + as->h * drag;

@@ -13,7 +13,7 @@
 
 #include "cloth.h"
 
-/* f (vertex_count x 3) at state (x, v). */
+/* f (vertex_count x 3) at state (x, v), under the world's gravity (times the cloth's scale). */
 void cloth_forces(const cloth *c, const double *x, const double *v, const double gravity[3],
                   double *f);
 

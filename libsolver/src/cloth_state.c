@@ -12,7 +12,7 @@ enum { CONTACT_BYTES = 4 + 7 * 8 + 2 };
 
 #if UINTPTR_MAX == UINT64_MAX
 _Static_assert(sizeof(cloth_state) == 88, "a cloth_state field was added: save it in cloth_state_write/read");
-_Static_assert(sizeof(cloth_model) == 424, "a cloth_model field was added: fingerprint it in cloth_model_hash "
+_Static_assert(sizeof(cloth_model) == 432, "a cloth_model field was added: fingerprint it in cloth_model_hash "
                                            "if the definition gives it");
 #endif
 
@@ -32,6 +32,7 @@ uint64_t cloth_model_hash(const cloth_model *m)
     STATE_HASH(h, k->damping), STATE_HASH(h, k->air_drag);
     uint8_t self = m->self_collision;
     STATE_HASH(h, m->thickness), STATE_HASH(h, m->friction), STATE_HASH(h, self), STATE_HASH(h, m->self_thickness);
+    STATE_HASH(h, m->gravity_scale);
     return h;
 }
 

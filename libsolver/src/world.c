@@ -35,6 +35,7 @@ SB_API sb_cloth_def sb_default_cloth_def(void)
         .density = 0.15,
         .stretch_stiffness = 2000.0,
         .compression_stiffness = -1.0,
+        .gravity_scale = 1.0,
         .shear_stiffness = 200.0,
         .bend_stiffness = 1e-5,
         .damping = 0.01,

@@ -266,6 +266,22 @@ class BlenderShrinking(unittest.TestCase):
         self.assertAlmostEqual(self.edge_ratio(obj, rest, positions, lambda x: x > 0.1), 1.0, delta=0.05)
 
 
+class BlenderFieldWeights(unittest.TestCase):
+    def test_a_cloth_without_its_share_of_gravity_stays_put(self):
+        blender_test.empty_scene()
+        scene = bpy.context.scene
+        scene.simbake.frame_start, scene.simbake.frame_end = 1, 12
+        obj = blender_test.grid_object("Sheet", role="NONE")
+        cloth = obj.modifiers.new("Cloth", "CLOTH")
+        cloth.settings.effector_weights.gravity = 0.0
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
+        self.assertNotIn("Field Weights", scene.simbake.last_bake_warnings)
+        scene.frame_set(12)
+        heights = blender_test.world_vertices(obj)[2::3]
+        self.assertAlmostEqual(min(heights), 1.0, places=6)
+        self.assertAlmostEqual(max(heights), 1.0, places=6)
+
+
 class BadInput(unittest.TestCase):
     """Refused with an error naming the object; nothing in the scene changes."""
 

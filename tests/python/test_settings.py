@@ -25,7 +25,8 @@ def blender_body(type="ACTIVE", **values):
 
 def blender_cloth(**values):
     defaults = dict(mass=0.3, tension_stiffness=15.0, compression_stiffness=15.0, shear_stiffness=5.0, bending_stiffness=0.5,
-                    tension_damping=5.0, air_damping=1.0, vertex_group_mass="pins")
+                    tension_damping=5.0, air_damping=1.0, vertex_group_mass="pins",
+                    effector_weights=NS(gravity=1.0))
     defaults.update(values)
     return NS(type="CLOTH", settings=NS(**defaults),
               collision_settings=NS(distance_min=0.015, self_distance_min=0.01, use_self_collision=True))
@@ -70,6 +71,10 @@ class Materials(unittest.TestCase):
         soft = settings.cloth_material(obj(modifiers=[blender_cloth(compression_stiffness=1.5)]), 121, lambda: (1.0, 0.1))
         self.assertAlmostEqual(soft["compression_stiffness"] / soft["stretch_stiffness"], 0.1)
         self.assertTrue(all(math.isfinite(v) for v in material.values()))
+        self.assertEqual(material["gravity_scale"], 1.0)
+        floating = settings.cloth_material(obj(modifiers=[blender_cloth(effector_weights=NS(gravity=-0.5))]), 121,
+                                           lambda: (1.0, 0.1))
+        self.assertEqual(floating["gravity_scale"], -0.5, "Blender's gravity weight may be negative")
         self.assertEqual((material["thickness"], material["self_collision"]), (0.015, True))
         # Blender's self distance is the whole gap between two parts; self_thickness is each side's half
         self.assertEqual(material["self_thickness"], 0.005)
