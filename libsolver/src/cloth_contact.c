@@ -2,12 +2,11 @@
 
 #include <string.h>
 
-#include "linalg_cg.h"
 #include "collision_geometry.h"
+#include "linalg_cg.h"
 
-/* A contact starts within CONTACT_START times the contact distance (so vertices that the
- * collision response left exactly at that distance are taken up) and holds up to
- * CONTACT_HOLD times it. */
+/* A contact starts within the contact distance, or within CONTACT_START times it for a vertex
+ * still approaching the surface, and holds up to CONTACT_HOLD times it while the surface pushes. */
 #define CONTACT_START 1.1
 #define CONTACT_HOLD 1.25
 /* a vertex the response left at the contact distance is at it, whatever the last bits say */
