@@ -104,24 +104,20 @@ class ClothInput:
 
 
 def _pinned_vertices(obj, mesh, group_name):
-    if not group_name:
+    weights = _group_weights(obj, mesh, group_name, "pin group")
+    if weights is None:
         return array("i")
-    group = obj.vertex_groups.get(group_name)
-    if group is None:
-        raise SettingsError(f"{obj.name}: pin group '{group_name}' does not exist "
-                            f"(vertex groups: {', '.join(g.name for g in obj.vertex_groups) or 'none'})")
-    # Vertex group weights have no bulk accessor in Blender's API.
-    return array("i", [v.index for v in mesh.vertices
-                       for g in v.groups if g.group == group.index and g.weight >= PIN_WEIGHT_THRESHOLD])
+    return array("i", [i for i, w in enumerate(weights) if w >= PIN_WEIGHT_THRESHOLD])
 
 
-def _group_weights(obj, mesh, group_name):
-    """Each vertex's weight in the named vertex group (0 outside it), or None without one."""
+def _group_weights(obj, mesh, group_name, what="vertex group"):
+    """Each vertex's weight in the named vertex group (0 outside it), or None without one;
+    `what` names the group in the error when it does not exist."""
     if not group_name:
         return None
     group = obj.vertex_groups.get(group_name)
     if group is None:
-        raise SettingsError(f"{obj.name}: vertex group '{group_name}' does not exist "
+        raise SettingsError(f"{obj.name}: {what} '{group_name}' does not exist "
                             f"(vertex groups: {', '.join(g.name for g in obj.vertex_groups) or 'none'})")
     weights = array("d", bytes(8 * len(mesh.vertices)))
     # Vertex group weights have no bulk accessor in Blender's API.
@@ -193,7 +189,7 @@ def read_cloth(obj, depsgraph, pin_group, shrink_group=None):
         edges = array("i", bytes(8 * len(mesh.edges)))
         mesh.edges.foreach_get("vertices", edges)
         pins = _pinned_vertices(obj, mesh, pin_group)
-        shrink_weights = _group_weights(obj, mesh, shrink_group)
+        shrink_weights = _group_weights(obj, mesh, shrink_group, "shrink group")
         matrix = native.matrix_rows(obj_eval.matrix_world)
     finally:
         obj_eval.to_mesh_clear()
