@@ -97,6 +97,10 @@ class ClothDef(ctypes.Structure):
         ("self_thickness", ctypes.c_double),
         ("gravity_scale", ctypes.c_double),
         ("shrink", ctypes.POINTER(ctypes.c_double)),
+        ("pressure", ctypes.c_double),
+        ("pressure_scale", ctypes.c_double),
+        ("pressure_target_volume", ctypes.c_double),
+        ("pressure_weights", ctypes.POINTER(ctypes.c_double)),
     ]
 
 
@@ -409,10 +413,11 @@ class World:
     def __del__(self):
         self.close()
 
-    def add_cloth(self, positions, triangles, uvs=None, pins=(), shrink=None, **material):
+    def add_cloth(self, positions, triangles, uvs=None, pins=(), shrink=None, pressure_weights=None, **material):
         """positions: flat xyz (world, m); triangles: flat vertex indices; uvs: per corner
         (u, v), flat; pins: vertex indices; shrink: per vertex, the fraction its rest shape is
-        smaller (None: none); material: ClothDef fields. Returns the cloth id."""
+        smaller (None: none); pressure_weights: per vertex, in [0, 1] (None: all 1); material:
+        ClothDef fields. Returns the cloth id."""
         positions = _as_array(positions, "d")
         triangles = _as_array(triangles, "i")
         pins = _as_array(pins, "i")
@@ -424,6 +429,10 @@ class World:
         if shrink is not None and len(shrink) != len(positions) // 3:
             raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"shrink: expected one value per vertex, {len(positions) // 3}, "
                                f"got {len(shrink)}")
+        pressure_weights = _as_array(pressure_weights, "d") if pressure_weights is not None else None
+        if pressure_weights is not None and len(pressure_weights) != len(positions) // 3:
+            raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"pressure_weights: expected one value per vertex, "
+                               f"{len(positions) // 3}, got {len(pressure_weights)}")
         definition = self._lib.sb_default_cloth_def()
         definition.vertex_count = len(positions) // 3
         definition.positions = _ptr(positions, ctypes.c_double)
@@ -433,6 +442,7 @@ class World:
         definition.pin_count = len(pins)
         definition.pins = _ptr(pins, ctypes.c_int32) if len(pins) else None
         definition.shrink = _ptr(shrink, ctypes.c_double) if shrink is not None else None
+        definition.pressure_weights = _ptr(pressure_weights, ctypes.c_double) if pressure_weights is not None else None
         for name, value in material.items():
             setattr(definition, name, int(bool(value)) if name == "self_collision" else float(value))
         cloth = ClothId()

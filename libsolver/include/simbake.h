@@ -144,6 +144,20 @@ typedef struct sb_cloth_def {
                                    10% smaller; negative: larger); each triangle's rest shape is
                                    scaled by 1 minus its corners' mean; masses stay those of the
                                    given shape. NULL: none (Blender's Shrinking Factor) */
+    /* Pressure of a gas inside a closed cloth (Blender's Pressure): with V the volume its
+     * triangles enclose, each vertex is pushed by p(V) ∂V/∂x_i, where
+     *   p(V) = pressure + pressure_scale (V_target / V - 1)
+     * (the second term: a gas at pressure_scale outside and V_target inside, Boyle's law,
+     * linearised in the excess; capped at 200 + |pressure| / pressure_scale times
+     * pressure_scale, as Blender caps it, once the volume has nearly collapsed). Triangles wound
+     * counter-clockwise seen from outside enclose a positive volume. Both 0: no pressure. */
+    double pressure;            /* Pa, pushing outward; may be negative (0) */
+    double pressure_scale;      /* Pa, 0 or positive (0) */
+    double pressure_target_volume; /* m^3; 0: the volume of the rest shape (0) */
+    const double *pressure_weights; /* optional, vertex_count values in [0, 1]: a triangle counts
+                                   with its corners' mean weight, not at all if one corner is 0,
+                                   in V and in the force (Blender's pressure vertex group). NULL:
+                                   all 1 */
 } sb_cloth_def;
 
 /* What the library made of a cloth's mesh. */

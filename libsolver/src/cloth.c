@@ -42,6 +42,13 @@ static sb_result validate_def(const sb_cloth_def *d)
         if (!(fabs(d->shrink[i]) < 1.0))
             return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth shrink of vertex %d is %g; it must lie between -1 and 1",
                              (int)i, d->shrink[i]);
+    if (!isfinite(d->pressure))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth pressure must be finite, got %g Pa", d->pressure);
+    for (int32_t i = 0; d->pressure_weights && i < d->vertex_count; i++)
+        if (!(d->pressure_weights[i] >= 0.0 && d->pressure_weights[i] <= 1.0))
+            return error_set(SB_ERROR_INVALID_ARGUMENT,
+                             "cloth pressure weight of vertex %d is %g; it must lie between 0 and 1", (int)i,
+                             d->pressure_weights[i]);
     struct { const char *name; double value; bool positive; } params[] = {
         {"density", d->density, true},
         {"stretch_stiffness", d->stretch_stiffness, false},
@@ -55,6 +62,8 @@ static sb_result validate_def(const sb_cloth_def *d)
         {"thickness", d->thickness, false},
         {"self_thickness", d->self_thickness, false},
         {"friction", d->friction, false},
+        {"pressure_scale", d->pressure_scale, false},
+        {"pressure_target_volume", d->pressure_target_volume, false},
     };
     for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
         double v = params[i].value;
@@ -205,6 +214,38 @@ static bool build_triangles(cloth_model *m, const sb_cloth_def *def)
     return true;
 }
 
+/* Pressure's constants: the weight of each kept triangle (its corners' mean, 0 when one corner
+ * is 0, as Blender leaves such triangles out), where volumes are measured from, and the target
+ * volume, which the gas term needs positive. */
+static sb_result build_pressure(cloth_model *m, const sb_cloth_def *def)
+{
+    cloth_pressure *pr = &m->pressure;
+    pr->pressure = def->pressure;
+    pr->scale = def->pressure_scale;
+    pr->on = pr->pressure != 0.0 || pr->scale > 0.0;
+    if (!pr->on) return SB_OK;
+    for (int32_t i = 0; i < m->vertex_count; i++)
+        for (int k = 0; k < 3; k++) pr->origin[k] += m->rest_positions[3 * (size_t)i + (size_t)k] / m->vertex_count;
+    if (def->pressure_weights) {
+        if (!(pr->triangle_weight = malloc(((size_t)m->triangle_count + 1) * sizeof *pr->triangle_weight)))
+            return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory while building the cloth");
+        for (int32_t t = 0; t < m->triangle_count; t++) {
+            const int32_t *tri = &m->triangles[3 * (size_t)t];
+            double wa = def->pressure_weights[tri[0]], wb = def->pressure_weights[tri[1]],
+                   wc = def->pressure_weights[tri[2]];
+            pr->triangle_weight[t] = wa == 0.0 || wb == 0.0 || wc == 0.0 ? 0.0 : (wa + wb + wc) / 3.0;
+        }
+    }
+    double rest_volume = pressure_volume(pr, m->triangles, m->triangle_count, m->rest_positions);
+    pr->target_volume = def->pressure_target_volume > 0.0 ? def->pressure_target_volume : rest_volume;
+    if (pr->scale > 0.0 && !(pr->target_volume > 0.0))
+        return error_set(SB_ERROR_INVALID_ARGUMENT,
+                         "cloth pressure_scale needs a volume to keep, but the rest shape encloses %g m^3 and "
+                         "no pressure_target_volume is given (is the mesh closed, its triangles wound "
+                         "counter-clockwise seen from outside?)", rest_volume);
+    return SB_OK;
+}
+
 static sb_result out_of_memory(void)
 {
     return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory while building the cloth");
@@ -241,6 +282,8 @@ static sb_result build_model(cloth_model *m, const sb_cloth_def *def)
                          (int)def->triangle_count);
     if (!topology_build(&m->topo, m->triangles, m->triangle_count, nv) || !build_hinges(m)) return out_of_memory();
     if (def->shrink) shrink_rest_shapes(m, def->shrink);
+    sb_result pressure = build_pressure(m, def);
+    if (pressure != SB_OK) return pressure;
     if (m->self_collision &&
         !rest_neighbours_build(&m->near_at_rest, m->rest_positions, &m->topo, 3.0 * m->self_thickness))
         return out_of_memory();
@@ -296,6 +339,7 @@ static bool init_scratch(cloth_scratch *s, const cloth_model *m)
     s->contacts_start = malloc((size_t)m->vertex_count * sizeof *s->contacts_start);
     s->boxes = malloc(((size_t)m->triangle_count + 1) * sizeof *s->boxes);
     if (!s->filter_kind || !s->filter_proj || !s->contacts_start || !s->boxes) return false;
+    if (m->pressure.on && !(s->pressure_gradient = calloc(len, sizeof *s->pressure_gradient))) return false;
     return cg_workspace_init(&s->cg, m->vertex_count);
 }
 
@@ -331,6 +375,7 @@ void cloth_destroy(cloth *c)
     topology_free(&m->topo);
     rest_neighbours_free(&m->near_at_rest);
     colouring_free(&m->triangle_colours), colouring_free(&m->hinge_colours);
+    free(m->pressure.triangle_weight);
     cloth_state *s = &c->state;
     free(s->x), free(s->v), free(s->accel), free(s->contacts), free(s->collided), free(s->pin_from), free(s->pin_to);
     cloth_scratch *w = &c->scratch;
@@ -341,6 +386,7 @@ void cloth_destroy(cloth *c)
     bsr_free(&w->system);
     free(w->triangle_blocks), free(w->hinge_blocks);
     free(w->force), free(w->rhs), free(w->dv), free(w->z), free(w->x_new), free(w->v_new), free(w->correction);
+    free(w->pressure_gradient);
     cg_workspace_free(&w->cg);
     free(c);
 }

@@ -13,6 +13,7 @@
 #include "simbake.h"
 #include "collision_rest_neighbours.h"
 #include "mesh_topology.h"
+#include "cloth_pressure.h"
 
 typedef struct cloth_material {
     double k_stretch, k_shear, k_bend; /* N/m, N/m, N·m */
@@ -53,6 +54,7 @@ typedef struct cloth_model {
     double thickness, friction;
     double self_thickness;       /* half the distance kept between two parts of this cloth */
     double gravity_scale;        /* of the world's gravity, on this cloth */
+    cloth_pressure pressure;     /* of a gas inside (cloth_pressure.h) */
     bool self_collision;
     topology topo;               /* edges and feature ownership of the kept triangles */
     rest_neighbours near_at_rest; /* with self collision: features within 1.5 x twice the self
@@ -91,6 +93,8 @@ typedef struct cloth_scratch {
     int32_t *triangle_blocks;    /* triangle_count x 9: the system's block of each vertex pair */
     int32_t *hinge_blocks;       /* hinge_count x 16 */
     double *force, *rhs, *dv, *z, *x_new, *v_new, *correction; /* vertex_count x 3 each */
+    double *pressure_gradient;   /* vertex_count x 3 with pressure: ∇V of the current system */
+    double pressure_sigma;       /* the system is system + σ ∇V ∇Vᵀ (σ = -h² p', 0 without pressure) */
     cg_workspace cg;
 } cloth_scratch;
 

@@ -192,12 +192,15 @@ int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_
     return active;
 }
 
-/* (A Δv - rhs)_i / h: the force the constraint exerts on vertex i. */
-static vec3 constraint_force(const cloth *c, int32_t i, double h)
+/* (A Δv - rhs)_i / h: the force the constraint exerts on vertex i; A includes the pressure's
+ * σ g gᵀ, whose product with Δv is σ g_i (g·Δv), g·Δv given. */
+static vec3 constraint_force(const cloth *c, int32_t i, double h, double g_dv)
 {
     const bsr *a = &c->scratch.system;
     const double *rhs = &c->scratch.rhs[3 * (size_t)i];
     double f[3] = {-rhs[0], -rhs[1], -rhs[2]};
+    if (c->scratch.pressure_sigma != 0.0)
+        for (int r = 0; r < 3; r++) f[r] += c->scratch.pressure_sigma * c->scratch.pressure_gradient[3 * (size_t)i + r] * g_dv;
     for (int32_t k = a->row_start[i]; k < a->row_start[i + 1]; k++) {
         const double *b = &a->vals[9 * (size_t)k], *x = &c->scratch.dv[3 * (size_t)a->cols[k]];
         for (int r = 0; r < 3; r++) f[r] += b[3 * r] * x[0] + b[3 * r + 1] * x[1] + b[3 * r + 2] * x[2];
@@ -207,11 +210,15 @@ static vec3 constraint_force(const cloth *c, int32_t i, double h)
 
 void contacts_after_solve(cloth *c, collider *const *colliders, double h)
 {
+    double g_dv = 0.0;
+    if (c->scratch.pressure_sigma != 0.0)
+        for (size_t k = 0; k < 3 * (size_t)c->model.vertex_count; k++)
+            g_dv += c->scratch.pressure_gradient[k] * c->scratch.dv[k];
     for (int32_t i = 0; i < c->model.vertex_count; i++) {
         vertex_contact *vc = &c->state.contacts[i];
         vc->released = 0;
         if (vc->collider < 0) continue;
-        vec3 f = constraint_force(c, i, h);
+        vec3 f = constraint_force(c, i, h, g_dv);
         double fn = v3_dot(f, vc->normal);
         if (fn < 0.0) { /* the surface would have to pull: let go */
             vc->released = 1;

@@ -3,12 +3,14 @@
 #include <string.h>
 
 #include "cloth_colouring.h"
+#include "cloth_pressure.h"
 
 typedef struct assembly {
     bsr *system;
     double h;
     const double *u; /* the vector ∂f/∂x multiplies on the right-hand side */
     double *rhs;     /* accumulates h² ∂f/∂x u; h f0 is added at the end */
+    double *pressure_gradient, *pressure_sigma; /* with pressure: ∇V and σ of the rank-one term */
 } assembly;
 
 /* Adds one condition's force and, with an assembly, its matrix blocks and h² K v0. Inlined
@@ -135,6 +137,14 @@ static void evaluate(const cloth *c, const double *x, const double *v, const dou
     const double g[3] = {gravity[0] * c->model.gravity_scale, gravity[1] * c->model.gravity_scale,
                          gravity[2] * c->model.gravity_scale};
     memset(f, 0, 3 * (size_t)c->model.vertex_count * sizeof *f);
+    /* pressure first, on one thread: its volume is one sum over every triangle */
+    if (c->model.pressure.on) {
+        if (as)
+            pressure_forces(c, x, f, as->system, c->scratch.triangle_blocks, as->h, as->u, as->rhs,
+                            as->pressure_gradient, as->pressure_sigma);
+        else
+            pressure_forces(c, x, f, NULL, NULL, 0.0, NULL, NULL, NULL, NULL);
+    }
 #pragma omp parallel if (c->model.triangle_count > PARALLEL_ELEMENTS)
     {
         walk_colours(&c->model.triangle_colours, triangle_forces, c, x, v, f, as);
@@ -164,6 +174,8 @@ void cloth_assemble(cloth *c, const double *x, const double *v, const double *u,
 {
     bsr_zero(&c->scratch.system);
     memset(c->scratch.rhs, 0, 3 * (size_t)c->model.vertex_count * sizeof *c->scratch.rhs);
-    assembly as = {&c->scratch.system, h, u, c->scratch.rhs};
+    c->scratch.pressure_sigma = 0.0;
+    assembly as = {&c->scratch.system, h, u, c->scratch.rhs, c->scratch.pressure_gradient,
+                   &c->scratch.pressure_sigma};
     evaluate(c, x, v, gravity, c->scratch.force, &as);
 }

@@ -18,7 +18,8 @@ void cloth_forces(const cloth *c, const double *x, const double *v, const double
                   double *f);
 
 /* Fills c->system with M - h ∂f/∂v - h² ∂f/∂x, c->force with f0 and c->rhs with
- * h f0 + h² ∂f/∂x u, all at state (x, v). */
+ * h f0 + h² ∂f/∂x u, all at state (x, v). With pressure, the matrix of the step is
+ * c->system + σ g gᵀ (g = c->pressure_gradient, σ = c->pressure_sigma): cloth_pressure.h. */
 void cloth_assemble(cloth *c, const double *x, const double *v, const double *u,
                     const double gravity[3], double h);
 

@@ -12,7 +12,7 @@ enum { CONTACT_BYTES = 4 + 7 * 8 + 2 };
 
 #if UINTPTR_MAX == UINT64_MAX
 _Static_assert(sizeof(cloth_state) == 88, "a cloth_state field was added: save it in cloth_state_write/read");
-_Static_assert(sizeof(cloth_model) == 432, "a cloth_model field was added: fingerprint it in cloth_model_hash "
+_Static_assert(sizeof(cloth_model) == 496, "a cloth_model field was added: fingerprint it in cloth_model_hash "
                                            "if the definition gives it");
 #endif
 
@@ -33,6 +33,11 @@ uint64_t cloth_model_hash(const cloth_model *m)
     uint8_t self = m->self_collision;
     STATE_HASH(h, m->thickness), STATE_HASH(h, m->friction), STATE_HASH(h, self), STATE_HASH(h, m->self_thickness);
     STATE_HASH(h, m->gravity_scale);
+    const cloth_pressure *pr = &m->pressure;
+    if (pr->on) { /* without pressure the fingerprint stays what it was */
+        STATE_HASH(h, pr->pressure), STATE_HASH(h, pr->scale), STATE_HASH(h, pr->target_volume);
+        if (pr->triangle_weight) h = state_hash(h, pr->triangle_weight, (size_t)m->triangle_count * sizeof(double));
+    }
     return h;
 }
 

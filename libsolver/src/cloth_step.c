@@ -106,8 +106,9 @@ step_outcome cloth_implicit_step(cloth *c, double t, double h, const implicit_pa
     for (size_t k = 0; k < len; k++) c->scratch.dv[k] = h * c->state.accel[k];
     cg_filter filter = {c->scratch.filter_kind, c->scratch.filter_proj};
     cloth_scratch *s = &c->scratch;
-    cg_result cg = cg_solve(&s->system, s->rhs, &filter, s->z, s->dv, params->cg_tolerance, params->cg_max_iterations,
-                            &s->cg, &c->state.cg);
+    cg_rank_one pressure = {s->pressure_gradient, s->pressure_sigma};
+    cg_result cg = cg_solve_rank_one(&s->system, &pressure, s->rhs, &filter, s->z, s->dv, params->cg_tolerance,
+                                     params->cg_max_iterations, &s->cg, &c->state.cg);
     report->assembly_seconds = built - start, report->solve_seconds = wall_seconds() - built;
     report->cg_iterations = cg.iterations;
     report->cg_residual = cg.relative_residual;

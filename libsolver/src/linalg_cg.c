@@ -53,12 +53,19 @@ void cg_workspace_free(cg_workspace *ws)
     memset(ws, 0, sizeof *ws);
 }
 
-/* Block-Jacobi: the inverse of each 3x3 diagonal block (scalar Jacobi if it is singular). */
-static void build_preconditioner(const bsr *a, double *precond)
+/* Block-Jacobi: the inverse of each 3x3 diagonal block (scalar Jacobi if it is singular), of
+ * A + σ g gᵀ with a rank-one term. */
+static void build_preconditioner(const bsr *a, const cg_rank_one *r1, double *precond)
 {
 #pragma omp parallel for schedule(static) if (a->n > 4096)
     for (int32_t i = 0; i < a->n; i++) {
-        const double *d = &a->vals[9 * (size_t)a->diag[i]];
+        double d[9];
+        memcpy(d, &a->vals[9 * (size_t)a->diag[i]], sizeof d);
+        if (r1) {
+            const double *g = &r1->g[3 * (size_t)i];
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++) d[3 * r + c] += r1->sigma * g[r] * g[c];
+        }
         mat3 m = {{{d[0], d[1], d[2]}, {d[3], d[4], d[5]}, {d[6], d[7], d[8]}}}, inv;
         if (!m3_inverse(m, &inv)) {
             inv = m3_zero();
@@ -81,6 +88,16 @@ static void apply_preconditioner(const double *precond, const double *in, double
         out[3 * (size_t)i + 1] = p[3] * a + p[4] * b + p[5] * c;
         out[3 * (size_t)i + 2] = p[6] * a + p[7] * b + p[8] * c;
     }
+}
+
+/* out = (A + σ g gᵀ) in */
+static void apply_operator(const bsr *a, const cg_rank_one *r1, const double *in, double *out, double *partial)
+{
+    bsr_matvec(a, in, out);
+    if (!r1) return;
+    size_t len = 3 * (size_t)a->n;
+    double s = r1->sigma * vec_dot(r1->g, in, len, partial);
+    for (size_t k = 0; k < len; k++) out[k] += s * r1->g[k];
 }
 
 static bool multigrid_wanted(const bsr *a, const cg_workspace *ws, cg_history *h)
@@ -143,6 +160,14 @@ static bool start_directions(cg_workspace *ws, bool multigrid, const cg_filter *
 cg_result cg_solve(const bsr *a, const double *b, const cg_filter *filter, const double *z,
                    double *x, double tolerance, int32_t max_iterations, cg_workspace *ws, cg_history *h)
 {
+    return cg_solve_rank_one(a, NULL, b, filter, z, x, tolerance, max_iterations, ws, h);
+}
+
+cg_result cg_solve_rank_one(const bsr *a, const cg_rank_one *r1, const double *b, const cg_filter *filter,
+                            const double *z, double *x, double tolerance, int32_t max_iterations, cg_workspace *ws,
+                            cg_history *h)
+{
+    if (r1 && (r1->sigma == 0.0 || !r1->g)) r1 = NULL;
     int32_t n = a->n;
     size_t len = 3 * (size_t)n;
     double *r = ws->r, *c = ws->c, *q = ws->q, *s = ws->s;
@@ -168,22 +193,22 @@ cg_result cg_solve(const bsr *a, const double *b, const cg_filter *filter, const
         }
     }
 
-    bsr_matvec(a, x, q);
+    apply_operator(a, r1, x, q, ws->partial);
     for (size_t k = 0; k < len; k++) r[k] = b[k] - q[k];
     filter_apply(filter, r, n);
     bool multigrid = multigrid_ready(a, filter, ws, h);
-    if (!multigrid) build_preconditioner(a, ws->precond);
+    if (!multigrid) build_preconditioner(a, r1, ws->precond);
     double delta0, delta;
     if (!start_directions(ws, multigrid, filter, b, &delta0, &delta)) {
         multigrid = false; /* not positive: this hierarchy is no preconditioner */
-        build_preconditioner(a, ws->precond);
+        build_preconditioner(a, r1, ws->precond);
         start_directions(ws, false, filter, b, &delta0, &delta);
     }
     double threshold = tolerance * tolerance * delta0;
 
     int32_t it = 0;
     while (delta > threshold && it < max_iterations) {
-        bsr_matvec(a, c, q);
+        apply_operator(a, r1, c, q, ws->partial);
         filter_apply(filter, q, n);
         double cq = vec_dot(c, q, len, ws->partial);
         if (!(cq > 0.0)) break; /* lost positive definiteness or converged to round-off */
@@ -201,7 +226,7 @@ cg_result cg_solve(const bsr *a, const double *b, const cg_filter *filter, const
             /* round-off made the V-cycle indefinite: restart the directions with block Jacobi,
              * measuring the residual in its norm from here on */
             multigrid = false;
-            build_preconditioner(a, ws->precond);
+            build_preconditioner(a, r1, ws->precond);
             start_directions(ws, false, filter, b, &delta0, &delta);
             threshold = tolerance * tolerance * delta0;
             continue;

@@ -59,11 +59,25 @@ typedef struct cg_result {
     bool multigrid; /* the V-cycle preconditioned the solve (to its end) */
 } cg_result;
 
+/* The operator A + σ g gᵀ (σ >= 0, g: 3n values): a dense rank-one term, such as a cloth's
+ * pressure stiffness (cloth_pressure.h), applied without ever entering the sparse matrix. It
+ * keeps A positive definite; the block-Jacobi preconditioner takes its diagonal blocks σ g_i g_iᵀ
+ * too, the multigrid is built on A alone (still a positive definite preconditioner, so CG
+ * stays correct; a rank-one change costs it at most about one more iteration). */
+typedef struct cg_rank_one {
+    const double *g;
+    double sigma;
+} cg_rank_one;
+
 bool cg_workspace_init(cg_workspace *ws, int32_t n);
 void cg_workspace_free(cg_workspace *ws);
 
 /* x holds the initial guess of the free part on entry and the solution on return. */
 cg_result cg_solve(const bsr *a, const double *b, const cg_filter *filter, const double *z,
                    double *x, double tolerance, int32_t max_iterations, cg_workspace *ws, cg_history *history);
+/* The same for the operator A + σ g gᵀ; rank_one NULL (or σ = 0): cg_solve, to the bit. */
+cg_result cg_solve_rank_one(const bsr *a, const cg_rank_one *rank_one, const double *b, const cg_filter *filter,
+                            const double *z, double *x, double tolerance, int32_t max_iterations, cg_workspace *ws,
+                            cg_history *history);
 
 #endif
