@@ -89,7 +89,7 @@ def sample_positions(obj, depsgraph, expected_count=None):
 class ClothInput:
     """Everything the solver needs about a cloth object at the first frame."""
 
-    def __init__(self, sample, triangles, edges, uvs, pins, vertex_count, shrink_weights=None):
+    def __init__(self, sample, triangles, edges, uvs, pins, vertex_count, shrink_weights=None, pressure_weights=None):
         self.sample = sample
         self.triangles = triangles
         self.edges = edges  # the mesh's own edges, 2 vertex ids each
@@ -97,6 +97,7 @@ class ClothInput:
         self.pins = pins
         self.vertex_count = vertex_count
         self.shrink_weights = shrink_weights  # each vertex's weight in the shrink group, or None
+        self.pressure_weights = pressure_weights  # each vertex's weight in the pressure group, or None
 
     def area_and_edge_length(self):
         """Total area (m²) and mean edge length (m); only Blender-cloth settings need them."""
@@ -167,8 +168,8 @@ def _vertices_and_triangles(mesh):
     return local, triangles
 
 
-def read_cloth(obj, depsgraph, pin_group, shrink_group=None):
-    """Mesh, UVs, pins and shrink group weights of a cloth object as evaluated now
+def read_cloth(obj, depsgraph, pin_group, shrink_group=None, pressure_group=None):
+    """Mesh, UVs, pins, shrink and pressure group weights of a cloth object as evaluated now
     (modifiers above the cut hidden by the caller). Raises SettingsError naming the object."""
     if obj.type != "MESH":
         raise SettingsError(f"{obj.name}: only mesh objects can be cloth (this is a {obj.type.lower()})")
@@ -190,11 +191,13 @@ def read_cloth(obj, depsgraph, pin_group, shrink_group=None):
         mesh.edges.foreach_get("vertices", edges)
         pins = _pinned_vertices(obj, mesh, pin_group)
         shrink_weights = _group_weights(obj, mesh, shrink_group, "shrink group")
+        pressure_weights = _group_weights(obj, mesh, pressure_group, "pressure group")
         matrix = native.matrix_rows(obj_eval.matrix_world)
     finally:
         obj_eval.to_mesh_clear()
     positions = native.transform_points(matrix, local, "d")
-    return ClothInput(MeshSample(positions, matrix), triangles, edges, uvs, pins, count, shrink_weights)
+    return ClothInput(MeshSample(positions, matrix), triangles, edges, uvs, pins, count, shrink_weights,
+                      pressure_weights)
 
 
 def gather(values, indices, width=3):

@@ -108,6 +108,48 @@ def blender_shrink(cloth_settings, vertex_count, weights=None):
     return factors if any(factors) else None
 
 
+# Blender skips its gas term when the volume to keep is this small (SIM_mass_spring.cc).
+BLENDER_MIN_PRESSURE_VOLUME = 1e-6
+
+
+def enclosed_volume(positions, triangles, weights=None):
+    """Volume (m³) the triangles enclose, 1/6 Σ a·(b × c) over flat xyz positions and flat
+    vertex indices; with weights, only triangles none of whose corners weighs 0 count, as in
+    Blender's cloth_calc_rest_volume."""
+    six_v = 0.0
+    p = positions
+    for t in range(0, len(triangles), 3):
+        a, b, c = triangles[t], triangles[t + 1], triangles[t + 2]
+        if weights is not None and (weights[a] == 0.0 or weights[b] == 0.0 or weights[c] == 0.0):
+            continue
+        ax, ay, az = p[3 * a], p[3 * a + 1], p[3 * a + 2]
+        bx, by, bz = p[3 * b], p[3 * b + 1], p[3 * b + 2]
+        cx, cy, cz = p[3 * c], p[3 * c + 1], p[3 * c + 2]
+        six_v += ax * (by * cz - bz * cy) + ay * (bz * cx - bx * cz) + az * (bx * cy - by * cx)
+    return six_v / 6.0
+
+
+def blender_pressure(cloth_settings, positions, triangles, weights=None):
+    """Library pressure fields of a Blender cloth (none with Pressure off). Blender pushes each
+    face with pressure_factor (uniform_pressure_force + V0 / V - 1) in its units, V0 the Custom
+    Volume or the rest volume, and no gas term when V0 is below 1e-6 m³; its force unit is
+    1/T² = 1000 N (see BLENDER_TIME_UNIT). So p = 1000 factor uniform Pa plus a gas term of
+    scale 1000 factor Pa: docs/blender-physics-mapping.md."""
+    if not cloth_settings.use_pressure:
+        return {}
+    scale = cloth_settings.pressure_factor / BLENDER_TIME_UNIT ** 2
+    fields = {"pressure": scale * cloth_settings.uniform_pressure_force, "pressure_scale": 0.0,
+              "pressure_target_volume": 0.0}
+    if cloth_settings.use_pressure_volume:
+        keep = cloth_settings.target_volume
+        fields["pressure_target_volume"] = max(keep, 0.0)
+    else:
+        keep = enclosed_volume(positions, triangles, weights)
+    if keep > BLENDER_MIN_PRESSURE_VOLUME:
+        fields["pressure_scale"] = scale
+    return fields
+
+
 def cloth_material(obj, vertex_count, measure):
     """Library material fields for a cloth object: its SimBake settings with role CLOTH,
     or its Blender Cloth modifier's settings mapped to SI with role NONE. measure() gives

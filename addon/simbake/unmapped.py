@@ -34,7 +34,9 @@ def blender_cloth(name, modifier, soft_pin_count):
     if soft_pin_count:
         warn(f"soft pins (Pin Stiffness, {soft_pin_count} pin weight(s) below 1)",
              "weights of 0.5 or more pin hard, lower ones are free")
-    switches = (("use_pressure", "Pressure"), ("use_internal_springs", "Internal Springs"),
+    if _flag(cloth, "use_pressure") and getattr(cloth, "fluid_density", 0.0) != 0.0:
+        warn("Pressure Fluid Density", "the pressure inside is the same everywhere, with no fluid's weight")
+    switches = (("use_internal_springs", "Internal Springs"),
                 ("use_sewing_springs", "Sewing"), ("use_dynamic_mesh", "Dynamic Mesh"))
     for attribute, label in switches:
         if _flag(cloth, attribute):

@@ -94,6 +94,25 @@ class Bindings(unittest.TestCase):
             self.assertIn("shrink of vertex 0", str(caught.exception))
             world.add_cloth(positions, triangles, shrink=[0.1] * 9)
 
+    def test_pressure_through_the_bindings(self):
+        positions, triangles = grid(3)
+        with native.World() as world:
+            with self.assertRaises(native.NativeError) as caught:
+                world.add_cloth(positions, triangles, pressure_weights=[1.0] * 8, pressure=10.0)
+            self.assertIn("one value per vertex", str(caught.exception))
+            with self.assertRaises(native.NativeError) as caught:  # an open sheet has no volume to keep
+                world.add_cloth(positions, triangles, pressure_scale=1000.0)
+            self.assertIn("is the mesh closed", str(caught.exception))
+            with self.assertRaises(native.NativeError) as caught:
+                world.add_cloth(positions, triangles, pressure_weights=[2.0] * 9, pressure=10.0)
+            self.assertIn("pressure weight of vertex 0", str(caught.exception))
+        # a uniform pressure lifts a weightless sheet wound counter-clockwise seen from +z
+        with native.World(gravity=(0, 0, 0)) as world:
+            cloth = world.add_cloth(positions, triangles, pins=array("i", [0, 2, 6, 8]), pressure=50.0,
+                                    pressure_weights=[1.0] * 9)
+            world.step_to(0.5)
+            self.assertGreater(world.positions(cloth)[3 * 4 + 2], 0.01)
+
     def test_every_mirror_has_the_libraries_layout_and_a_changed_one_is_named(self):
         lib = native.load()
         self.assertEqual(native.layout_mismatches(lib), [])

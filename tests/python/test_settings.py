@@ -103,6 +103,36 @@ class Materials(unittest.TestCase):
         cloth.shrink_min = cloth.shrink_max = 0.0
         self.assertIsNone(settings.blender_shrink(cloth, 3, [0.0, 0.5, 1.0]))
 
+    def test_blender_pressure(self):
+        # a unit cube of outward triangles, corner (i, j, k) at index i + 2 j + 4 k
+        positions = [float(c) for v in range(8) for c in (v & 1, (v >> 1) & 1, (v >> 2) & 1)]
+        quads = ((0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2), (1, 3, 7, 5))
+        triangles = [i for a, b, c, d in quads for i in (a, b, c, a, c, d)]
+        self.assertAlmostEqual(settings.enclosed_volume(positions, triangles), 1.0, places=12)
+        off = NS(use_pressure=False, uniform_pressure_force=5.0, pressure_factor=1.0, use_pressure_volume=False,
+                 target_volume=0.0)
+        self.assertEqual(settings.blender_pressure(off, positions, triangles), {}, "Pressure off: nothing")
+        # Blender pushes with factor (uniform + V0 / V - 1) in newtons of 1/T² = 1000 N
+        on = NS(**{**vars(off), "use_pressure": True, "pressure_factor": 2.0})
+        mapped = settings.blender_pressure(on, positions, triangles)
+        self.assertEqual(sorted(mapped), ["pressure", "pressure_scale", "pressure_target_volume"])
+        self.assertAlmostEqual(mapped["pressure"], 10000.0, places=6)
+        self.assertAlmostEqual(mapped["pressure_scale"], 2000.0, places=6)
+        self.assertEqual(mapped["pressure_target_volume"], 0.0, "0: the library keeps the rest volume")
+        custom = NS(**{**vars(on), "use_pressure_volume": True, "target_volume": 3.5})
+        self.assertEqual(settings.blender_pressure(custom, positions, triangles)["pressure_target_volume"], 3.5)
+        # no volume to keep (an open sheet, or a Custom Volume of 0): Blender has no gas term
+        sheet = settings.blender_pressure(on, positions, triangles[:6])  # the face z = 0
+        self.assertAlmostEqual(sheet["pressure"], 10000.0, places=6)
+        self.assertEqual(sheet["pressure_scale"], 0.0)
+        self.assertEqual(settings.blender_pressure(NS(**{**vars(custom), "target_volume": 0.0}), positions,
+                                                   triangles)["pressure_scale"], 0.0)
+        # a pressure group leaves out the triangles with a corner of weight 0 (all but the top and
+        # bottom's), which enclose nothing
+        weights = [1.0 if v in (0, 1, 2, 3) else 0.0 for v in range(8)]
+        self.assertAlmostEqual(settings.enclosed_volume(positions, triangles, weights), 0.0)
+        self.assertEqual(settings.blender_pressure(on, positions, triangles, weights)["pressure_scale"], 0.0)
+
     def test_pin_group_comes_from_the_right_place(self):
         self.assertEqual(settings.pin_group_name(obj("CLOTH", pin_group="top")), "top")
         self.assertEqual(settings.pin_group_name(obj(modifiers=[blender_cloth()])), "pins")

@@ -29,7 +29,7 @@ class ClothSettings(unittest.TestCase):
         self.assertEqual(unmapped.blender_cloth("Flag", blender_cloth(), 0), [])
 
     def test_each_setting_not_carried_over_is_named_with_the_object(self):
-        cases = {"use_pressure": (True, "Pressure"), "use_internal_springs": (True, "Internal Springs"),
+        cases = {"use_internal_springs": (True, "Internal Springs"),
                  "use_sewing_springs": (True, "Sewing"),
                  "vertex_group_bending": ("Stiff", "Bending stiffness group"),
                  "bending_model": ("LINEAR", "Linear"),
@@ -42,6 +42,14 @@ class ClothSettings(unittest.TestCase):
             self.assertTrue(found[0].startswith("Flag: Cloth "), found)
             self.assertIn(label, found[0])
             self.assertIn("not carried over by SimBake", found[0])
+
+    def test_pressure_carries_over_but_its_fluid_density_does_not(self):
+        self.assertEqual(unmapped.blender_cloth("Pillow", blender_cloth(use_pressure=True, fluid_density=0.0), 0), [])
+        found = unmapped.blender_cloth("Pillow", blender_cloth(use_pressure=True, fluid_density=1.0), 0)
+        self.assertEqual(len(found), 1, found)
+        self.assertIn("Pillow: Cloth Pressure Fluid Density", found[0])
+        self.assertEqual(unmapped.blender_cloth("Pillow", blender_cloth(fluid_density=1.0), 0), [],
+                         "a fluid density matters only with pressure")
 
     def test_soft_pins_and_self_collision_settings(self):
         found = unmapped.blender_cloth("Flag", blender_cloth(), 12)
