@@ -488,3 +488,37 @@ Test(pressure, without_pressure_a_cloth_moves_as_before)
     free(x[0]), free(x[1]), free(w);
     grid_mesh_free(&g);
 }
+
+/* Nothing of the pressure is state (p follows from the positions): a saved pressurised world
+ * resumes to the same bits, and a state does not load into a cloth of another pressure. */
+Test(pressure, a_saved_balloon_resumes_bit_for_bit_and_only_into_the_same_pressure)
+{
+    solid_mesh m = icosphere_mesh(0.5, 2);
+    sb_world *worlds[3];
+    sb_cloth_id ids[3];
+    for (int i = 0; i < 3; i++) {
+        worlds[i] = weightless_world();
+        sb_cloth_def def = balloon_def(&m, 2000.0);
+        def.pressure = i == 2 ? 700.0 : 600.0;
+        def.pressure_scale = 500.0;
+        cr_assert_eq(sb_world_add_cloth(worlds[i], &def, &ids[i]), SB_OK, "%s", sb_last_error());
+    }
+    cr_assert_eq(sb_world_step_to(worlds[0], 0.25), SB_OK);
+    uint64_t size;
+    cr_assert_eq(sb_world_get_state_size(worlds[0], &size), SB_OK);
+    void *state = malloc(size);
+    cr_assert_eq(sb_world_save_state(worlds[0], state, size), SB_OK);
+    cr_assert_eq(sb_world_load_state(worlds[1], state, size), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_load_state(worlds[2], state, size), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(sb_last_error(), "differ"), "%s", sb_last_error());
+    size_t bytes = 3 * (size_t)m.vertex_count * sizeof(double);
+    double *x0 = malloc(bytes), *x1 = malloc(bytes);
+    for (int i = 0; i < 2; i++) cr_assert_eq(sb_world_step_to(worlds[i], 0.5), SB_OK);
+    sb_cloth_get_positions(worlds[0], ids[0], x0, m.vertex_count);
+    sb_cloth_get_positions(worlds[1], ids[1], x1, m.vertex_count);
+    cr_assert_eq(memcmp(x0, x1, bytes), 0, "the resumed balloon went elsewhere");
+    cr_assert_gt(mean_radius(x0, m.vertex_count), 1.01 * mean_radius(m.positions, m.vertex_count));
+    free(state), free(x0), free(x1);
+    for (int i = 0; i < 3; i++) sb_world_destroy(worlds[i]);
+    solid_mesh_free(&m);
+}
