@@ -147,10 +147,11 @@ typedef struct sb_cloth_def {
     /* Pressure of a gas inside a closed cloth (Blender's Pressure): with V the volume its
      * triangles enclose, each vertex is pushed by p(V) ∂V/∂x_i, where
      *   p(V) = pressure + pressure_scale (V_target / V - 1)
-     * (the second term: a gas at pressure_scale outside and V_target inside, Boyle's law,
-     * linearised in the excess; capped at 200 + |pressure| / pressure_scale times
-     * pressure_scale, as Blender caps it, once the volume has nearly collapsed). Triangles wound
-     * counter-clockwise seen from outside enclose a positive volume. Both 0: no pressure. */
+     * The second term is Boyle's law: the excess pressure of a gas that filled V_target at
+     * pressure_scale, the pressure outside. V_target / V - 1 is capped at 200 + |pressure| /
+     * pressure_scale, as Blender caps it, which only an all but collapsed (or inverted) volume
+     * reaches. Triangles wound counter-clockwise seen from outside enclose a positive volume.
+     * Both 0: no pressure. */
     double pressure;            /* Pa, pushing outward; may be negative (0) */
     double pressure_scale;      /* Pa, 0 or positive (0) */
     double pressure_target_volume; /* m^3; 0: the volume of the rest shape (0) */
