@@ -97,6 +97,8 @@ class ClothDef(ctypes.Structure):
         ("self_thickness", ctypes.c_double),
         ("gravity_scale", ctypes.c_double),
         ("shrink", ctypes.POINTER(ctypes.c_double)),
+        ("goal_stiffness", ctypes.POINTER(ctypes.c_double)),
+        ("goal_damping", ctypes.c_double),
     ]
 
 
@@ -209,6 +211,8 @@ _SIGNATURES = {
         ctypes.c_int, [ctypes.c_void_p, ColliderId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_collider_follow_body": (ctypes.c_int, [ctypes.c_void_p, ColliderId, BodyId]),
     "sb_cloth_set_pin_targets": (
+        ctypes.c_int, [ctypes.c_void_p, ClothId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
+    "sb_cloth_set_goal_targets": (
         ctypes.c_int, [ctypes.c_void_p, ClothId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_world_add_body": (ctypes.c_int, [ctypes.c_void_p, _P(BodyDef), _P(BodyId)]),
     "sb_body_set_target": (ctypes.c_int, [ctypes.c_void_p, BodyId, ctypes.c_double, _P(ctypes.c_double)]),
@@ -409,10 +413,11 @@ class World:
     def __del__(self):
         self.close()
 
-    def add_cloth(self, positions, triangles, uvs=None, pins=(), shrink=None, **material):
+    def add_cloth(self, positions, triangles, uvs=None, pins=(), shrink=None, goal_stiffness=None, **material):
         """positions: flat xyz (world, m); triangles: flat vertex indices; uvs: per corner
         (u, v), flat; pins: vertex indices; shrink: per vertex, the fraction its rest shape is
-        smaller (None: none); material: ClothDef fields. Returns the cloth id."""
+        smaller (None: none); goal_stiffness: per vertex, N/m of the spring pulling it to its
+        goal (None: none); material: ClothDef fields. Returns the cloth id."""
         positions = _as_array(positions, "d")
         triangles = _as_array(triangles, "i")
         pins = _as_array(pins, "i")
@@ -424,6 +429,10 @@ class World:
         if shrink is not None and len(shrink) != len(positions) // 3:
             raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"shrink: expected one value per vertex, {len(positions) // 3}, "
                                f"got {len(shrink)}")
+        goal_stiffness = _as_array(goal_stiffness, "d") if goal_stiffness is not None else None
+        if goal_stiffness is not None and len(goal_stiffness) != len(positions) // 3:
+            raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"goal_stiffness: expected one value per vertex, "
+                               f"{len(positions) // 3}, got {len(goal_stiffness)}")
         definition = self._lib.sb_default_cloth_def()
         definition.vertex_count = len(positions) // 3
         definition.positions = _ptr(positions, ctypes.c_double)
@@ -433,6 +442,7 @@ class World:
         definition.pin_count = len(pins)
         definition.pins = _ptr(pins, ctypes.c_int32) if len(pins) else None
         definition.shrink = _ptr(shrink, ctypes.c_double) if shrink is not None else None
+        definition.goal_stiffness = _ptr(goal_stiffness, ctypes.c_double) if goal_stiffness is not None else None
         for name, value in material.items():
             setattr(definition, name, int(bool(value)) if name == "self_collision" else float(value))
         cloth = ClothId()
@@ -527,6 +537,12 @@ class World:
         positions = _as_array(positions, "d")
         _check(self._lib.sb_cloth_set_pin_targets(self._handle, ClothId(cloth), float(time),
                                                   _ptr(positions, ctypes.c_double), len(positions) // 3))
+
+    def set_goal_targets(self, cloth, time, positions):
+        """positions: flat xyz of every vertex (world, m): where the goals arrive at `time`."""
+        positions = _as_array(positions, "d")
+        _check(self._lib.sb_cloth_set_goal_targets(self._handle, ClothId(cloth), float(time),
+                                                   _ptr(positions, ctypes.c_double), len(positions) // 3))
 
     def step_to(self, time):
         """Raises SolverFailure (with what went wrong, and where) if the solver gives up."""

@@ -144,6 +144,14 @@ typedef struct sb_cloth_def {
                                    10% smaller; negative: larger); each triangle's rest shape is
                                    scaled by 1 minus its corners' mean; masses stay those of the
                                    given shape. NULL: none (Blender's Shrinking Factor) */
+    const double *goal_stiffness; /* optional, vertex_count values, N/m, each 0 or more: a spring
+                                   of this stiffness pulls the vertex toward its goal g, which is
+                                   its position in `positions` until sb_cloth_set_goal_targets
+                                   moves it: f = -k (x - g) - goal_damping (v - dg/dt); 0: no
+                                   goal; a pinned vertex's is ignored. NULL: none (Blender's soft
+                                   pins: pin weights below 1 with Pin Stiffness) */
+    double goal_damping;        /* N·s/m: damping of every goal spring, on the velocity relative
+                                   to the goal (0) */
 } sb_cloth_def;
 
 /* What the library made of a cloth's mesh. */
@@ -175,6 +183,13 @@ SB_API sb_result sb_cloth_get_info(const sb_world *world, sb_cloth_id cloth, sb_
  * target, `time` not finite or not after the world's time). */
 SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, sb_cloth_id cloth, double time,
                                           const double *positions, int32_t pin_count);
+/* The goals of the cloth's goal springs (sb_cloth_def.goal_stiffness) move in a straight line
+ * from where they are now to `positions` (vertex_count x 3, every vertex's; those without a
+ * goal are not read beyond the checks), arriving at `time`; after that they stay. Errors:
+ * NOT_FOUND, INVALID_ARGUMENT (vertex_count is not the cloth's, NULL positions, a position not
+ * finite or beyond 1e7 m, `time` not finite or not after the world's time). */
+SB_API sb_result sb_cloth_set_goal_targets(sb_world *world, sb_cloth_id cloth, double time,
+                                           const double *positions, int32_t vertex_count);
 
 /* Copy the cloth's vertex positions (m) or velocities (m/s) now into `out`, vertex_count x 3;
  * vertex_count must be the cloth's. Errors: NOT_FOUND, INVALID_ARGUMENT (NULL, wrong count). */

@@ -29,7 +29,7 @@ static const struct_layout LAYOUTS[] = {
            AT(sb_cloth_def, damping), AT(sb_cloth_def, air_drag), AT(sb_cloth_def, pin_count), AT(sb_cloth_def, pins),
            AT(sb_cloth_def, thickness), AT(sb_cloth_def, friction), AT(sb_cloth_def, self_collision),
            AT(sb_cloth_def, self_thickness), AT(sb_cloth_def, gravity_scale),
-           AT(sb_cloth_def, shrink)),
+           AT(sb_cloth_def, shrink), AT(sb_cloth_def, goal_stiffness), AT(sb_cloth_def, goal_damping)),
     LAYOUT(sb_collider_def, AT(sb_collider_def, vertex_count), AT(sb_collider_def, positions),
            AT(sb_collider_def, triangle_count), AT(sb_collider_def, triangles), AT(sb_collider_def, thickness),
            AT(sb_collider_def, friction)),

@@ -274,12 +274,14 @@ Test(api, struct_layouts_are_reported_and_bad_questions_refused)
     int32_t fields = 0;
     cr_assert_eq(sb_struct_layout("sb_cloth_def", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());
     cr_assert_eq(size, sizeof(sb_cloth_def));
-    cr_assert_eq(fields, 20);
+    cr_assert_eq(fields, 22);
     cr_assert_eq(offsets[4], offsetof(sb_cloth_def, uvs));
     cr_assert_eq(offsets[7], offsetof(sb_cloth_def, compression_stiffness));
     cr_assert_eq(offsets[17], offsetof(sb_cloth_def, self_thickness));
     cr_assert_eq(offsets[18], offsetof(sb_cloth_def, gravity_scale));
     cr_assert_eq(offsets[19], offsetof(sb_cloth_def, shrink));
+    cr_assert_eq(offsets[20], offsetof(sb_cloth_def, goal_stiffness));
+    cr_assert_eq(offsets[21], offsetof(sb_cloth_def, goal_damping));
     /* fewer entries than fields: only those are written, the count is still whole */
     uint64_t two[2] = {0, 0};
     cr_assert_eq(sb_struct_layout("sb_failure", &size, two, 1, &fields), SB_OK);
