@@ -169,8 +169,9 @@ SB_API sb_cloth_def sb_default_cloth_def(void);
 
 /* Adds a cloth at the world's current time, at rest, its pins held where they are; its id
  * goes to *out_cloth. Errors: INVALID_ARGUMENT (a NULL pointer, a material value out of range,
- * bad pins, self collision with an explicit integrator, more vertices in the world's cloths
- * and colliders together than one world holds), INVALID_MESH (empty, an index out of range,
+ * bad pins, a goal stiffness or goal_damping negative or not finite, self collision with an
+ * explicit integrator, more vertices in the world's cloths and colliders together than one
+ * world holds), INVALID_MESH (empty, an index out of range,
  * non-finite positions or UVs, no triangle with area), OUT_OF_MEMORY. */
 SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, sb_cloth_id *out_cloth);
 /* Copies what the library made of the cloth's mesh into *out_info. Errors: NOT_FOUND,

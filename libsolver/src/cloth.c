@@ -218,6 +218,11 @@ static sb_result out_of_memory(void)
     return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory while building the cloth");
 }
 
+static bool has_goal(const sb_cloth_def *def, const cloth_model *m, int32_t i)
+{
+    return def->goal_stiffness[i] > 0.0 && !m->pinned[i];
+}
+
 /* The model of a valid definition: what it gives, and what follows from it once. */
 static sb_result build_model(cloth_model *m, const sb_cloth_def *def)
 {
@@ -256,12 +261,12 @@ static sb_result build_model(cloth_model *m, const sb_cloth_def *def)
     for (int32_t p = 0; p < def->pin_count; p++) m->pins[p] = def->pins[p], m->pinned[def->pins[p]] = 1;
     /* goals: every unpinned vertex with a stiffness; a pin holds its vertex exactly anyway */
     m->goal_damping = def->goal_damping;
-    for (int32_t i = 0; def->goal_stiffness && i < nv; i++) m->goal_count += def->goal_stiffness[i] > 0.0 && !m->pinned[i];
+    for (int32_t i = 0; def->goal_stiffness && i < nv; i++) m->goal_count += has_goal(def, m, i);
     m->goals = malloc(((size_t)m->goal_count + 1) * sizeof *m->goals);
     m->goal_stiffness = malloc(((size_t)m->goal_count + 1) * sizeof *m->goal_stiffness);
     if (!m->goals || !m->goal_stiffness) return out_of_memory();
     for (int32_t i = 0, p = 0; p < m->goal_count; i++)
-        if (def->goal_stiffness[i] > 0.0 && !m->pinned[i]) m->goals[p] = i, m->goal_stiffness[p++] = def->goal_stiffness[i];
+        if (has_goal(def, m, i)) m->goals[p] = i, m->goal_stiffness[p++] = def->goal_stiffness[i];
     if (!colour_elements(&m->triangle_colours, m->triangles, m->triangle_count, 3, nv) ||
         !colour_elements(&m->hinge_colours, m->hinges, m->hinge_count, 4, nv))
         return out_of_memory();
