@@ -162,9 +162,12 @@ static void evaluate(const cloth *c, const double *x, const double *v, const dou
     {
         walk_colours(&c->model.triangle_colours, triangle_forces, c, x, v, f, as);
         if (m->k_bend > 0.0) walk_colours(&c->model.hinge_colours, hinge_forces, c, x, v, f, as);
-        /* before the vertex loop below, which adds h f to the right-hand side */
+        /* before the vertex loop below, which adds h f to the right-hand side (and only with
+         * goals: the same test on every thread, so none waits at the loop's barrier for nothing) */
+        if (c->model.goal_count > 0) {
 #pragma omp for schedule(static)
-        for (int32_t p = 0; p < c->model.goal_count; p++) goal_force(c, p, t0, t1, x, v, f, as);
+            for (int32_t p = 0; p < c->model.goal_count; p++) goal_force(c, p, t0, t1, x, v, f, as);
+        }
 #pragma omp for schedule(static)
         for (int32_t i = 0; i < c->model.vertex_count; i++) {
             double drag = m->air_drag * c->model.vertex_area[i];
