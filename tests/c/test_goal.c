@@ -212,7 +212,7 @@ Test(goal, a_soft_pin_follows_a_moving_goal_as_a_damped_spring)
     sb_world_destroy(w);
 }
 
-/* A pinned cloth whose other vertices all have goals, in a world of step `max_step`. */
+/* A cloth pinned at one corner, its other vertices on goals of stiffness `goal_scale` x 0.5 to 3.65 N/m. */
 typedef struct goal_world {
     sb_world *world;
     grid_mesh grid;
@@ -240,7 +240,8 @@ static void goal_world_free(goal_world *s)
 
 static void step_frames(goal_world *s, int from, int to)
 {
-    for (int f = from + 1; f <= to; f++) cr_assert_eq(sb_world_step_to(s->world, f / 24.0), SB_OK, "%s", sb_last_error());
+    for (int f = from + 1; f <= to; f++)
+        cr_assert_eq(sb_world_step_to(s->world, f / 24.0), SB_OK, "%s", sb_last_error());
 }
 
 Test(goal, a_state_saved_with_goals_mid_path_resumes_bit_for_bit)
