@@ -43,6 +43,7 @@ class ClothJob:
         self.animated = scene_io.is_animated(obj, self.cut)
         self.input = None
         self.cloth_id = None
+        self.has_goals = False  # soft pins: goal springs that follow the animated mesh
         self.output = None
         self.inverse = None  # of its world matrix at the start (for a cloth that stays put)
 
@@ -330,8 +331,7 @@ class Bake(BakeResume):
         for job in self.jobs:
             modifier = settings.find_modifier(job.obj, "CLOTH")[1]
             if job.obj.simbake.role == "NONE" and modifier is not None:
-                soft = scene_io.soft_pin_count(job.obj, modifier.settings.vertex_group_mass)
-                found += unmapped.blender_cloth(job.obj.name, modifier, soft)
+                found += unmapped.blender_cloth(job.obj.name, modifier)
         for job in self.colliders:
             if job.obj.simbake.role == "NONE" and settings.find_modifier(job.obj, "COLLISION")[1] is not None:
                 found += unmapped.collision_modifier(job.obj.name, job.obj.collision)
@@ -384,9 +384,12 @@ class Bake(BakeResume):
         for job in self.jobs:
             if not job.animated:
                 continue
-            if len(job.input.pins):
+            if len(job.input.pins) or job.has_goals:
                 sample = scene_io.sample_positions(job.obj, depsgraph, job.input.vertex_count)
-                world.set_pin_targets(job.cloth_id, now, scene_io.gather(sample.positions, job.input.pins))
+                if len(job.input.pins):
+                    world.set_pin_targets(job.cloth_id, now, scene_io.gather(sample.positions, job.input.pins))
+                if job.has_goals:  # soft pins: goal springs toward the animated mesh
+                    world.set_goal_targets(job.cloth_id, now, sample.positions)
                 matrices[job] = sample.matrix
             else:
                 matrices[job] = native.matrix_rows(job.obj.evaluated_get(depsgraph).matrix_world)
@@ -406,16 +409,21 @@ class Bake(BakeResume):
             shrink_group = blender_cloth.settings.vertex_group_shrink if blender_cloth is not None else None
             pressure_group = (blender_cloth.settings.vertex_group_pressure
                               if blender_cloth is not None and blender_cloth.settings.use_pressure else None)
-            job.input = scene_io.read_cloth(obj, depsgraph, job.pin_group, shrink_group, pressure_group)
+            job.input = scene_io.read_cloth(obj, depsgraph, job.pin_group, shrink_group, pressure_group,
+                                            blender_pinning=blender_cloth is not None)
             material = settings.cloth_material(obj, job.input.vertex_count, job.input.area_and_edge_length)
             shrink = (settings.blender_shrink(blender_cloth.settings, job.input.vertex_count, job.input.shrink_weights)
                       if blender_cloth is not None else None)
+            goals = None
             if blender_cloth is not None:
                 material.update(settings.blender_pressure(blender_cloth.settings, job.input.sample.positions,
                                                           job.input.triangles, job.input.pressure_weights))
+                goals, material["goal_damping"] = settings.blender_goals(
+                    blender_cloth.settings, job.input.pin_weights, job.input.area_and_edge_length()[1])
+            job.has_goals = goals is not None
             job.cloth_id = world.add_cloth(job.input.sample.positions, job.input.triangles,
                                            job.input.uvs, job.input.pins, shrink, job.input.pressure_weights,
-                                           **material)
+                                           goal_stiffness=goals, **material)
         job.inverse = transforms.invert_affine(job.input.sample.matrix)
         if job.inverse is None:
             raise BakeError(f"{obj.name}: its transform is singular (a scale of zero?)")

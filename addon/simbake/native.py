@@ -56,6 +56,17 @@ class BodyId(ctypes.Structure):
     _fields_ = [("index", ctypes.c_int32)]
 
 
+def _per_vertex(values, name, vertex_count):
+    """An optional per-vertex array as float64, or None; the wrong length is refused by name."""
+    if values is None:
+        return None
+    values = _as_array(values, "d")
+    if len(values) != vertex_count:
+        raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"{name}: expected one value per vertex, {vertex_count}, "
+                           f"got {len(values)}")
+    return values
+
+
 class WorldDef(ctypes.Structure):
     _fields_ = [
         ("gravity", ctypes.c_double * 3),
@@ -101,6 +112,8 @@ class ClothDef(ctypes.Structure):
         ("pressure_scale", ctypes.c_double),
         ("pressure_target_volume", ctypes.c_double),
         ("pressure_weights", ctypes.POINTER(ctypes.c_double)),
+        ("goal_stiffness", ctypes.POINTER(ctypes.c_double)),
+        ("goal_damping", ctypes.c_double),
     ]
 
 
@@ -213,6 +226,8 @@ _SIGNATURES = {
         ctypes.c_int, [ctypes.c_void_p, ColliderId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_collider_follow_body": (ctypes.c_int, [ctypes.c_void_p, ColliderId, BodyId]),
     "sb_cloth_set_pin_targets": (
+        ctypes.c_int, [ctypes.c_void_p, ClothId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
+    "sb_cloth_set_goal_targets": (
         ctypes.c_int, [ctypes.c_void_p, ClothId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_world_add_body": (ctypes.c_int, [ctypes.c_void_p, _P(BodyDef), _P(BodyId)]),
     "sb_body_set_target": (ctypes.c_int, [ctypes.c_void_p, BodyId, ctypes.c_double, _P(ctypes.c_double)]),
@@ -413,11 +428,12 @@ class World:
     def __del__(self):
         self.close()
 
-    def add_cloth(self, positions, triangles, uvs=None, pins=(), shrink=None, pressure_weights=None, **material):
+    def add_cloth(self, positions, triangles, uvs=None, pins=(), shrink=None, pressure_weights=None,
+                  goal_stiffness=None, **material):
         """positions: flat xyz (world, m); triangles: flat vertex indices; uvs: per corner
-        (u, v), flat; pins: vertex indices; shrink: per vertex, the fraction its rest shape is
-        smaller (None: none); pressure_weights: per vertex, in [0, 1] (None: all 1); material:
-        ClothDef fields. Returns the cloth id."""
+        (u, v), flat; pins: vertex indices; per vertex (None: none): shrink, the fraction its rest
+        shape is smaller; pressure_weights, in [0, 1] (None: all 1); goal_stiffness, N/m of the
+        spring pulling it to its goal; material: ClothDef fields. Returns the cloth id."""
         positions = _as_array(positions, "d")
         triangles = _as_array(triangles, "i")
         pins = _as_array(pins, "i")
@@ -425,14 +441,9 @@ class World:
         if uvs is not None and len(uvs) and len(uvs) != 2 * len(triangles):
             raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"uvs: expected 6 values per triangle (u, v at each corner), {2 * len(triangles)} "
                                f"for {len(triangles) // 3} triangles, got {len(uvs)}")
-        shrink = _as_array(shrink, "d") if shrink is not None else None
-        if shrink is not None and len(shrink) != len(positions) // 3:
-            raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"shrink: expected one value per vertex, {len(positions) // 3}, "
-                               f"got {len(shrink)}")
-        pressure_weights = _as_array(pressure_weights, "d") if pressure_weights is not None else None
-        if pressure_weights is not None and len(pressure_weights) != len(positions) // 3:
-            raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"pressure_weights: expected one value per vertex, "
-                               f"{len(positions) // 3}, got {len(pressure_weights)}")
+        shrink = _per_vertex(shrink, "shrink", len(positions) // 3)
+        pressure_weights = _per_vertex(pressure_weights, "pressure_weights", len(positions) // 3)
+        goal_stiffness = _per_vertex(goal_stiffness, "goal_stiffness", len(positions) // 3)
         definition = self._lib.sb_default_cloth_def()
         definition.vertex_count = len(positions) // 3
         definition.positions = _ptr(positions, ctypes.c_double)
@@ -443,6 +454,7 @@ class World:
         definition.pins = _ptr(pins, ctypes.c_int32) if len(pins) else None
         definition.shrink = _ptr(shrink, ctypes.c_double) if shrink is not None else None
         definition.pressure_weights = _ptr(pressure_weights, ctypes.c_double) if pressure_weights is not None else None
+        definition.goal_stiffness = _ptr(goal_stiffness, ctypes.c_double) if goal_stiffness is not None else None
         for name, value in material.items():
             setattr(definition, name, int(bool(value)) if name == "self_collision" else float(value))
         cloth = ClothId()
@@ -537,6 +549,12 @@ class World:
         positions = _as_array(positions, "d")
         _check(self._lib.sb_cloth_set_pin_targets(self._handle, ClothId(cloth), float(time),
                                                   _ptr(positions, ctypes.c_double), len(positions) // 3))
+
+    def set_goal_targets(self, cloth, time, positions):
+        """positions: flat xyz of every vertex (world, m): where the goals arrive at `time`."""
+        positions = _as_array(positions, "d")
+        _check(self._lib.sb_cloth_set_goal_targets(self._handle, ClothId(cloth), float(time),
+                                                   _ptr(positions, ctypes.c_double), len(positions) // 3))
 
     def step_to(self, time):
         """Raises SolverFailure (with what went wrong, and where) if the solver gives up."""

@@ -5,8 +5,7 @@ from array import array
 from contextlib import contextmanager
 
 from . import native
-from .settings import PIN_WEIGHT_THRESHOLD, SettingsError, find_modifier
-from .unmapped import HARD_PIN_WEIGHT
+from .settings import SettingsError, blender_pins, find_modifier, pinned_vertices
 
 BAKE_MODIFIER_NAME = "SimBake"
 
@@ -89,7 +88,8 @@ def sample_positions(obj, depsgraph, expected_count=None):
 class ClothInput:
     """Everything the solver needs about a cloth object at the first frame."""
 
-    def __init__(self, sample, triangles, edges, uvs, pins, vertex_count, shrink_weights=None, pressure_weights=None):
+    def __init__(self, sample, triangles, edges, uvs, pins, vertex_count, shrink_weights=None, pressure_weights=None,
+                 pin_weights=None):
         self.sample = sample
         self.triangles = triangles
         self.edges = edges  # the mesh's own edges, 2 vertex ids each
@@ -98,17 +98,14 @@ class ClothInput:
         self.vertex_count = vertex_count
         self.shrink_weights = shrink_weights  # each vertex's weight in the shrink group, or None
         self.pressure_weights = pressure_weights  # each vertex's weight in the pressure group, or None
+        self.pin_weights = pin_weights  # each vertex's weight in the pin group, or None
+        self._measured = None
 
     def area_and_edge_length(self):
         """Total area (m²) and mean edge length (m); only Blender-cloth settings need them."""
-        return _area_and_edge_length(self.sample.positions, self.triangles, self.edges)
-
-
-def _pinned_vertices(obj, mesh, group_name):
-    weights = _group_weights(obj, mesh, group_name, "pin group")
-    if weights is None:
-        return array("i")
-    return array("i", [i for i, w in enumerate(weights) if w >= PIN_WEIGHT_THRESHOLD])
+        if self._measured is None:
+            self._measured = _area_and_edge_length(self.sample.positions, self.triangles, self.edges)
+        return self._measured
 
 
 def _group_weights(obj, mesh, group_name, what="vertex group"):
@@ -127,17 +124,6 @@ def _group_weights(obj, mesh, group_name, what="vertex group"):
             if g.group == group.index:
                 weights[v.index] = g.weight
     return weights
-
-
-def soft_pin_count(obj, group_name):
-    """Vertices of the group Blender pulls with goal springs rather than pins hard (weights
-    between 0 and its hard-pin weight); SimBake has no soft pins (unmapped.py)."""
-    group = obj.vertex_groups.get(group_name) if group_name else None
-    if group is None:
-        return 0
-    # Vertex group weights have no bulk accessor in Blender's API.
-    return sum(1 for v in obj.data.vertices for g in v.groups
-               if g.group == group.index and 0.0 < g.weight < HARD_PIN_WEIGHT)
 
 
 def _area_and_edge_length(positions, triangles, edges):
@@ -168,9 +154,11 @@ def _vertices_and_triangles(mesh):
     return local, triangles
 
 
-def read_cloth(obj, depsgraph, pin_group, shrink_group=None, pressure_group=None):
-    """Mesh, UVs, pins, shrink and pressure group weights of a cloth object as evaluated now
-    (modifiers above the cut hidden by the caller). Raises SettingsError naming the object."""
+def read_cloth(obj, depsgraph, pin_group, shrink_group=None, pressure_group=None, blender_pinning=False):
+    """Mesh, UVs, pins and pin, shrink and pressure group weights of a cloth object as evaluated now
+    (modifiers above the cut hidden by the caller). Pins: with `blender_pinning` those Blender's
+    cloth pins hard (weight⁴ ≥ 0.999), else weights of 0.5 or more. Raises SettingsError naming
+    the object."""
     if obj.type != "MESH":
         raise SettingsError(f"{obj.name}: only mesh objects can be cloth (this is a {obj.type.lower()})")
     obj_eval, mesh = evaluated_mesh(obj, depsgraph)
@@ -189,7 +177,8 @@ def read_cloth(obj, depsgraph, pin_group, shrink_group=None, pressure_group=None
             uvs = gather(loop_uvs, loops, width=2)
         edges = array("i", bytes(8 * len(mesh.edges)))
         mesh.edges.foreach_get("vertices", edges)
-        pins = _pinned_vertices(obj, mesh, pin_group)
+        pin_weights = _group_weights(obj, mesh, pin_group, "pin group")
+        pins = blender_pins(pin_weights) if blender_pinning else pinned_vertices(pin_weights)
         shrink_weights = _group_weights(obj, mesh, shrink_group, "shrink group")
         pressure_weights = _group_weights(obj, mesh, pressure_group, "pressure group")
         matrix = native.matrix_rows(obj_eval.matrix_world)
@@ -197,7 +186,7 @@ def read_cloth(obj, depsgraph, pin_group, shrink_group=None, pressure_group=None
         obj_eval.to_mesh_clear()
     positions = native.transform_points(matrix, local, "d")
     return ClothInput(MeshSample(positions, matrix), triangles, edges, uvs, pins, count, shrink_weights,
-                      pressure_weights)
+                      pressure_weights, pin_weights)
 
 
 def gather(values, indices, width=3):

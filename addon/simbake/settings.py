@@ -13,8 +13,11 @@ ROLES = ("NONE", "CLOTH", "RIGID", "COLLIDER")
 CLOTH_MATERIAL_FIELDS = ("density", "stretch_stiffness", "shear_stiffness", "bend_stiffness",
                          "damping", "air_drag", "thickness", "friction", "self_collision", "self_thickness")
 
-# A pin group weight at or above this pins the vertex (the solver pins hard, not softly).
+# With role Cloth, a pin group weight at or above this pins the vertex; lower ones are free.
 PIN_WEIGHT_THRESHOLD = 0.5
+# Blender's cloth pulls a vertex of pin weight w toward its animated position with a goal spring
+# of weight w⁴, and pins it hard where w⁴ reaches SOFTGOALSNAP (cloth.cc, cloth_apply_vgroup).
+BLENDER_HARD_PIN_GOAL = 0.999
 
 
 class SettingsError(ValueError):
@@ -148,6 +151,32 @@ def blender_pressure(cloth_settings, positions, triangles, weights=None):
     if keep > BLENDER_MIN_PRESSURE_VOLUME:
         fields["pressure_scale"] = scale
     return fields
+def pinned_vertices(weights, threshold=PIN_WEIGHT_THRESHOLD):
+    """Vertices of pin weight `threshold` or more, or none without a pin group (weights None)."""
+    if weights is None:
+        return array("i")
+    return array("i", [i for i, w in enumerate(weights) if w >= threshold])
+
+
+def blender_pins(weights):
+    """The vertices Blender's cloth pins hard: weight⁴ of 0.999 or more."""
+    if weights is None:
+        return array("i")
+    return array("i", [i for i, w in enumerate(weights) if w ** 4 >= BLENDER_HARD_PIN_GOAL])
+
+
+def blender_goals(cloth_settings, weights, mean_edge_length):
+    """Goal springs of a Blender cloth's soft pins: (stiffness per vertex in N/m, or None when
+    no vertex has one; damping in N·s/m). Blender pulls each vertex of pin weight w with
+    w⁴ < 0.999 toward its animated position with a spring of w⁴ pin_stiffness / L (L the
+    mean edge length) and a damper of 0.01 goal_friction, in its units (SIM_mass_spring.cc,
+    cloth_calc_force): 1000 w⁴ pin_stiffness / L N/m and 0.01 goal_friction / T N·s/m."""
+    damping = 0.01 * getattr(cloth_settings, "goal_friction", 0.0) / BLENDER_TIME_UNIT
+    if weights is None or cloth_settings.pin_stiffness <= 0.0:
+        return None, damping
+    scale = cloth_settings.pin_stiffness / (BLENDER_TIME_UNIT ** 2 * max(mean_edge_length, 1e-6))
+    stiffness = array("d", (scale * w ** 4 if 0.0 < w ** 4 < BLENDER_HARD_PIN_GOAL else 0.0 for w in weights))
+    return (stiffness if any(stiffness) else None), damping
 
 
 def cloth_material(obj, vertex_count, measure):

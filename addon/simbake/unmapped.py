@@ -6,7 +6,6 @@ has (Blender's default, mostly) is not one. docs/blender-physics-mapping.md says
 over and how. No bpy here."""
 
 NOT_CARRIED = "is not carried over by SimBake"
-HARD_PIN_WEIGHT = 0.99975  # Blender pins a vertex hard when weight⁴ ≥ 0.999; below, a goal spring
 
 
 def _flag(settings, name):
@@ -22,20 +21,20 @@ def _differs(settings, name, value, tolerance=1e-6):
     return present is not None and abs(present - value) > tolerance * max(1.0, abs(value))
 
 
-def blender_cloth(name, modifier, soft_pin_count):
-    """A Cloth modifier baked with role None. `soft_pin_count`: vertices of its pin group with a
-    weight between 0 and Blender's hard-pin weight (Blender pulls them with goal springs)."""
+def blender_cloth(name, modifier):
+    """A Cloth modifier baked with role None."""
     cloth, collision = modifier.settings, modifier.collision_settings
     found = []
 
     def warn(setting, instead):
         found.append(f"{name}: Cloth {setting} {NOT_CARRIED} ({instead})")
 
-    if soft_pin_count:
-        warn(f"soft pins (Pin Stiffness, {soft_pin_count} pin weight(s) below 1)",
-             "weights of 0.5 or more pin hard, lower ones are free")
     if _flag(cloth, "use_pressure") and getattr(cloth, "fluid_density", 0.0) != 0.0:
         warn("Pressure Fluid Density", "the pressure inside is the same everywhere, with no fluid's weight")
+    # soft pins are goal springs (settings.blender_goals); Blender gives the vertices outside
+    # the pin group a goal of Goal Default
+    if _set(cloth, "vertex_group_mass") and _differs(cloth, "goal_default", 0.0):
+        warn("Goal Default", "vertices outside the pin group have no goal spring")
     switches = (("use_internal_springs", "Internal Springs"),
                 ("use_sewing_springs", "Sewing"), ("use_dynamic_mesh", "Dynamic Mesh"))
     for attribute, label in switches:

@@ -159,6 +159,14 @@ typedef struct sb_cloth_def {
                                    with its corners' mean weight, not at all if one corner is 0,
                                    in V and in the force (Blender's pressure vertex group). NULL:
                                    all 1 */
+    const double *goal_stiffness; /* optional, vertex_count values, N/m, each 0 or more: a spring
+                                   of this stiffness pulls the vertex toward its goal g, which is
+                                   its position in `positions` until sb_cloth_set_goal_targets
+                                   moves it: f = -k (x - g) - goal_damping (v - dg/dt); 0: no
+                                   goal; a pinned vertex's is ignored. NULL: none (Blender's soft
+                                   pins: pin weights below 1 with Pin Stiffness) */
+    double goal_damping;        /* N·s/m: damping of every goal spring, on the velocity relative
+                                   to the goal (0) */
 } sb_cloth_def;
 
 /* What the library made of a cloth's mesh. */
@@ -176,8 +184,9 @@ SB_API sb_cloth_def sb_default_cloth_def(void);
 
 /* Adds a cloth at the world's current time, at rest, its pins held where they are; its id
  * goes to *out_cloth. Errors: INVALID_ARGUMENT (a NULL pointer, a material value out of range,
- * bad pins, self collision with an explicit integrator, more vertices in the world's cloths
- * and colliders together than one world holds), INVALID_MESH (empty, an index out of range,
+ * bad pins, a goal stiffness or goal_damping negative or not finite, self collision with an
+ * explicit integrator, more vertices in the world's cloths and colliders together than one
+ * world holds), INVALID_MESH (empty, an index out of range,
  * non-finite positions or UVs, no triangle with area), OUT_OF_MEMORY. */
 SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, sb_cloth_id *out_cloth);
 /* Copies what the library made of the cloth's mesh into *out_info. Errors: NOT_FOUND,
@@ -190,6 +199,13 @@ SB_API sb_result sb_cloth_get_info(const sb_world *world, sb_cloth_id cloth, sb_
  * target, `time` not finite or not after the world's time). */
 SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, sb_cloth_id cloth, double time,
                                           const double *positions, int32_t pin_count);
+/* The goals of the cloth's goal springs (sb_cloth_def.goal_stiffness) move in a straight line
+ * from where they are now to `positions` (vertex_count x 3, every vertex's; those without a
+ * goal are not read beyond the checks), arriving at `time`; after that they stay. Errors:
+ * NOT_FOUND, INVALID_ARGUMENT (vertex_count is not the cloth's, NULL positions, a position not
+ * finite or beyond 1e7 m, `time` not finite or not after the world's time). */
+SB_API sb_result sb_cloth_set_goal_targets(sb_world *world, sb_cloth_id cloth, double time,
+                                           const double *positions, int32_t vertex_count);
 
 /* Copy the cloth's vertex positions (m) or velocities (m/s) now into `out`, vertex_count x 3;
  * vertex_count must be the cloth's. Errors: NOT_FOUND, INVALID_ARGUMENT (NULL, wrong count). */

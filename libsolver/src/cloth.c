@@ -71,6 +71,14 @@ static sb_result validate_def(const sb_cloth_def *d)
             return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth %s must be %s, got %g",
                              params[i].name, params[i].positive ? "positive" : "zero or positive", v);
     }
+    if (!isfinite(d->goal_damping) || d->goal_damping < 0.0)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth goal_damping must be zero or positive, got %g",
+                         d->goal_damping);
+    for (int32_t i = 0; d->goal_stiffness && i < d->vertex_count; i++)
+        if (!isfinite(d->goal_stiffness[i]) || d->goal_stiffness[i] < 0.0)
+            return error_set(SB_ERROR_INVALID_ARGUMENT,
+                             "cloth goal_stiffness of vertex %d is %g; it must be zero or positive",
+                             (int)i, d->goal_stiffness[i]);
     if (d->pin_count < 0 || (d->pin_count > 0 && !d->pins))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "pin_count is %d but pins is %s",
                          (int)d->pin_count, d->pins ? "set" : "NULL");
@@ -251,6 +259,11 @@ static sb_result out_of_memory(void)
     return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory while building the cloth");
 }
 
+static bool has_goal(const sb_cloth_def *def, const cloth_model *m, int32_t i)
+{
+    return def->goal_stiffness[i] > 0.0 && !m->pinned[i];
+}
+
 /* The model of a valid definition: what it gives, and what follows from it once. */
 static sb_result build_model(cloth_model *m, const sb_cloth_def *def)
 {
@@ -289,6 +302,14 @@ static sb_result build_model(cloth_model *m, const sb_cloth_def *def)
         return out_of_memory();
     m->pin_count = def->pin_count;
     for (int32_t p = 0; p < def->pin_count; p++) m->pins[p] = def->pins[p], m->pinned[def->pins[p]] = 1;
+    /* goals: every unpinned vertex with a stiffness; a pin holds its vertex exactly anyway */
+    m->goal_damping = def->goal_damping;
+    for (int32_t i = 0; def->goal_stiffness && i < nv; i++) m->goal_count += has_goal(def, m, i);
+    m->goals = malloc(((size_t)m->goal_count + 1) * sizeof *m->goals);
+    m->goal_stiffness = malloc(((size_t)m->goal_count + 1) * sizeof *m->goal_stiffness);
+    if (!m->goals || !m->goal_stiffness) return out_of_memory();
+    for (int32_t i = 0, p = 0; p < m->goal_count; i++)
+        if (has_goal(def, m, i)) m->goals[p] = i, m->goal_stiffness[p++] = def->goal_stiffness[i];
     if (!colour_elements(&m->triangle_colours, m->triangles, m->triangle_count, 3, nv) ||
         !colour_elements(&m->hinge_colours, m->hinges, m->hinge_count, 4, nv))
         return out_of_memory();
@@ -316,6 +337,15 @@ static bool init_state(cloth_state *s, const cloth_model *m, double time, const 
         memcpy(&s->pin_to[3 * (size_t)p], &s->x[3 * (size_t)m->pins[p]], 3 * sizeof(double));
     }
     s->pin_time_from = s->pin_time_to = time;
+    size_t goal_len = 3 * (size_t)m->goal_count + 1;
+    s->goal_from = malloc(goal_len * sizeof *s->goal_from);
+    s->goal_to = malloc(goal_len * sizeof *s->goal_to);
+    if (!s->goal_from || !s->goal_to) return false;
+    for (int32_t p = 0; p < m->goal_count; p++) {
+        memcpy(&s->goal_from[3 * (size_t)p], &s->x[3 * (size_t)m->goals[p]], 3 * sizeof(double));
+        memcpy(&s->goal_to[3 * (size_t)p], &s->x[3 * (size_t)m->goals[p]], 3 * sizeof(double));
+    }
+    s->goal_time_from = s->goal_time_to = time;
     s->cg = CG_HISTORY_START;
     return true;
 }
@@ -372,12 +402,14 @@ void cloth_destroy(cloth *c)
     cloth_model *m = &c->model;
     free(m->rest_positions), free(m->mass), free(m->vertex_area), free(m->triangles), free(m->rest);
     free(m->hinges), free(m->hinge_weight), free(m->hinge_rest_angle), free(m->pins), free(m->pinned);
+    free(m->goals), free(m->goal_stiffness);
     topology_free(&m->topo);
     rest_neighbours_free(&m->near_at_rest);
     colouring_free(&m->triangle_colours), colouring_free(&m->hinge_colours);
     free(m->pressure.triangle_weight);
     cloth_state *s = &c->state;
     free(s->x), free(s->v), free(s->accel), free(s->contacts), free(s->collided), free(s->pin_from), free(s->pin_to);
+    free(s->goal_from), free(s->goal_to);
     cloth_scratch *w = &c->scratch;
     free(w->boxes);
     bvh_free(&w->tree);
@@ -391,20 +423,39 @@ void cloth_destroy(cloth *c)
     free(c);
 }
 
-void cloth_pin_state(const cloth *c, int32_t p, double t, double pos[3], double vel[3])
+/* A point moving in a straight line from `from` at t_from to `to` at t_to, then staying. */
+static void path_point(const double from[3], const double to[3], double t_from, double t_to, double t,
+                       double pos[3], double vel[3])
 {
-    const double *from = &c->state.pin_from[3 * (size_t)p], *to = &c->state.pin_to[3 * (size_t)p];
-    double span = c->state.pin_time_to - c->state.pin_time_from;
-    if (!(span > 0.0) || t >= c->state.pin_time_to) {
+    double span = t_to - t_from;
+    if (!(span > 0.0) || t >= t_to) {
         for (int k = 0; k < 3; k++) pos[k] = to[k], vel[k] = 0.0;
         return;
     }
-    double s = (t - c->state.pin_time_from) / span;
+    double s = (t - t_from) / span;
     if (s < 0.0) s = 0.0;
     for (int k = 0; k < 3; k++) {
         pos[k] = from[k] + s * (to[k] - from[k]);
         vel[k] = (to[k] - from[k]) / span;
     }
+}
+
+void cloth_pin_state(const cloth *c, int32_t p, double t, double pos[3], double vel[3])
+{
+    const cloth_state *s = &c->state;
+    path_point(&s->pin_from[3 * (size_t)p], &s->pin_to[3 * (size_t)p], s->pin_time_from, s->pin_time_to, t, pos, vel);
+}
+
+void cloth_goal_motion(const cloth *c, int32_t p, double t0, double t1, double pos[3], double vel[3])
+{
+    const cloth_state *s = &c->state;
+    const double *from = &s->goal_from[3 * (size_t)p], *to = &s->goal_to[3 * (size_t)p];
+    path_point(from, to, s->goal_time_from, s->goal_time_to, t1, pos, vel);
+    if (!(t1 > t0)) return;
+    /* the mean over the step: exact for the path's piece the step crosses, whatever its kink */
+    double start[3], ignored[3];
+    path_point(from, to, s->goal_time_from, s->goal_time_to, t0, start, ignored);
+    for (int k = 0; k < 3; k++) vel[k] = (pos[k] - start[k]) / (t1 - t0);
 }
 
 double cloth_kinetic_energy(const cloth *c, const double *v)

@@ -62,6 +62,10 @@ typedef struct cloth_model {
     int32_t pin_count;
     int32_t *pins;
     uint8_t *pinned;             /* vertex_count: 1 for pinned vertices */
+    int32_t goal_count;          /* unpinned vertices with a goal spring */
+    int32_t *goals;              /* goal_count vertex indices, ascending */
+    double *goal_stiffness;      /* goal_count, N/m */
+    double goal_damping;         /* N·s/m, on every goal spring */
 
     colouring triangle_colours, hinge_colours; /* assembly in parallel, colour by colour */
     sb_cloth_info info;
@@ -75,6 +79,8 @@ typedef struct cloth_state {
     uint8_t *collided;           /* vertex_count: moved by the collision response this step */
     double *pin_from, *pin_to;   /* pin_count x 3: straight path between two times */
     double pin_time_from, pin_time_to;
+    double *goal_from, *goal_to; /* goal_count x 3: the goals' straight path between two times */
+    double goal_time_from, goal_time_to;
     cg_history cg;               /* which preconditioner the next solve takes */
 } cloth_state;
 
@@ -111,6 +117,9 @@ void cloth_destroy(cloth *c);
 
 /* Target position and velocity of pin p at time t. */
 void cloth_pin_state(const cloth *c, int32_t p, double t, double pos[3], double vel[3]);
+/* Position of goal p (of model.goals) at t1, and its mean velocity over [t0, t1] (t1 > t0) or
+ * its velocity at t1 (t1 == t0). */
+void cloth_goal_motion(const cloth *c, int32_t p, double t0, double t1, double pos[3], double vel[3]);
 
 double cloth_kinetic_energy(const cloth *c, const double *v);
 

@@ -130,8 +130,31 @@ static void walk_colours(const colouring *cc, element_forces *fn, const cloth *c
     }
 }
 
-static void evaluate(const cloth *c, const double *x, const double *v, const double gravity[3],
-                     double *f, const assembly *as)
+/* Goal p's spring at the goal's position at t1, with its mean velocity over [t0, t1]:
+ *   f = -k (x - g) - c (v - ġ),   ∂f/∂x = -k I,   ∂f/∂v = -c I,
+ * so it adds (h c + h² k) I to the vertex's diagonal block and h² ∂f/∂x u = -h² k u to the
+ * right-hand side. In a step t -> t + h the goal is taken where it is at t + h, as backward
+ * Euler takes every force: a goal moving at constant speed is then followed without the lag
+ * of h ġ an explicit goal would add. */
+static void goal_force(const cloth *c, int32_t p, double t0, double t1, const double *x, const double *v,
+                       double *f, const assembly *as)
+{
+    int32_t i = c->model.goals[p];
+    double k = c->model.goal_stiffness[p], damping = c->model.goal_damping, g[3], gdot[3];
+    cloth_goal_motion(c, p, t0, t1, g, gdot);
+    size_t at = 3 * (size_t)i;
+    for (int a = 0; a < 3; a++) f[at + a] -= k * (x[at + a] - g[a]) + damping * (v[at + a] - gdot[a]);
+    if (!as) return;
+    double *blk = &as->system->vals[9 * (size_t)as->system->diag[i]];
+    for (int a = 0; a < 3; a++) {
+        blk[4 * a] += as->h * damping + as->h * as->h * k;
+        as->rhs[at + a] -= as->h * as->h * k * as->u[at + a];
+    }
+}
+
+/* Every force at (x, v); the goals at t1 with their mean velocity over [t0, t1]. */
+static void evaluate(const cloth *c, const double *x, const double *v, const double gravity[3], double t0,
+                     double t1, double *f, const assembly *as)
 {
     const cloth_material *m = &c->model.material;
     const double g[3] = {gravity[0] * c->model.gravity_scale, gravity[1] * c->model.gravity_scale,
@@ -149,6 +172,12 @@ static void evaluate(const cloth *c, const double *x, const double *v, const dou
     {
         walk_colours(&c->model.triangle_colours, triangle_forces, c, x, v, f, as);
         if (m->k_bend > 0.0) walk_colours(&c->model.hinge_colours, hinge_forces, c, x, v, f, as);
+        /* before the vertex loop below, which adds h f to the right-hand side (and only with
+         * goals: the same test on every thread, so none waits at the loop's barrier for nothing) */
+        if (c->model.goal_count > 0) {
+#pragma omp for schedule(static)
+            for (int32_t p = 0; p < c->model.goal_count; p++) goal_force(c, p, t0, t1, x, v, f, as);
+        }
 #pragma omp for schedule(static)
         for (int32_t i = 0; i < c->model.vertex_count; i++) {
             double drag = m->air_drag * c->model.vertex_area[i];
@@ -163,13 +192,13 @@ static void evaluate(const cloth *c, const double *x, const double *v, const dou
     }
 }
 
-void cloth_forces(const cloth *c, const double *x, const double *v, const double gravity[3],
+void cloth_forces(const cloth *c, double t, const double *x, const double *v, const double gravity[3],
                   double *f)
 {
-    evaluate(c, x, v, gravity, f, NULL);
+    evaluate(c, x, v, gravity, t, t, f, NULL);
 }
 
-void cloth_assemble(cloth *c, const double *x, const double *v, const double *u,
+void cloth_assemble(cloth *c, double t, const double *x, const double *v, const double *u,
                     const double gravity[3], double h)
 {
     bsr_zero(&c->scratch.system);
@@ -177,5 +206,5 @@ void cloth_assemble(cloth *c, const double *x, const double *v, const double *u,
     c->scratch.pressure_sigma = 0.0;
     assembly as = {&c->scratch.system, h, u, c->scratch.rhs, c->scratch.pressure_gradient,
                    &c->scratch.pressure_sigma};
-    evaluate(c, x, v, gravity, c->scratch.force, &as);
+    evaluate(c, x, v, gravity, t, t + h, c->scratch.force, &as);
 }

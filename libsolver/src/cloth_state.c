@@ -11,13 +11,13 @@
 enum { CONTACT_BYTES = 4 + 7 * 8 + 2 };
 
 #if UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(cloth_state) == 88, "a cloth_state field was added: save it in cloth_state_write/read");
-_Static_assert(sizeof(cloth_model) == 496, "a cloth_model field was added: fingerprint it in cloth_model_hash "
+_Static_assert(sizeof(cloth_state) == 120, "a cloth_state field was added: save it in cloth_state_write/read");
+_Static_assert(sizeof(cloth_model) == 528, "a cloth_model field was added: fingerprint it in cloth_model_hash "
                                            "if the definition gives it");
 #endif
 
 /* The values the definition gives (rest shape, UV frames, masses, pins, material, collision
- * settings); the rest of the model (hinges, topology, element tables) is computed from them. */
+ * settings, goal springs); the rest of the model (hinges, topology, element tables) is computed from them. */
 uint64_t cloth_model_hash(const cloth_model *m)
 {
     uint64_t h = STATE_HASH_START;
@@ -38,6 +38,9 @@ uint64_t cloth_model_hash(const cloth_model *m)
         STATE_HASH(h, pr->pressure), STATE_HASH(h, pr->scale), STATE_HASH(h, pr->target_volume);
         if (pr->triangle_weight) h = state_hash(h, pr->triangle_weight, (size_t)m->triangle_count * sizeof(double));
     }
+    h = state_hash(h, m->goals, (size_t)m->goal_count * sizeof(int32_t));
+    h = state_hash(h, m->goal_stiffness, (size_t)m->goal_count * sizeof(double));
+    STATE_HASH(h, m->goal_damping);
     return h;
 }
 
@@ -61,6 +64,9 @@ void cloth_state_write(const cloth *c, state_writer *out)
     state_put(out, s->pin_from, 3 * pins * sizeof(double));
     state_put(out, s->pin_to, 3 * pins * sizeof(double));
     STATE_PUT(out, s->pin_time_from), STATE_PUT(out, s->pin_time_to);
+    state_put(out, s->goal_from, 3 * (size_t)m->goal_count * sizeof(double));
+    state_put(out, s->goal_to, 3 * (size_t)m->goal_count * sizeof(double));
+    STATE_PUT(out, s->goal_time_from), STATE_PUT(out, s->goal_time_to);
     STATE_PUT(out, s->cg.jacobi_iterations), STATE_PUT(out, s->cg.multigrid_iterations);
     STATE_PUT(out, s->cg.solves_since_probe);
 }
@@ -115,8 +121,8 @@ bool cloth_state_read(cloth *c, int32_t index, int32_t collider_count, state_rea
                              (int)triangles, (int)pins);
         if (fingerprint != cloth_model_hash(m))
             return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: cloth %d's rest "
-                             "shape, masses, pins or material differ from the state's (the rest shape "
-                             "includes the warp and weft its UVs give)", (int)index);
+                             "shape, masses, pins or material differ from the state's, or its goal springs do (the "
+                             "rest shape includes the warp and weft its UVs give)", (int)index);
     }
     size_t n = (size_t)vertices;
     return state_read_positions(in, s->x, 3 * n, "cloth positions") &&
@@ -126,5 +132,10 @@ bool cloth_state_read(cloth *c, int32_t index, int32_t collider_count, state_rea
            state_read_doubles(in, s->pin_from, 3 * (size_t)pins, "pin targets") &&
            state_read_doubles(in, s->pin_to, 3 * (size_t)pins, "pin targets") &&
            state_read_doubles(in, &s->pin_time_from, 1, "pin times") &&
-           state_read_doubles(in, &s->pin_time_to, 1, "pin times") && read_cg_history(in, &s->cg);
+           state_read_doubles(in, &s->pin_time_to, 1, "pin times") &&
+           /* the goals' count is the model's: the fingerprint above includes them */
+           state_read_positions(in, s->goal_from, 3 * (size_t)m->goal_count, "goal targets") &&
+           state_read_positions(in, s->goal_to, 3 * (size_t)m->goal_count, "goal targets") &&
+           state_read_doubles(in, &s->goal_time_from, 1, "goal times") &&
+           state_read_doubles(in, &s->goal_time_to, 1, "goal times") && read_cg_history(in, &s->cg);
 }

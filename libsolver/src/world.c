@@ -458,6 +458,35 @@ SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, sb_cloth_id cloth_id,
     return SB_OK;
 }
 
+SB_API sb_result sb_cloth_set_goal_targets(sb_world *world, sb_cloth_id cloth_id, double time,
+                                           const double *positions, int32_t vertex_count)
+{
+    cloth *c = NULL;
+    sb_result r = find_cloth(world, cloth_id, &c);
+    if (r != SB_OK) return r;
+    if (vertex_count != c->model.vertex_count)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth %d has %d vertices, got %d goal targets",
+                         (int)cloth_id.index, (int)c->model.vertex_count, (int)vertex_count);
+    if (!positions) return error_set(SB_ERROR_INVALID_ARGUMENT, "goal target positions are NULL");
+    if (!isfinite(time) || !(time > world->time))
+        return error_set(SB_ERROR_INVALID_ARGUMENT,
+                         "goal target time %g must be finite and after the world time %g", time, world->time);
+    for (int32_t i = 0; i < 3 * vertex_count; i++)
+        if (!isfinite(positions[i]) || fabs(positions[i]) > MAX_COORDINATE)
+            return error_set(SB_ERROR_INVALID_ARGUMENT, "goal target of vertex %d is not finite or beyond %.0g m",
+                             (int)(i / 3), MAX_COORDINATE);
+    cloth_state *s = &c->state;
+    for (int32_t p = 0; p < c->model.goal_count; p++) {
+        double vel[3];
+        cloth_goal_motion(c, p, world->time, world->time, &s->goal_from[3 * (size_t)p], vel);
+    }
+    for (int32_t p = 0; p < c->model.goal_count; p++)
+        memcpy(&s->goal_to[3 * (size_t)p], &positions[3 * (size_t)c->model.goals[p]], 3 * sizeof *positions);
+    s->goal_time_from = world->time;
+    s->goal_time_to = time;
+    return SB_OK;
+}
+
 SB_API sb_result sb_world_step_to(sb_world *world, double time)
 {
     if (!world) return error_set(SB_ERROR_INVALID_ARGUMENT, "world is NULL");

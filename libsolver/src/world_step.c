@@ -218,7 +218,7 @@ static void world_derivative(void *ctx, double t, const double *state, double *d
         size_t len = 3 * (size_t)c->model.vertex_count;
         const double *x = state + offset, *v = state + offset + len;
         double *dx = dxdt + offset, *dv = dxdt + offset + len;
-        cloth_forces(c, x, v, w->def.gravity, c->scratch.force);
+        cloth_forces(c, t, x, v, w->def.gravity, c->scratch.force);
         for (int32_t i = 0; i < c->model.vertex_count; i++)
             for (int a = 0; a < 3; a++) {
                 size_t k = 3 * (size_t)i + (size_t)a;

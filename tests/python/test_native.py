@@ -113,6 +113,26 @@ class Bindings(unittest.TestCase):
             world.step_to(0.5)
             self.assertGreater(world.positions(cloth)[3 * 4 + 2], 0.01)
 
+    def test_goal_springs_through_the_bindings(self):
+        positions, triangles = grid(3, size=0.2)
+        with native.World(gravity=(0, 0, 0), max_step=1 / 240) as world:
+            with self.assertRaises(native.NativeError) as caught:
+                world.add_cloth(positions, triangles, goal_stiffness=[1.0] * 8)
+            self.assertIn("one value per vertex", str(caught.exception))
+            with self.assertRaises(native.NativeError) as caught:
+                world.add_cloth(positions, triangles, goal_stiffness=[-1.0] * 9)
+            self.assertIn("goal_stiffness of vertex 0", str(caught.exception))
+            cloth = world.add_cloth(positions, triangles, goal_stiffness=[50.0] * 9, goal_damping=0.05, air_drag=0.0)
+            moved = array("d", (p + (0.1 if k % 3 == 2 else 0.0) for k, p in enumerate(positions)))
+            with self.assertRaises(native.NativeError):
+                world.set_goal_targets(cloth, 0.5, moved[:-3])
+            world.set_goal_targets(cloth, 0.5, moved)
+            for frame in range(1, 49):
+                world.step_to(frame / 24)
+            # the goals rose 0.1 m; the cloth, pulled up with them, has settled there
+            for k in range(2, len(moved), 3):
+                self.assertAlmostEqual(world.positions(cloth)[k], 0.1, places=4)
+
     def test_every_mirror_has_the_libraries_layout_and_a_changed_one_is_named(self):
         lib = native.load()
         self.assertEqual(native.layout_mismatches(lib), [])

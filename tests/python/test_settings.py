@@ -133,6 +133,34 @@ class Materials(unittest.TestCase):
         self.assertAlmostEqual(settings.enclosed_volume(positions, triangles, weights), 0.0)
         self.assertEqual(settings.blender_pressure(on, positions, triangles, weights)["pressure_scale"], 0.0)
 
+    def test_blender_soft_pins_become_goal_springs(self):
+        weights = [0.0, 0.3, 0.5, 0.9, 0.9997, 0.99975, 1.0]
+        # Blender pins hard where weight⁴ >= 0.999 (0.99975⁴ = 0.9990002), SimBake's own role
+        # Cloth at 0.5 and above
+        self.assertEqual(list(settings.blender_pins(weights)), [5, 6])
+        self.assertEqual(list(settings.pinned_vertices(weights)), [2, 3, 4, 5, 6])
+        self.assertEqual(list(settings.blender_pins(None)), [])
+        cloth = NS(pin_stiffness=2.0, goal_friction=5.0)
+        stiffness, damping = settings.blender_goals(cloth, weights, 0.1)
+        # Blender's spring: weight⁴ pin_stiffness / L in its units; 1000 x that in N/m, as tension
+        expected = [0.0] + [1000 * w ** 4 * 2.0 / 0.1 for w in weights[1:5]] + [0.0, 0.0]
+        for got, want in zip(stiffness, expected):
+            self.assertAlmostEqual(got, want, delta=1e-9 * want)
+        self.assertAlmostEqual(stiffness[2], 1250.0, "weight 0.5, pin stiffness 2, edges 0.1 m: 1000 x 2 / 16 / 0.1")
+        # 0.01 goal_friction kg per Blender time unit
+        self.assertAlmostEqual(damping, 0.01 * 5.0 / math.sqrt(0.001))
+        # a vertex's static sag under its own weight is Blender's, m g / k in either unit system
+        mass = 0.3
+        blender_sag = mass * 9.81e-3 / (0.3 ** 4 * 2.0 / 0.1)
+        self.assertAlmostEqual(mass * 9.81 / stiffness[1], blender_sag)
+
+    def test_blender_goals_need_soft_weights_and_stiffness(self):
+        self.assertEqual(settings.blender_goals(NS(pin_stiffness=1.0, goal_friction=0.0), None, 0.1), (None, 0.0))
+        self.assertEqual(settings.blender_goals(NS(pin_stiffness=1.0, goal_friction=0.0), [0.0, 1.0], 0.1)[0], None,
+                         "no weight between 0 and the hard-pin weight")
+        self.assertIsNone(settings.blender_goals(NS(pin_stiffness=0.0, goal_friction=0.0), [0.5], 0.1)[0],
+                          "pin stiffness 0 pulls with nothing")
+
     def test_pin_group_comes_from_the_right_place(self):
         self.assertEqual(settings.pin_group_name(obj("CLOTH", pin_group="top")), "top")
         self.assertEqual(settings.pin_group_name(obj(modifiers=[blender_cloth()])), "pins")

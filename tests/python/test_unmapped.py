@@ -14,7 +14,7 @@ def blender_cloth(**changes):
                      shrink_min=0.0, vertex_group_shrink="", vertex_group_structural_stiffness="",
                      vertex_group_shear_stiffness="", vertex_group_bending="", tension_stiffness=15.0,
                      compression_stiffness=15.0, bending_model="ANGULAR", time_scale=1.0,
-                     effector_weights=Settings(gravity=1.0))
+                     effector_weights=Settings(gravity=1.0), vertex_group_mass="", goal_default=0.0)
     collision = Settings(use_collision=True, collection=None, vertex_group_object_collisions="", impulse_clamp=0.0,
                          use_self_collision=False, self_friction=5.0, vertex_group_self_collisions="",
                          self_impulse_clamp=0.0)
@@ -26,7 +26,7 @@ def blender_cloth(**changes):
 
 class ClothSettings(unittest.TestCase):
     def test_blenders_defaults_carry_over(self):
-        self.assertEqual(unmapped.blender_cloth("Flag", blender_cloth(), 0), [])
+        self.assertEqual(unmapped.blender_cloth("Flag", blender_cloth()), [])
 
     def test_each_setting_not_carried_over_is_named_with_the_object(self):
         cases = {"use_internal_springs": (True, "Internal Springs"),
@@ -37,27 +37,32 @@ class ClothSettings(unittest.TestCase):
                  "collision.collection": ("Obstacles", "Collision Collection"),
                  "collision.impulse_clamp": (1.0, "Impulse Clamping")}
         for name, (value, label) in cases.items():
-            found = unmapped.blender_cloth("Flag", blender_cloth(**{name: value}), 0)
+            found = unmapped.blender_cloth("Flag", blender_cloth(**{name: value}))
             self.assertEqual(len(found), 1, (name, found))
             self.assertTrue(found[0].startswith("Flag: Cloth "), found)
             self.assertIn(label, found[0])
             self.assertIn("not carried over by SimBake", found[0])
 
     def test_pressure_carries_over_but_its_fluid_density_does_not(self):
-        self.assertEqual(unmapped.blender_cloth("Pillow", blender_cloth(use_pressure=True, fluid_density=0.0), 0), [])
-        found = unmapped.blender_cloth("Pillow", blender_cloth(use_pressure=True, fluid_density=1.0), 0)
+        self.assertEqual(unmapped.blender_cloth("Pillow", blender_cloth(use_pressure=True, fluid_density=0.0)), [])
+        found = unmapped.blender_cloth("Pillow", blender_cloth(use_pressure=True, fluid_density=1.0))
         self.assertEqual(len(found), 1, found)
         self.assertIn("Pillow: Cloth Pressure Fluid Density", found[0])
-        self.assertEqual(unmapped.blender_cloth("Pillow", blender_cloth(fluid_density=1.0), 0), [],
+        self.assertEqual(unmapped.blender_cloth("Pillow", blender_cloth(fluid_density=1.0)), [],
                          "a fluid density matters only with pressure")
 
-    def test_soft_pins_and_self_collision_settings(self):
-        found = unmapped.blender_cloth("Flag", blender_cloth(), 12)
-        self.assertIn("12 pin weight(s) below 1", found[0])
-        self.assertEqual(unmapped.blender_cloth("Flag", blender_cloth(**{"collision.self_friction": 2.0}), 0), [],
+    def test_goal_default_and_self_collision_settings(self):
+        self.assertEqual(unmapped.blender_cloth("Flag", blender_cloth(goal_default=0.5)), [],
+                         "Goal Default matters only with a pin group")
+        found = unmapped.blender_cloth("Flag", blender_cloth(goal_default=0.5, vertex_group_mass="pins"))
+        self.assertEqual(len(found), 1, found)
+        self.assertIn("Cloth Goal Default is not carried over", found[0])
+        self.assertEqual(unmapped.blender_cloth("Flag", blender_cloth(vertex_group_mass="pins")), [],
+                         "soft pins are carried over")
+        self.assertEqual(unmapped.blender_cloth("Flag", blender_cloth(**{"collision.self_friction": 2.0})), [],
                          "self friction matters only with self collision")
         found = unmapped.blender_cloth("Flag", blender_cloth(**{"collision.use_self_collision": True,
-                                                                "collision.self_friction": 2.0}), 0)
+                                                                "collision.self_friction": 2.0}))
         self.assertIn("Self Collision friction", found[0])
 
 
