@@ -9,7 +9,7 @@ typedef struct struct_layout {
     const char *name;
     uint64_t size;
     int32_t field_count;
-    uint64_t offsets[24];
+    uint64_t offsets[40];
 } struct_layout;
 
 #define LAYOUT(type, ...)                                                                  \
@@ -29,7 +29,13 @@ static const struct_layout LAYOUTS[] = {
            AT(sb_cloth_def, damping), AT(sb_cloth_def, air_drag), AT(sb_cloth_def, pin_count), AT(sb_cloth_def, pins),
            AT(sb_cloth_def, thickness), AT(sb_cloth_def, friction), AT(sb_cloth_def, self_collision),
            AT(sb_cloth_def, self_thickness), AT(sb_cloth_def, gravity_scale),
-           AT(sb_cloth_def, shrink)),
+           AT(sb_cloth_def, shrink), AT(sb_cloth_def, spring_count), AT(sb_cloth_def, springs),
+           AT(sb_cloth_def, spring_rest_lengths), AT(sb_cloth_def, spring_tension_stiffness),
+           AT(sb_cloth_def, spring_compression_stiffness), AT(sb_cloth_def, spring_max_force),
+           AT(sb_cloth_def, internal_springs), AT(sb_cloth_def, internal_spring_max_length),
+           AT(sb_cloth_def, internal_spring_max_diversion), AT(sb_cloth_def, internal_spring_normal_check),
+           AT(sb_cloth_def, internal_tension_stiffness), AT(sb_cloth_def, internal_compression_stiffness),
+           AT(sb_cloth_def, internal_vertex_stiffness)),
     LAYOUT(sb_collider_def, AT(sb_collider_def, vertex_count), AT(sb_collider_def, positions),
            AT(sb_collider_def, triangle_count), AT(sb_collider_def, triangles), AT(sb_collider_def, thickness),
            AT(sb_collider_def, friction)),
@@ -45,7 +51,8 @@ static const struct_layout LAYOUTS[] = {
            AT(sb_body_state, contact_force), AT(sb_body_state, contacts)),
     LAYOUT(sb_cloth_info, AT(sb_cloth_info, vertex_count), AT(sb_cloth_info, triangle_count),
            AT(sb_cloth_info, degenerate_triangles), AT(sb_cloth_info, bend_edges),
-           AT(sb_cloth_info, nonmanifold_edges), AT(sb_cloth_info, total_mass), AT(sb_cloth_info, rest_area)),
+           AT(sb_cloth_info, nonmanifold_edges), AT(sb_cloth_info, total_mass), AT(sb_cloth_info, rest_area),
+           AT(sb_cloth_info, springs), AT(sb_cloth_info, internal_springs)),
     LAYOUT(sb_world_stats, AT(sb_world_stats, time), AT(sb_world_stats, steps), AT(sb_world_stats, rejected_steps),
            AT(sb_world_stats, cg_iterations), AT(sb_world_stats, last_cg_iterations), AT(sb_world_stats, last_step),
            AT(sb_world_stats, last_contacts), AT(sb_world_stats, collisions), AT(sb_world_stats, impact_zones)),

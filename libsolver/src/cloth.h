@@ -10,6 +10,7 @@
 #include "linalg_cg.h"
 #include "cloth_energy.h"
 #include "cloth_colouring.h"
+#include "cloth_springs.h"
 #include "simbake.h"
 #include "collision_rest_neighbours.h"
 #include "mesh_topology.h"
@@ -49,6 +50,8 @@ typedef struct cloth_model {
     double *hinge_weight;        /* 3|e|²/(A1+A2) at rest, so bending is mesh-independent */
     double *hinge_rest_angle;
 
+    spring_set springs;          /* extra springs: the given ones, then the internal ones */
+
     cloth_material material;
     double thickness, friction;
     double self_thickness;       /* half the distance kept between two parts of this cloth */
@@ -61,7 +64,7 @@ typedef struct cloth_model {
     int32_t *pins;
     uint8_t *pinned;             /* vertex_count: 1 for pinned vertices */
 
-    colouring triangle_colours, hinge_colours; /* assembly in parallel, colour by colour */
+    colouring triangle_colours, hinge_colours, spring_colours; /* assembly in parallel, colour by colour */
     sb_cloth_info info;
 } cloth_model;
 
@@ -90,6 +93,7 @@ typedef struct cloth_scratch {
     bsr system;                  /* the implicit step's matrix (its pattern built once) */
     int32_t *triangle_blocks;    /* triangle_count x 9: the system's block of each vertex pair */
     int32_t *hinge_blocks;       /* hinge_count x 16 */
+    int32_t *spring_blocks;      /* springs.count x 4 */
     double *force, *rhs, *dv, *z, *x_new, *v_new, *correction; /* vertex_count x 3 each */
     cg_workspace cg;
 } cloth_scratch;
