@@ -404,12 +404,20 @@ class Bake(BakeResume):
         blender_cloth = settings.find_modifier(obj, "CLOTH")[1] if obj.simbake.role == "NONE" else None
         with _named_errors(obj):
             shrink_group = blender_cloth.settings.vertex_group_shrink if blender_cloth is not None else None
-            job.input = scene_io.read_cloth(obj, depsgraph, job.pin_group, shrink_group)
-            material = settings.cloth_material(obj, job.input.vertex_count, job.input.area_and_edge_length)
+            intern_group = (blender_cloth.settings.vertex_group_intern
+                            if blender_cloth is not None and blender_cloth.settings.use_internal_springs else None)
+            job.input = scene_io.read_cloth(obj, depsgraph, job.pin_group, shrink_group, intern_group)
+            sewing = blender_cloth is not None and blender_cloth.settings.use_sewing_springs
+            material = settings.cloth_material(obj, job.input.vertex_count,
+                                               lambda: job.input.area_and_edge_length(sewing))
             shrink = (settings.blender_shrink(blender_cloth.settings, job.input.vertex_count, job.input.shrink_weights)
                       if blender_cloth is not None else None)
+            springs = (settings.blender_springs(obj.name, blender_cloth.settings,
+                                                lambda: job.input.area_and_edge_length(sewing)[1],
+                                                job.input.loose_edges, job.input.intern_weights)
+                       if blender_cloth is not None else None)
             job.cloth_id = world.add_cloth(job.input.sample.positions, job.input.triangles,
-                                           job.input.uvs, job.input.pins, shrink, **material)
+                                           job.input.uvs, job.input.pins, shrink, springs, **material)
         job.inverse = transforms.invert_affine(job.input.sample.matrix)
         if job.inverse is None:
             raise BakeError(f"{obj.name}: its transform is singular (a scale of zero?)")

@@ -108,6 +108,47 @@ def blender_shrink(cloth_settings, vertex_count, weights=None):
     return factors if any(factors) else None
 
 
+def blender_springs(name, cloth_settings, edge_length, loose_edges, intern_weights=None):
+    """Library spring fields (native.World.add_cloth's `springs`) for the Blender cloth of object
+    `name`, or None when it has none: Sewing makes each loose edge (`loose_edges`: flat vertex pairs) a spring of
+    rest length 0, Internal Springs are found by the library by Blender's rule. Stiffnesses map
+    as tension does (1000 k / L with the mean edge length L); see
+    docs/blender-physics-mapping.md. edge_length() gives L (only called when there are springs)."""
+    sewing = cloth_settings.use_sewing_springs and len(loose_edges)
+    if not sewing and not cloth_settings.use_internal_springs:
+        return None
+    per_metre = 1.0 / BLENDER_TIME_UNIT ** 2 / max(edge_length(), 1e-6)
+    fields = {}
+    if sewing:
+        # a sewing spring's own stiffness weight is 1: tension + |max tension - tension|
+        tension = cloth_settings.tension_stiffness
+        k = per_metre * (tension + abs(cloth_settings.tension_stiffness_max - tension))
+        fields.update(springs=loose_edges, spring_rest_lengths=array("d", bytes(8 * (len(loose_edges) // 2))),
+                      spring_tension_stiffness=k, spring_compression_stiffness=k,
+                      # Blender clamps k (l - L) at Max Sewing Force (0: no limit), in its force units
+                      spring_max_force=cloth_settings.sewing_force_max / BLENDER_TIME_UNIT ** 2)
+    if cloth_settings.use_internal_springs:
+        tension, compression = cloth_settings.internal_tension_stiffness, cloth_settings.internal_compression_stiffness
+        fields.update(internal_springs=True,
+                      internal_spring_max_length=cloth_settings.internal_spring_max_length,
+                      internal_spring_max_diversion=cloth_settings.internal_spring_max_diversion,
+                      internal_spring_normal_check=bool(cloth_settings.internal_spring_normal_check),
+                      internal_tension_stiffness=per_metre * tension,
+                      internal_compression_stiffness=per_metre * compression)
+        if intern_weights is not None:
+            # Blender: k = k0 + w |k_max - k0| with w the mean of the two ends' weights; linear in
+            # w, so each vertex's k0 + w |k_max - k0| averaged over the two ends is the same
+            tension_span = abs(cloth_settings.internal_tension_stiffness_max - tension)
+            compression_span = abs(cloth_settings.internal_compression_stiffness_max - compression)
+            fields["internal_vertex_stiffness"] = array("d", (per_metre * (base + w * span) for w in intern_weights
+                                                              for base, span in ((tension, tension_span),
+                                                                                 (compression, compression_span))))
+    for field, value in fields.items():
+        if isinstance(value, float) and (not math.isfinite(value) or value < 0):
+            raise SettingsError(f"{name}: cloth {field} is {value:g}; it must be zero or positive")
+    return fields or None
+
+
 def cloth_material(obj, vertex_count, measure):
     """Library material fields for a cloth object: its SimBake settings with role CLOTH,
     or its Blender Cloth modifier's settings mapped to SI with role NONE. measure() gives

@@ -34,8 +34,7 @@ def blender_cloth(name, modifier, soft_pin_count):
     if soft_pin_count:
         warn(f"soft pins (Pin Stiffness, {soft_pin_count} pin weight(s) below 1)",
              "weights of 0.5 or more pin hard, lower ones are free")
-    switches = (("use_pressure", "Pressure"), ("use_internal_springs", "Internal Springs"),
-                ("use_sewing_springs", "Sewing"), ("use_dynamic_mesh", "Dynamic Mesh"))
+    switches = (("use_pressure", "Pressure"), ("use_dynamic_mesh", "Dynamic Mesh"))
     for attribute, label in switches:
         if _flag(cloth, attribute):
             warn(label, "the cloth is simulated without it")

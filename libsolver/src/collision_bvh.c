@@ -214,16 +214,21 @@ void bvh_query_above(const bvh *t, const aabb *box, int32_t above, bvh_prim_fn r
     query(t, box, above, report, ctx);
 }
 
-/* Slab test: the part of [0, t_max] in which o + t dir lies inside the box; false if none. */
+/* Slab test: the part of [0, t_max] in which o + t dir lies inside the box; false if none.
+ * inv is 1 / dir, ±inf along an axis the ray keeps. */
 static bool ray_enters(const aabb *b, vec3 o, vec3 inv, double t_max, double *t_enter)
 {
     double lo = 0.0, hi = t_max;
     for (int a = 0; a < 3; a++) {
-        double t0 = (v3_comp(b->lo, a) - v3_comp(o, a)) * v3_comp(inv, a);
-        double t1 = (v3_comp(b->hi, a) - v3_comp(o, a)) * v3_comp(inv, a);
+        double origin = v3_comp(o, a), box_lo = v3_comp(b->lo, a), box_hi = v3_comp(b->hi, a);
+        if (isinf(v3_comp(inv, a))) { /* parallel to the slab: inside it or never (no 0 x inf) */
+            if (origin < box_lo || origin > box_hi) return false;
+            continue;
+        }
+        double t0 = (box_lo - origin) * v3_comp(inv, a), t1 = (box_hi - origin) * v3_comp(inv, a);
         if (t0 > t1) { double swap = t0; t0 = t1; t1 = swap; }
-        if (t0 == t0 && t0 > lo) lo = t0; /* NaN (0 x inf on a face of the slab) leaves the bound */
-        if (t1 == t1 && t1 < hi) hi = t1;
+        if (t0 > lo) lo = t0;
+        if (t1 < hi) hi = t1;
         if (lo > hi) return false;
     }
     *t_enter = lo;

@@ -29,8 +29,7 @@ class ClothSettings(unittest.TestCase):
         self.assertEqual(unmapped.blender_cloth("Flag", blender_cloth(), 0), [])
 
     def test_each_setting_not_carried_over_is_named_with_the_object(self):
-        cases = {"use_pressure": (True, "Pressure"), "use_internal_springs": (True, "Internal Springs"),
-                 "use_sewing_springs": (True, "Sewing"),
+        cases = {"use_pressure": (True, "Pressure"),
                  "vertex_group_bending": ("Stiff", "Bending stiffness group"),
                  "bending_model": ("LINEAR", "Linear"),
                  "time_scale": (2.0, "Speed Multiplier"), "collision.use_collision": (False, "Object Collisions off"),
@@ -42,6 +41,10 @@ class ClothSettings(unittest.TestCase):
             self.assertTrue(found[0].startswith("Flag: Cloth "), found)
             self.assertIn(label, found[0])
             self.assertIn("not carried over by SimBake", found[0])
+
+    def test_sewing_and_internal_springs_are_carried_over(self):
+        for switch in ("use_sewing_springs", "use_internal_springs"):
+            self.assertEqual(unmapped.blender_cloth("Shirt", blender_cloth(**{switch: True}), 0), [], switch)
 
     def test_soft_pins_and_self_collision_settings(self):
         found = unmapped.blender_cloth("Flag", blender_cloth(), 12)
