@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloth_forces.h"
 #include "cloth_springs.h"
+#include "system_fixture.h"
 #include "testutil.h"
 
 /* ---- the force and its Jacobians ---------------------------------------------------------- */
@@ -131,6 +133,62 @@ Test(springs, compressed_spring_drops_only_its_indefinite_part)
     cr_assert(memcmp(&exact, &definite, sizeof exact) == 0);
 }
 
+Test(springs, implicit_system_holds_the_springs_exact_jacobians)
+{
+    /* A 3 x 3 grid whose triangles have no stiffness, held by three springs only: one sewing
+     * spring, one limited, one stretched. Assembled at (x, 0), the system must be
+     * M - h ∂f/∂v - h² ∂f/∂x and the right-hand side h f + h² ∂f/∂x u, the derivatives by
+     * central differences of the forces. */
+    grid_mesh g = grid_mesh_make(3, 1.0, 0.0);
+    int32_t pairs[6] = {0, 8, 2, 6, 1, 7};
+    double rest[3] = {0.0, 0.5, 0.5};
+    sb_cloth_def def = grid_cloth_def(&g);
+    def.stretch_stiffness = def.compression_stiffness = def.shear_stiffness = def.bend_stiffness = 0.0;
+    def.air_drag = 0.0, def.damping = 0.05;
+    def.spring_count = 3, def.springs = pairs, def.spring_rest_lengths = rest;
+    def.spring_tension_stiffness = 100.0, def.spring_max_force = 30.0; /* the 1.4 m diagonals pull 140 N */
+    const double no_gravity[3] = {0, 0, 0};
+    cloth *c;
+    cr_assert_eq(cloth_create(&def, 0.0, no_gravity, &c), SB_OK, "%s", sb_last_error());
+    int32_t nv = g.vertex_count, dofs = 3 * nv;
+    test_rng rng = rng_seed(5);
+    double x[27], v[27] = {0}, u[27], f[27], fp[27], fm[27];
+    for (int k = 0; k < dofs; k++) x[k] = g.positions[k] + rng_uniform(&rng, -0.1, 0.1), u[k] = rng_uniform(&rng, -1, 1);
+    x[3 * 7 + 1] += 0.3; /* spring 1-7 stretched beyond 0.5 m, not limited (k (l - L) < 30 N) */
+    const double h = 0.1, step = 1e-6;
+    cloth_assemble(c, x, v, u, no_gravity, h);
+    double *A = dense_from_bsr(&c->scratch.system);
+    cloth_forces(c, x, v, no_gravity, f);
+    double worst = 0.0, largest = 0.0, rhs_worst = 0.0;
+    double Jx[27 * 27], Jv[27 * 27];
+    for (int b = 0; b < dofs; b++) {
+        double xs[27], vs[27];
+        memcpy(xs, x, sizeof xs), memcpy(vs, v, sizeof vs);
+        xs[b] += step, cloth_forces(c, xs, v, no_gravity, fp);
+        xs[b] -= 2 * step, cloth_forces(c, xs, v, no_gravity, fm);
+        for (int a = 0; a < dofs; a++) Jx[a * dofs + b] = (fp[a] - fm[a]) / (2 * step);
+        vs[b] += step, cloth_forces(c, x, vs, no_gravity, fp);
+        vs[b] -= 2 * step, cloth_forces(c, x, vs, no_gravity, fm);
+        for (int a = 0; a < dofs; a++) Jv[a * dofs + b] = (fp[a] - fm[a]) / (2 * step);
+    }
+    for (int a = 0; a < dofs; a++) {
+        double expected_rhs = h * f[a];
+        for (int b = 0; b < dofs; b++) {
+            double expected = (a == b ? c->model.mass[a / 3] : 0.0) - h * Jv[a * dofs + b] - h * h * Jx[a * dofs + b];
+            worst = fmax(worst, fabs(A[a * dofs + b] - expected));
+            largest = fmax(largest, fabs(h * h * Jx[a * dofs + b]));
+            expected_rhs += h * h * Jx[a * dofs + b] * u[b];
+        }
+        rhs_worst = fmax(rhs_worst, fabs(c->scratch.rhs[a] - expected_rhs));
+    }
+    cr_assert(largest > 0.1, "the springs are in the system (largest h² ∂f/∂x entry %g)", largest);
+    cr_assert(worst < 1e-6 * largest, "system off by %g (entries up to %g)", worst, largest);
+    cr_assert(rhs_worst < 1e-6 * largest, "right-hand side off by %g", rhs_worst);
+    free(A);
+    cloth_destroy(c);
+    grid_mesh_free(&g);
+}
+
 /* ---- sewing two panels -------------------------------------------------------------------- */
 
 /* Two n x n panels of side 0.3 m, the second `gap` above the first, without gravity; the
@@ -181,15 +239,15 @@ static double sew(const sewing *s, double max_force, double damping, double seco
     def.spring_tension_stiffness = 200.0;
     def.spring_max_force = max_force;
     def.damping = damping;
-    sb_cloth_id cloth;
-    cr_assert_eq(sb_world_add_cloth(w, &def, &cloth), SB_OK, "%s", sb_last_error());
+    sb_cloth_id cloth_id;
+    cr_assert_eq(sb_world_add_cloth(w, &def, &cloth_id), SB_OK, "%s", sb_last_error());
     sb_cloth_info info;
-    cr_assert_eq(sb_cloth_get_info(w, cloth, &info), SB_OK);
+    cr_assert_eq(sb_cloth_get_info(w, cloth_id, &info), SB_OK);
     cr_assert_eq(info.springs, s->spring_count);
     cr_assert_eq(sb_world_step_to(w, seconds), SB_OK, "%s", sb_last_error());
     double *x = malloc(3 * (size_t)s->vertex_count * sizeof *x), *v = malloc(3 * (size_t)s->vertex_count * sizeof *v);
-    cr_assert_eq(sb_cloth_get_positions(w, cloth, x, s->vertex_count), SB_OK);
-    cr_assert_eq(sb_cloth_get_velocities(w, cloth, v, s->vertex_count), SB_OK);
+    cr_assert_eq(sb_cloth_get_positions(w, cloth_id, x, s->vertex_count), SB_OK);
+    cr_assert_eq(sb_cloth_get_velocities(w, cloth_id, v, s->vertex_count), SB_OK);
     double worst = 0.0, vz = 0.0;
     for (int32_t k = 0; k < s->spring_count; k++) {
         const double *a = &x[3 * s->springs[2 * k]], *b = &x[3 * s->springs[2 * k + 1]];
@@ -402,15 +460,15 @@ static double squashed_volume(bool internal, int32_t *found)
     def.stretch_stiffness = 300.0, def.shear_stiffness = 30.0, def.density = 1.0;
     def.internal_springs = internal;
     def.internal_tension_stiffness = def.internal_compression_stiffness = 100.0;
-    sb_cloth_id cloth;
-    cr_assert_eq(sb_world_add_cloth(w, &def, &cloth), SB_OK, "%s", sb_last_error());
+    sb_cloth_id cloth_id;
+    cr_assert_eq(sb_world_add_cloth(w, &def, &cloth_id), SB_OK, "%s", sb_last_error());
     sb_cloth_info info;
-    cr_assert_eq(sb_cloth_get_info(w, cloth, &info), SB_OK);
+    cr_assert_eq(sb_cloth_get_info(w, cloth_id, &info), SB_OK);
     *found = info.internal_springs;
     double before = enclosed_volume(&ball, ball.positions);
     cr_assert_eq(sb_world_step_to(w, 1.5), SB_OK, "%s", sb_last_error());
     double *x = malloc(3 * (size_t)ball.vertex_count * sizeof *x);
-    cr_assert_eq(sb_cloth_get_positions(w, cloth, x, ball.vertex_count), SB_OK);
+    cr_assert_eq(sb_cloth_get_positions(w, cloth_id, x, ball.vertex_count), SB_OK);
     double ratio = enclosed_volume(&ball, x) / before;
     free(x);
     sb_world_destroy(w);
