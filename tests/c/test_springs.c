@@ -487,3 +487,76 @@ Test(springs, internal_springs_keep_a_soft_ball_from_collapsing)
     cr_assert(with > 0.8 && with > without + 0.2, "volume kept: %.3f with %d internal springs, %.3f without", with,
               (int)with_count, without);
 }
+
+/* ---- threads and saved states ------------------------------------------------------------- */
+
+/* A 48 x 48 grid (enough triangles to be assembled in parallel) folded onto itself by springs
+ * of rest length 0 from each vertex of its left quarter to its mirror image, over `seconds` on
+ * `threads` threads; the positions (malloc'd). */
+static double *fold(int32_t threads, double seconds, const int32_t *springs, int32_t spring_count)
+{
+    grid_mesh g = grid_mesh_make(48, 1.0, 0.0);
+    sb_world_def wdef = sb_default_world_def();
+    wdef.gravity[2] = 0.0, wdef.threads = threads;
+    sb_world *w;
+    cr_assert_eq(sb_world_create(&wdef, &w), SB_OK);
+    sb_cloth_def def = grid_cloth_def(&g);
+    def.spring_count = spring_count, def.springs = springs, def.spring_max_force = 0.01;
+    sb_cloth_id id;
+    cr_assert_eq(sb_world_add_cloth(w, &def, &id), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_step_to(w, seconds), SB_OK, "%s", sb_last_error());
+    double *x = malloc(3 * (size_t)g.vertex_count * sizeof *x);
+    cr_assert_eq(sb_cloth_get_positions(w, id, x, g.vertex_count), SB_OK);
+    sb_world_destroy(w);
+    grid_mesh_free(&g);
+    return x;
+}
+
+static int32_t fold_springs(int32_t *springs)
+{
+    int32_t count = 0;
+    for (int32_t j = 0; j < 48; j++)
+        for (int32_t i = 0; i < 12; i++) springs[2 * count] = j * 48 + i, springs[2 * count + 1] = j * 48 + 47 - i, count++;
+    return count;
+}
+
+Test(springs, results_do_not_depend_on_the_thread_count, .timeout = 120)
+{
+    int32_t springs[2 * 48 * 12];
+    int32_t count = fold_springs(springs);
+    double *one = fold(1, 0.25, springs, count), *two = fold(2, 0.25, springs, count);
+    double *unsewn = fold(1, 0.25, NULL, 0);
+    size_t bytes = 3 * 48 * 48 * sizeof(double);
+    cr_assert(memcmp(one, two, bytes) == 0, "springs assembled on two threads give other bits");
+    cr_assert(memcmp(one, unsewn, bytes) != 0, "the springs did nothing");
+    free(one), free(two), free(unsewn);
+}
+
+Test(springs, a_state_saved_with_other_springs_is_refused)
+{
+    sewing s = sewing_make(4, 0.1);
+    sb_world *w[2];
+    double rest[4] = {0};
+    for (int k = 0; k < 2; k++) {
+        sb_world_def wdef = sb_default_world_def();
+        cr_assert_eq(sb_world_create(&wdef, &w[k]), SB_OK);
+        sb_cloth_def def = sb_default_cloth_def();
+        def.vertex_count = s.vertex_count, def.positions = s.positions;
+        def.triangle_count = s.triangle_count, def.triangles = s.triangles;
+        def.spring_count = s.spring_count, def.springs = s.springs, def.spring_rest_lengths = rest;
+        def.spring_max_force = k == 0 ? 0.5 : 0.25;
+        sb_cloth_id id;
+        cr_assert_eq(sb_world_add_cloth(w[k], &def, &id), SB_OK, "%s", sb_last_error());
+    }
+    cr_assert_eq(sb_world_step_to(w[0], 0.1), SB_OK);
+    uint64_t size;
+    cr_assert_eq(sb_world_get_state_size(w[0], &size), SB_OK);
+    void *state = malloc(size);
+    cr_assert_eq(sb_world_save_state(w[0], state, size), SB_OK);
+    cr_assert_eq(sb_world_load_state(w[1], state, size), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(sb_last_error(), "cloth 0"), "%s", sb_last_error());
+    cr_assert_eq(sb_world_load_state(w[0], state, size), SB_OK, "%s", sb_last_error());
+    free(state);
+    sb_world_destroy(w[0]), sb_world_destroy(w[1]);
+    sewing_free(&s);
+}
