@@ -110,15 +110,22 @@ def blender_shrink(cloth_settings, vertex_count, weights=None):
 
 def blender_springs(name, cloth_settings, edge_length, loose_edges, intern_weights=None):
     """Library spring fields (native.World.add_cloth's `springs`) for the Blender cloth of object
-    `name`, or None when it has none: Sewing makes each loose edge (`loose_edges`: flat vertex pairs) a spring of
-    rest length 0, Internal Springs are found by the library by Blender's rule. Stiffnesses map
+    `name`, or None when it has none: Sewing makes each loose edge (`loose_edges`: flat vertex
+    pairs) a spring of rest length 0 (without Sewing, a structural spring at its length),
+    Internal Springs are found by the library by Blender's rule. Stiffnesses map
     as tension does (1000 k / L with the mean edge length L); see
     docs/blender-physics-mapping.md. edge_length() gives L (only called when there are springs)."""
     sewing = cloth_settings.use_sewing_springs and len(loose_edges)
-    if not sewing and not cloth_settings.use_internal_springs:
+    if not len(loose_edges) and not cloth_settings.use_internal_springs:
         return None
     per_metre = 1.0 / BLENDER_TIME_UNIT ** 2 / max(edge_length(), 1e-6)
     fields = {}
+    if len(loose_edges) and not sewing:
+        # without Sewing Blender makes a loose edge a structural spring like any other edge:
+        # it holds its ends at their distance (the library's default rest length)
+        fields.update(springs=loose_edges, spring_tension_stiffness=per_metre * cloth_settings.tension_stiffness,
+                      spring_compression_stiffness=per_metre * cloth_settings.compression_stiffness,
+                      spring_max_force=0.0)
     if sewing:
         # a sewing spring's own stiffness weight is 1: tension + |max tension - tension|
         tension = cloth_settings.tension_stiffness
