@@ -405,25 +405,26 @@ class Bake(BakeResume):
     def _add_cloth(self, world, job, depsgraph):
         obj = job.obj
         blender_cloth = settings.find_modifier(obj, "CLOTH")[1] if obj.simbake.role == "NONE" else None
+        cloth = blender_cloth.settings if blender_cloth is not None else None
         with _named_errors(obj):
-            shrink_group = blender_cloth.settings.vertex_group_shrink if blender_cloth is not None else None
-            pressure_group = (blender_cloth.settings.vertex_group_pressure
-                              if blender_cloth is not None and blender_cloth.settings.use_pressure else None)
-            job.input = scene_io.read_cloth(obj, depsgraph, job.pin_group, shrink_group, pressure_group,
-                                            blender_pinning=blender_cloth is not None)
-            material = settings.cloth_material(obj, job.input.vertex_count, job.input.area_and_edge_length)
-            shrink = (settings.blender_shrink(blender_cloth.settings, job.input.vertex_count, job.input.shrink_weights)
-                      if blender_cloth is not None else None)
-            goals = None
-            if blender_cloth is not None:
-                material.update(settings.blender_pressure(blender_cloth.settings, job.input.sample.positions,
-                                                          job.input.triangles, job.input.pressure_weights))
-                goals, material["goal_damping"] = settings.blender_goals(
-                    blender_cloth.settings, job.input.pin_weights, job.input.area_and_edge_length()[1])
+            job.input = scene_io.read_cloth(obj, depsgraph, job.pin_group, **settings.blender_cloth_groups(cloth),
+                                            blender_pinning=cloth is not None)
+            # Blender's mean spring length leaves its sewing springs out
+            sewing = cloth is not None and cloth.use_sewing_springs
+            measure = lambda: job.input.area_and_edge_length(sewing)  # noqa: E731
+            material = settings.cloth_material(obj, job.input.vertex_count, measure)
+            shrink = goals = springs = None
+            if cloth is not None:
+                shrink = settings.blender_shrink(cloth, job.input.vertex_count, job.input.shrink_weights)
+                material.update(settings.blender_pressure(cloth, job.input.sample.positions, job.input.triangles,
+                                                          job.input.pressure_weights))
+                goals, material["goal_damping"] = settings.blender_goals(cloth, job.input.pin_weights, measure()[1])
+                springs = settings.blender_springs(obj.name, cloth, lambda: measure()[1], job.input.loose_edges,
+                                                   job.input.intern_weights)
             job.has_goals = goals is not None
-            job.cloth_id = world.add_cloth(job.input.sample.positions, job.input.triangles,
-                                           job.input.uvs, job.input.pins, shrink, job.input.pressure_weights,
-                                           goal_stiffness=goals, **material)
+            job.cloth_id = world.add_cloth(job.input.sample.positions, job.input.triangles, job.input.uvs,
+                                           job.input.pins, shrink, job.input.pressure_weights, goals, springs,
+                                           **material)
         job.inverse = transforms.invert_affine(job.input.sample.matrix)
         if job.inverse is None:
             raise BakeError(f"{obj.name}: its transform is singular (a scale of zero?)")

@@ -10,7 +10,7 @@ import os
 from array import array
 
 # The add-on works with library versions of this major.minor.
-REQUIRED_VERSION = (0, 8)
+REQUIRED_VERSION = (0, 9)
 LIBRARY_NAME = "libsimbake.so"
 
 INTEGRATORS = {"IMPLICIT_EULER": 0, "EXPLICIT_EULER": 1, "MIDPOINT": 2, "RK4": 3}
@@ -114,6 +114,19 @@ class ClothDef(ctypes.Structure):
         ("pressure_weights", ctypes.POINTER(ctypes.c_double)),
         ("goal_stiffness", ctypes.POINTER(ctypes.c_double)),
         ("goal_damping", ctypes.c_double),
+        ("spring_count", ctypes.c_int32),
+        ("springs", ctypes.POINTER(ctypes.c_int32)),
+        ("spring_rest_lengths", ctypes.POINTER(ctypes.c_double)),
+        ("spring_tension_stiffness", ctypes.c_double),
+        ("spring_compression_stiffness", ctypes.c_double),
+        ("spring_max_force", ctypes.c_double),
+        ("internal_springs", ctypes.c_int32),
+        ("internal_spring_max_length", ctypes.c_double),
+        ("internal_spring_max_diversion", ctypes.c_double),
+        ("internal_spring_normal_check", ctypes.c_int32),
+        ("internal_tension_stiffness", ctypes.c_double),
+        ("internal_compression_stiffness", ctypes.c_double),
+        ("internal_vertex_stiffness", ctypes.POINTER(ctypes.c_double)),
     ]
 
 
@@ -174,6 +187,8 @@ class ClothInfo(ctypes.Structure):
         ("nonmanifold_edges", ctypes.c_int32),
         ("total_mass", ctypes.c_double),
         ("rest_area", ctypes.c_double),
+        ("springs", ctypes.c_int32),
+        ("internal_springs", ctypes.c_int32),
     ]
 
 
@@ -429,11 +444,14 @@ class World:
         self.close()
 
     def add_cloth(self, positions, triangles, uvs=None, pins=(), shrink=None, pressure_weights=None,
-                  goal_stiffness=None, **material):
+                  goal_stiffness=None, springs=None, **material):
         """positions: flat xyz (world, m); triangles: flat vertex indices; uvs: per corner
         (u, v), flat; pins: vertex indices; per vertex (None: none): shrink, the fraction its rest
         shape is smaller; pressure_weights, in [0, 1] (None: all 1); goal_stiffness, N/m of the
-        spring pulling it to its goal; material: ClothDef fields. Returns the cloth id."""
+        spring pulling it to its goal; springs: None or a dict of ClothDef spring fields,
+        "springs" flat vertex pairs, "spring_rest_lengths" and "internal_vertex_stiffness"
+        (vertex_count x 2) sequences, the rest numbers; material: ClothDef fields. Returns the
+        cloth id."""
         positions = _as_array(positions, "d")
         triangles = _as_array(triangles, "i")
         pins = _as_array(pins, "i")
@@ -457,10 +475,39 @@ class World:
         definition.goal_stiffness = _ptr(goal_stiffness, ctypes.c_double) if goal_stiffness is not None else None
         for name, value in material.items():
             setattr(definition, name, int(bool(value)) if name == "self_collision" else float(value))
+        keep = self._set_springs(definition, dict(springs or {}))
         cloth = ClothId()
         _check(self._lib.sb_world_add_cloth(self._handle, ctypes.byref(definition), ctypes.byref(cloth)))
+        del keep  # the spring arrays had to live through the call
         self._cloth_sizes.append(definition.vertex_count)
         return cloth.index
+
+    @staticmethod
+    def _set_springs(definition, springs):
+        """Spring fields into the definition; returns the arrays it points into (to keep alive)."""
+        keep = []
+        pairs = springs.pop("springs", None)
+        if pairs is not None and len(pairs):
+            pairs = _as_array(pairs, "i")
+            if len(pairs) % 2:
+                raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"springs: expected vertex pairs, got {len(pairs)} indices")
+            definition.spring_count = len(pairs) // 2
+            definition.springs = _ptr(pairs, ctypes.c_int32)
+            keep.append(pairs)
+        for name, count in (("spring_rest_lengths", definition.spring_count),
+                            ("internal_vertex_stiffness", 2 * definition.vertex_count)):
+            values = springs.pop(name, None)
+            if values is None:
+                continue
+            values = _as_array(values, "d")
+            if len(values) != count:
+                raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"{name}: expected {count} values, got {len(values)}")
+            setattr(definition, name, _ptr(values, ctypes.c_double) if count else None)
+            keep.append(values)
+        for name, value in springs.items():
+            setattr(definition, name, int(bool(value)) if name in ("internal_springs", "internal_spring_normal_check")
+                    else float(value))
+        return keep
 
     def add_collider(self, positions, triangles, thickness=None, friction=None):
         """positions: flat xyz (world, m, now); triangles: flat vertex indices. Returns its id."""

@@ -3,6 +3,7 @@ Python beyond the pin group)."""
 
 from array import array
 from contextlib import contextmanager
+from itertools import chain, compress
 
 from . import native
 from .settings import SettingsError, blender_pins, find_modifier, pinned_vertices
@@ -88,24 +89,31 @@ def sample_positions(obj, depsgraph, expected_count=None):
 class ClothInput:
     """Everything the solver needs about a cloth object at the first frame."""
 
-    def __init__(self, sample, triangles, edges, uvs, pins, vertex_count, shrink_weights=None, pressure_weights=None,
-                 pin_weights=None):
+    def __init__(self, sample, triangles, edges, uvs, pins, vertex_count, loose_flags=None, shrink_weights=None,
+                 pressure_weights=None, pin_weights=None, intern_weights=None):
         self.sample = sample
         self.triangles = triangles
         self.edges = edges  # the mesh's own edges, 2 vertex ids each
+        flags = bytes(loose_flags) if loose_flags is not None else bytes(len(edges) // 2)
+        self.loose_edges = select_edges(edges, flags)  # edges in no face (Blender's sewing edges), flat pairs
+        self.face_edges = select_edges(edges, flags.translate(_NOT))  # the others
+        self.intern_weights = intern_weights  # each vertex's weight in the internal springs group, or None
+        self._measured = {}
         self.uvs = uvs
         self.pins = pins
         self.vertex_count = vertex_count
         self.shrink_weights = shrink_weights  # each vertex's weight in the shrink group, or None
         self.pressure_weights = pressure_weights  # each vertex's weight in the pressure group, or None
         self.pin_weights = pin_weights  # each vertex's weight in the pin group, or None
-        self._measured = None
-
-    def area_and_edge_length(self):
-        """Total area (m²) and mean edge length (m); only Blender-cloth settings need them."""
-        if self._measured is None:
-            self._measured = _area_and_edge_length(self.sample.positions, self.triangles, self.edges)
-        return self._measured
+    def area_and_edge_length(self, sewing=False):
+        """Total area (m²) and mean edge length (m); only Blender-cloth settings need them. With
+        `sewing` the loose edges are left out of the mean, as Blender leaves sewing springs out of
+        its mean spring length."""
+        key = bool(sewing)
+        if key not in self._measured:
+            edges = self.face_edges if sewing else self.edges
+            self._measured[key] = _area_and_edge_length(self.sample.positions, self.triangles, edges)
+        return self._measured[key]
 
 
 def _group_weights(obj, mesh, group_name, what="vertex group"):
@@ -154,11 +162,21 @@ def _vertices_and_triangles(mesh):
     return local, triangles
 
 
-def read_cloth(obj, depsgraph, pin_group, shrink_group=None, pressure_group=None, blender_pinning=False):
-    """Mesh, UVs, pins and pin, shrink and pressure group weights of a cloth object as evaluated now
-    (modifiers above the cut hidden by the caller). Pins: with `blender_pinning` those Blender's
-    cloth pins hard (weight⁴ ≥ 0.999), else weights of 0.5 or more. Raises SettingsError naming
-    the object."""
+_NOT = bytes([1, 0]) + bytes(254)  # bytes.translate table turning flags 0/1 into 1/0
+
+
+def select_edges(edges, flags):
+    """The pairs of `edges` (flat vertex pairs) whose flag (a byte each) is set, flat: in bulk,
+    with C-level iterators rather than a Python loop per edge."""
+    return array("i", chain.from_iterable(compress(zip(edges[0::2], edges[1::2]), flags)))
+
+
+def read_cloth(obj, depsgraph, pin_group, shrink_group=None, pressure_group=None, intern_group=None,
+               blender_pinning=False):
+    """Mesh, UVs, pins, loose edges (Blender's sewing edges) and the pin, shrink, pressure and
+    internal springs groups' weights of a cloth object as evaluated now (modifiers above the cut
+    hidden by the caller). Pins: with `blender_pinning` those Blender's cloth pins hard (weight⁴
+    ≥ 0.999), else weights of 0.5 or more. Raises SettingsError naming the object."""
     if obj.type != "MESH":
         raise SettingsError(f"{obj.name}: only mesh objects can be cloth (this is a {obj.type.lower()})")
     obj_eval, mesh = evaluated_mesh(obj, depsgraph)
@@ -181,12 +199,16 @@ def read_cloth(obj, depsgraph, pin_group, shrink_group=None, pressure_group=None
         pins = blender_pins(pin_weights) if blender_pinning else pinned_vertices(pin_weights)
         shrink_weights = _group_weights(obj, mesh, shrink_group, "shrink group")
         pressure_weights = _group_weights(obj, mesh, pressure_group, "pressure group")
+        flags = array("b", bytes(len(mesh.edges)))
+        mesh.edges.foreach_get("is_loose", flags)
+        intern_weights = _group_weights(obj, mesh, intern_group, "internal springs group")
         matrix = native.matrix_rows(obj_eval.matrix_world)
     finally:
         obj_eval.to_mesh_clear()
     positions = native.transform_points(matrix, local, "d")
-    return ClothInput(MeshSample(positions, matrix), triangles, edges, uvs, pins, count, shrink_weights,
-                      pressure_weights, pin_weights)
+    return ClothInput(MeshSample(positions, matrix), triangles, edges, uvs, pins, count, flags,
+                      shrink_weights=shrink_weights, pressure_weights=pressure_weights, pin_weights=pin_weights,
+                      intern_weights=intern_weights)
 
 
 def gather(values, indices, width=3):

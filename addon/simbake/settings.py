@@ -98,6 +98,16 @@ def blender_cloth_material(modifier, vertex_count, rest_area, mean_edge_length):
     }
 
 
+def blender_cloth_groups(cloth_settings):
+    """The vertex groups a Blender cloth's settings read, as scene_io.read_cloth's keywords
+    (none for a cloth that is not Blender's)."""
+    if cloth_settings is None:
+        return {}
+    return {"shrink_group": cloth_settings.vertex_group_shrink,
+            "pressure_group": cloth_settings.vertex_group_pressure if cloth_settings.use_pressure else None,
+            "intern_group": cloth_settings.vertex_group_intern if cloth_settings.use_internal_springs else None}
+
+
 def blender_shrink(cloth_settings, vertex_count, weights=None):
     """Per-vertex shrink of a Blender cloth, or None when nothing shrinks: its Shrinking
     Factor, and with a shrink group shrink_min + (shrink_max - shrink_min) w (w: the vertex's
@@ -177,6 +187,52 @@ def blender_goals(cloth_settings, weights, mean_edge_length):
     scale = cloth_settings.pin_stiffness / (BLENDER_TIME_UNIT ** 2 * max(mean_edge_length, 1e-6))
     stiffness = array("d", (scale * w ** 4 if 0.0 < w ** 4 < BLENDER_HARD_PIN_GOAL else 0.0 for w in weights))
     return (stiffness if any(stiffness) else None), damping
+def blender_springs(name, cloth_settings, edge_length, loose_edges, intern_weights=None):
+    """Library spring fields (native.World.add_cloth's `springs`) for the Blender cloth of object
+    `name`, or None when it has none: Sewing makes each loose edge (`loose_edges`: flat vertex
+    pairs) a spring of rest length 0 (without Sewing, a structural spring at its length),
+    Internal Springs are found by the library by Blender's rule. Stiffnesses map
+    as tension does (1000 k / L with the mean edge length L); see
+    docs/blender-physics-mapping.md. edge_length() gives L (only called when there are springs)."""
+    sewing = cloth_settings.use_sewing_springs and len(loose_edges)
+    if not len(loose_edges) and not cloth_settings.use_internal_springs:
+        return None
+    per_metre = 1.0 / BLENDER_TIME_UNIT ** 2 / max(edge_length(), 1e-6)
+    fields = {}
+    if len(loose_edges) and not sewing:
+        # without Sewing Blender makes a loose edge a structural spring like any other edge:
+        # it holds its ends at their distance (the library's default rest length)
+        fields.update(springs=loose_edges, spring_tension_stiffness=per_metre * cloth_settings.tension_stiffness,
+                      spring_compression_stiffness=per_metre * cloth_settings.compression_stiffness,
+                      spring_max_force=0.0)
+    if sewing:
+        # a sewing spring's own stiffness weight is 1: tension + |max tension - tension|
+        tension = cloth_settings.tension_stiffness
+        k = per_metre * (tension + abs(cloth_settings.tension_stiffness_max - tension))
+        fields.update(springs=loose_edges, spring_rest_lengths=array("d", bytes(8 * (len(loose_edges) // 2))),
+                      spring_tension_stiffness=k, spring_compression_stiffness=k,
+                      # Blender clamps k (l - L) at Max Sewing Force (0: no limit), in its force units
+                      spring_max_force=cloth_settings.sewing_force_max / BLENDER_TIME_UNIT ** 2)
+    if cloth_settings.use_internal_springs:
+        tension, compression = cloth_settings.internal_tension_stiffness, cloth_settings.internal_compression_stiffness
+        fields.update(internal_springs=True,
+                      internal_spring_max_length=cloth_settings.internal_spring_max_length,
+                      internal_spring_max_diversion=cloth_settings.internal_spring_max_diversion,
+                      internal_spring_normal_check=bool(cloth_settings.internal_spring_normal_check),
+                      internal_tension_stiffness=per_metre * tension,
+                      internal_compression_stiffness=per_metre * compression)
+        if intern_weights is not None:
+            # Blender: k = k0 + w |k_max - k0| with w the mean of the two ends' weights; linear in
+            # w, so each vertex's k0 + w |k_max - k0| averaged over the two ends is the same
+            tension_span = abs(cloth_settings.internal_tension_stiffness_max - tension)
+            compression_span = abs(cloth_settings.internal_compression_stiffness_max - compression)
+            fields["internal_vertex_stiffness"] = array("d", (per_metre * (base + w * span) for w in intern_weights
+                                                              for base, span in ((tension, tension_span),
+                                                                                 (compression, compression_span))))
+    for field, value in fields.items():
+        if isinstance(value, float) and (not math.isfinite(value) or value < 0):
+            raise SettingsError(f"{name}: cloth {field} is {value:g}; it must be zero or positive")
+    return fields or None
 
 
 def cloth_material(obj, vertex_count, measure):

@@ -35,11 +35,8 @@ def blender_cloth(name, modifier):
     # the pin group a goal of Goal Default
     if _set(cloth, "vertex_group_mass") and _differs(cloth, "goal_default", 0.0):
         warn("Goal Default", "vertices outside the pin group have no goal spring")
-    switches = (("use_internal_springs", "Internal Springs"),
-                ("use_sewing_springs", "Sewing"), ("use_dynamic_mesh", "Dynamic Mesh"))
-    for attribute, label in switches:
-        if _flag(cloth, attribute):
-            warn(label, "the cloth is simulated without it")
+    if _flag(cloth, "use_dynamic_mesh"):
+        warn("Dynamic Mesh", "the cloth is simulated without it")
     groups = (("vertex_group_structural_stiffness", "Structural stiffness group"),
               ("vertex_group_shear_stiffness", "Shear stiffness group"),
               ("vertex_group_bending", "Bending stiffness group"))

@@ -30,7 +30,7 @@ extern "C" {
 /* ==== Versions and errors ================================================================ */
 
 #define SB_VERSION_MAJOR 0
-#define SB_VERSION_MINOR 8
+#define SB_VERSION_MINOR 9
 #define SB_VERSION_PATCH 0
 /* The minor version changes with every change of the API or of a public struct's layout: a
  * binding works with the major.minor it was written for (the add-on refuses any other). */
@@ -167,6 +167,36 @@ typedef struct sb_cloth_def {
                                    pins: pin weights below 1 with Pin Stiffness) */
     double goal_damping;        /* N·s/m: damping of every goal spring, on the velocity relative
                                    to the goal (0) */
+    /* Extra springs between vertex pairs, e.g. Blender's sewing: loose edges of rest length 0
+     * that pull two panels together, their force limited. A spring of rest length L and length
+     * l pulls with k (l - L) along itself, k = tension stiffness where l > L, compression
+     * stiffness where l < L, its tension at most spring_max_force; damped with
+     * k_d = damping * k along itself. */
+    int32_t spring_count;       /* (0) */
+    const int32_t *springs;     /* spring_count x 2 vertex indices, two different vertices */
+    const double *spring_rest_lengths; /* optional, spring_count, m (>= 0); NULL: the ends' distance
+                                   in `positions` (times the shrink of their ends, as triangles) */
+    double spring_tension_stiffness; /* N/m (1000) */
+    double spring_compression_stiffness; /* N/m; negative: spring_tension_stiffness (-1) */
+    double spring_max_force;    /* N: a spring pulls with at most this; 0: no limit (0; Blender's
+                                   Max Sewing Force) */
+    /* Internal springs (Blender 2.83+): when the cloth is created, a ray is cast from each vertex
+     * inward, against its normal (the angle-weighted mean of its triangles' normals, outward by
+     * the triangles' winding), turned by internal_spring_max_diversion in a direction fixed per
+     * vertex; the first triangle it meets, within internal_spring_max_length, gives a spring to
+     * that triangle's corner nearest the hit point, at the rest distance, unless the triangle has
+     * the vertex itself (or, with the normal check, faces the ray). Each vertex pair once. */
+    int32_t internal_springs;   /* nonzero: build them (0) */
+    double internal_spring_max_length; /* m; 0: any length (0) */
+    double internal_spring_max_diversion; /* rad, 0..pi/2: the ray leaves the inward normal by
+                                   this angle (pi/4, Blender's default) */
+    int32_t internal_spring_normal_check; /* nonzero: only to triangles whose normal points along
+                                   the ray (the inside of the opposite wall) (0) */
+    double internal_tension_stiffness; /* N/m (1000) */
+    double internal_compression_stiffness; /* N/m (1000) */
+    const double *internal_vertex_stiffness; /* optional, vertex_count x 2 (tension, compression),
+                                   N/m: a spring takes the mean of its two ends' (Blender's
+                                   internal springs vertex group); NULL: the two values above */
 } sb_cloth_def;
 
 /* What the library made of a cloth's mesh. */
@@ -178,14 +208,17 @@ typedef struct sb_cloth_info {
     int32_t nonmanifold_edges;  /* edges with more than two triangles: not bent */
     double total_mass;          /* kg */
     double rest_area;           /* m^2 */
+    int32_t springs;            /* extra springs, as given (spring_count) */
+    int32_t internal_springs;   /* internal springs found */
 } sb_cloth_info;
 
 SB_API sb_cloth_def sb_default_cloth_def(void);
 
 /* Adds a cloth at the world's current time, at rest, its pins held where they are; its id
  * goes to *out_cloth. Errors: INVALID_ARGUMENT (a NULL pointer, a material value out of range,
- * bad pins, a goal stiffness or goal_damping negative or not finite, self collision with an
- * explicit integrator, more vertices in the world's cloths and colliders together than one
+ * bad pins, a goal stiffness or goal_damping negative or not finite, bad springs (an index out
+ * of range, a vertex with itself, a rest length negative or not finite), self collision with
+ * an explicit integrator, more vertices in the world's cloths and colliders together than one
  * world holds), INVALID_MESH (empty, an index out of range,
  * non-finite positions or UVs, no triangle with area), OUT_OF_MEMORY. */
 SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, sb_cloth_id *out_cloth);

@@ -86,7 +86,7 @@ static sb_result validate_def(const sb_cloth_def *d)
         if (d->pins[p] < 0 || d->pins[p] >= d->vertex_count)
             return error_set(SB_ERROR_INVALID_ARGUMENT, "pin %d names vertex %d, outside 0..%d",
                              (int)p, (int)d->pins[p], (int)d->vertex_count - 1);
-    return SB_OK;
+    return springs_validate(d);
 }
 
 /* Material frame of one rest triangle: in-plane axes t (warp) and n × t (weft); corners'
@@ -310,8 +310,12 @@ static sb_result build_model(cloth_model *m, const sb_cloth_def *def)
     if (!m->goals || !m->goal_stiffness) return out_of_memory();
     for (int32_t i = 0, p = 0; p < m->goal_count; i++)
         if (has_goal(def, m, i)) m->goals[p] = i, m->goal_stiffness[p++] = def->goal_stiffness[i];
+    if (!springs_build(def, m->triangles, m->triangle_count, &m->springs)) return out_of_memory();
+    m->info.springs = m->springs.given;
+    m->info.internal_springs = m->springs.internal;
     if (!colour_elements(&m->triangle_colours, m->triangles, m->triangle_count, 3, nv) ||
-        !colour_elements(&m->hinge_colours, m->hinges, m->hinge_count, 4, nv))
+        !colour_elements(&m->hinge_colours, m->hinges, m->hinge_count, 4, nv) ||
+        !colour_elements(&m->spring_colours, m->springs.pairs, m->springs.count, 2, nv))
         return out_of_memory();
     return SB_OK;
 }
@@ -354,10 +358,12 @@ static bool init_state(cloth_state *s, const cloth_model *m, double time, const 
  * vectors a step works in. */
 static bool init_scratch(cloth_scratch *s, const cloth_model *m)
 {
-    bsr_elements sets[2] = {{m->triangles, m->triangle_count, 3}, {m->hinges, m->hinge_count, 4}};
-    if (!bsr_build_pattern(&s->system, m->vertex_count, sets, 2) ||
+    bsr_elements sets[3] = {{m->triangles, m->triangle_count, 3}, {m->hinges, m->hinge_count, 4},
+                            {m->springs.pairs, m->springs.count, 2}};
+    if (!bsr_build_pattern(&s->system, m->vertex_count, sets, 3) ||
         !bsr_element_table(&s->system, m->triangles, m->triangle_count, 3, &s->triangle_blocks) ||
-        !bsr_element_table(&s->system, m->hinges, m->hinge_count, 4, &s->hinge_blocks))
+        !bsr_element_table(&s->system, m->hinges, m->hinge_count, 4, &s->hinge_blocks) ||
+        !bsr_element_table(&s->system, m->springs.pairs, m->springs.count, 2, &s->spring_blocks))
         return false;
     size_t len = 3 * (size_t)m->vertex_count;
     double **vectors[] = {&s->force, &s->rhs, &s->dv, &s->z, &s->x_new, &s->v_new, &s->correction,
@@ -405,8 +411,9 @@ void cloth_destroy(cloth *c)
     free(m->goals), free(m->goal_stiffness);
     topology_free(&m->topo);
     rest_neighbours_free(&m->near_at_rest);
-    colouring_free(&m->triangle_colours), colouring_free(&m->hinge_colours);
     free(m->pressure.triangle_weight);
+    springs_free(&m->springs);
+    colouring_free(&m->triangle_colours), colouring_free(&m->hinge_colours), colouring_free(&m->spring_colours);
     cloth_state *s = &c->state;
     free(s->x), free(s->v), free(s->accel), free(s->contacts), free(s->collided), free(s->pin_from), free(s->pin_to);
     free(s->goal_from), free(s->goal_to);
@@ -416,7 +423,7 @@ void cloth_destroy(cloth *c)
     free(w->filter_kind), free(w->filter_proj), free(w->target_velocity), free(w->target_offset);
     free(w->external_force), free(w->contacts_start);
     bsr_free(&w->system);
-    free(w->triangle_blocks), free(w->hinge_blocks);
+    free(w->triangle_blocks), free(w->hinge_blocks), free(w->spring_blocks);
     free(w->force), free(w->rhs), free(w->dv), free(w->z), free(w->x_new), free(w->v_new), free(w->correction);
     free(w->pressure_gradient);
     cg_workspace_free(&w->cg);

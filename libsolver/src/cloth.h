@@ -10,6 +10,7 @@
 #include "linalg_cg.h"
 #include "cloth_energy.h"
 #include "cloth_colouring.h"
+#include "cloth_springs.h"
 #include "simbake.h"
 #include "collision_rest_neighbours.h"
 #include "mesh_topology.h"
@@ -50,6 +51,8 @@ typedef struct cloth_model {
     double *hinge_weight;        /* 3|e|²/(A1+A2) at rest, so bending is mesh-independent */
     double *hinge_rest_angle;
 
+    spring_set springs;          /* extra springs: the given ones, then the internal ones */
+
     cloth_material material;
     double thickness, friction;
     double self_thickness;       /* half the distance kept between two parts of this cloth */
@@ -67,7 +70,7 @@ typedef struct cloth_model {
     double *goal_stiffness;      /* goal_count, N/m */
     double goal_damping;         /* N·s/m, on every goal spring */
 
-    colouring triangle_colours, hinge_colours; /* assembly in parallel, colour by colour */
+    colouring triangle_colours, hinge_colours, spring_colours; /* assembly in parallel, colour by colour */
     sb_cloth_info info;
 } cloth_model;
 
@@ -98,6 +101,7 @@ typedef struct cloth_scratch {
     bsr system;                  /* the implicit step's matrix (its pattern built once) */
     int32_t *triangle_blocks;    /* triangle_count x 9: the system's block of each vertex pair */
     int32_t *hinge_blocks;       /* hinge_count x 16 */
+    int32_t *spring_blocks;      /* springs.count x 4 */
     double *force, *rhs, *dv, *z, *x_new, *v_new, *correction; /* vertex_count x 3 each */
     double *pressure_gradient;   /* vertex_count x 3 with pressure: ∇V of the current system */
     double pressure_sigma;       /* the system is system + σ ∇V ∇Vᵀ (σ = -h² p', 0 without pressure) */

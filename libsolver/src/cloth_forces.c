@@ -101,6 +101,37 @@ static void hinge_forces(const cloth *c, int32_t e, const double *x, const doubl
     add_condition(&bend, 4, hv, blocks, kw, m->damping * kw, c->model.hinge_rest_angle[e], false, v, f, as);
 }
 
+/* Extra spring s (cloth_springs.h). With K = ∂f_j/∂x_j and D = ∂f_j/∂v_j the spring's blocks
+ * are K on the diagonal and -K off it (the same for D), so its part of the system is
+ * A = -h D - h² K at (i, i), (j, j) and -A at (i, j), (j, i), and h² ∂f/∂x u is
+ * ±h² K (u_j - u_i). */
+static void spring_forces(const cloth *c, int32_t s, const double *x, const double *v, double *f,
+                          const assembly *as)
+{
+    const spring_set *sp = &c->model.springs;
+    int32_t i = sp->pairs[2 * (size_t)s], j = sp->pairs[2 * (size_t)s + 1];
+    mat3 K, D;
+    vec3 fj = spring_force(v3_load(&x[3 * (size_t)i]), v3_load(&x[3 * (size_t)j]), v3_load(&v[3 * (size_t)i]),
+                           v3_load(&v[3 * (size_t)j]), sp->rest[s], sp->stiffness[2 * (size_t)s],
+                           sp->stiffness[2 * (size_t)s + 1], sp->max_force[s], c->model.material.damping, true,
+                           as ? &K : NULL, as ? &D : NULL);
+    v3_store(&f[3 * (size_t)j], v3_add(v3_load(&f[3 * (size_t)j]), fj));
+    v3_store(&f[3 * (size_t)i], v3_sub(v3_load(&f[3 * (size_t)i]), fj));
+    if (!as) return;
+    double h = as->h, h2 = h * h;
+    mat3 A = m3_add(m3_scale(D, -h), m3_scale(K, -h2));
+    const int32_t *blocks = &c->scratch.spring_blocks[4 * (size_t)s]; /* (i,i) (i,j) (j,i) (j,j) */
+    for (int b = 0; b < 4; b++) {
+        double sign = (b == 0 || b == 3) ? 1.0 : -1.0;
+        double *blk = &as->system->vals[9 * (size_t)blocks[b]];
+        for (int r = 0; r < 3; r++)
+            for (int q = 0; q < 3; q++) blk[3 * r + q] += sign * A.m[r][q];
+    }
+    vec3 ku = v3_scale(m3_mul_v(K, v3_sub(v3_load(&as->u[3 * (size_t)j]), v3_load(&as->u[3 * (size_t)i]))), h2);
+    v3_store(&as->rhs[3 * (size_t)j], v3_add(v3_load(&as->rhs[3 * (size_t)j]), ku));
+    v3_store(&as->rhs[3 * (size_t)i], v3_sub(v3_load(&as->rhs[3 * (size_t)i]), ku));
+}
+
 /* Elements below this many are assembled on one thread. */
 enum { PARALLEL_ELEMENTS = 2048 };
 
@@ -178,6 +209,7 @@ static void evaluate(const cloth *c, const double *x, const double *v, const dou
 #pragma omp for schedule(static)
             for (int32_t p = 0; p < c->model.goal_count; p++) goal_force(c, p, t0, t1, x, v, f, as);
         }
+        if (c->model.springs.count > 0) walk_colours(&c->model.spring_colours, spring_forces, c, x, v, f, as);
 #pragma omp for schedule(static)
         for (int32_t i = 0; i < c->model.vertex_count; i++) {
             double drag = m->air_drag * c->model.vertex_area[i];

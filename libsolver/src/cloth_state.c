@@ -12,7 +12,7 @@ enum { CONTACT_BYTES = 4 + 7 * 8 + 2 };
 
 #if UINTPTR_MAX == UINT64_MAX
 _Static_assert(sizeof(cloth_state) == 120, "a cloth_state field was added: save it in cloth_state_write/read");
-_Static_assert(sizeof(cloth_model) == 528, "a cloth_model field was added: fingerprint it in cloth_model_hash "
+_Static_assert(sizeof(cloth_model) == 632, "a cloth_model field was added: fingerprint it in cloth_model_hash "
                                            "if the definition gives it");
 #endif
 
@@ -41,6 +41,16 @@ uint64_t cloth_model_hash(const cloth_model *m)
     h = state_hash(h, m->goals, (size_t)m->goal_count * sizeof(int32_t));
     h = state_hash(h, m->goal_stiffness, (size_t)m->goal_count * sizeof(double));
     STATE_HASH(h, m->goal_damping);
+    /* hashed only when there are any, so a cloth without keeps its fingerprint of before */
+    const spring_set *sp = &m->springs;
+    if (sp->count > 0) {
+        size_t n_springs = (size_t)sp->count;
+        STATE_HASH(h, sp->given), STATE_HASH(h, sp->internal);
+        h = state_hash(h, sp->pairs, 2 * n_springs * sizeof(int32_t));
+        h = state_hash(h, sp->rest, n_springs * sizeof(double));
+        h = state_hash(h, sp->stiffness, 2 * n_springs * sizeof(double));
+        h = state_hash(h, sp->max_force, n_springs * sizeof(double));
+    }
     return h;
 }
 

@@ -213,3 +213,57 @@ void bvh_query_above(const bvh *t, const aabb *box, int32_t above, bvh_prim_fn r
 {
     query(t, box, above, report, ctx);
 }
+
+/* Slab test: the part of [0, t_max] in which o + t dir lies inside the box; false if none.
+ * inv is 1 / dir, ±inf along an axis the ray keeps. */
+static bool ray_enters(const aabb *b, vec3 o, vec3 inv, double t_max, double *t_enter)
+{
+    double lo = 0.0, hi = t_max;
+    for (int a = 0; a < 3; a++) {
+        double origin = v3_comp(o, a), box_lo = v3_comp(b->lo, a), box_hi = v3_comp(b->hi, a);
+        if (isinf(v3_comp(inv, a))) { /* parallel to the slab: inside it or never (no 0 x inf) */
+            if (origin < box_lo || origin > box_hi) return false;
+            continue;
+        }
+        double t0 = (box_lo - origin) * v3_comp(inv, a), t1 = (box_hi - origin) * v3_comp(inv, a);
+        if (t0 > t1) { double swap = t0; t0 = t1; t1 = swap; }
+        if (t0 > lo) lo = t0;
+        if (t1 < hi) hi = t1;
+        if (lo > hi) return false;
+    }
+    *t_enter = lo;
+    return true;
+}
+
+void bvh_ray(const bvh *t, vec3 origin, vec3 dir, double t_max, bvh_ray_fn report, void *ctx)
+{
+    if (t->node_count == 0) return;
+    vec3 inv = v3(1.0 / dir.x, 1.0 / dir.y, 1.0 / dir.z); /* ±inf along an axis the ray keeps */
+    int32_t stack[BVH_MAX_DEPTH + 2], top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const bvh_node *node = &t->nodes[stack[--top]];
+        double enter;
+        if (!ray_enters(&node->box, origin, inv, t_max, &enter)) continue;
+        if (node->count > 0) {
+            for (int32_t k = 0; k < node->count; k++) {
+                int32_t prim = t->prims[node->index + k];
+                if (ray_enters(&t->boxes[prim], origin, inv, t_max, &enter)) t_max = report(ctx, prim, t_max);
+            }
+        } else {
+            /* the nearer child last, so it is taken first */
+            int32_t left = (int32_t)(node - t->nodes) + 1, right = node->index;
+            double tl = INFINITY, tr = INFINITY;
+            bool hit_left = ray_enters(&t->nodes[left].box, origin, inv, t_max, &tl);
+            bool hit_right = ray_enters(&t->nodes[right].box, origin, inv, t_max, &tr);
+            if (hit_left && hit_right) {
+                stack[top++] = tl <= tr ? right : left;
+                stack[top++] = tl <= tr ? left : right;
+            } else if (hit_left) {
+                stack[top++] = left;
+            } else if (hit_right) {
+                stack[top++] = right;
+            }
+        }
+    }
+}

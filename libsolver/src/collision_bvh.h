@@ -107,4 +107,10 @@ void bvh_query(const bvh *t, const aabb *box, bvh_prim_fn report, void *ctx);
  * (a mesh's pairs with itself, each found once from its lower triangle). */
 void bvh_query_above(const bvh *t, const aabb *box, int32_t above, bvh_prim_fn report, void *ctx);
 
+/* Every primitive whose box the ray o + t dir, 0 <= t <= t_max, passes through, near subtrees
+ * first; `report` returns the ray's t_max from then on (the nearest hit so far, for a caller
+ * that wants the first hit only), which prunes the boxes beyond it. */
+typedef double (*bvh_ray_fn)(void *ctx, int32_t prim, double t_max);
+void bvh_ray(const bvh *t, vec3 origin, vec3 dir, double t_max, bvh_ray_fn report, void *ctx);
+
 #endif

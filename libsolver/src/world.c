@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api_error.h"
+#include "cloth_springs.h"
 #include "grow.h"
 #include "rigid_mass_properties.h"
 #include "threads.h"
@@ -36,6 +37,11 @@ SB_API sb_cloth_def sb_default_cloth_def(void)
         .stretch_stiffness = 2000.0,
         .compression_stiffness = -1.0,
         .gravity_scale = 1.0,
+        .spring_tension_stiffness = 1000.0,
+        .spring_compression_stiffness = -1.0,
+        .internal_spring_max_diversion = SPRING_PI / 4.0,
+        .internal_tension_stiffness = 1000.0,
+        .internal_compression_stiffness = 1000.0,
         .shear_stiffness = 200.0,
         .bend_stiffness = 1e-5,
         .damping = 0.01,

@@ -270,11 +270,11 @@ Test(api, transform_points_applies_an_affine_matrix)
 
 Test(api, struct_layouts_are_reported_and_bad_questions_refused)
 {
-    uint64_t size = 0, offsets[32];
+    uint64_t size = 0, offsets[48];
     int32_t fields = 0;
-    cr_assert_eq(sb_struct_layout("sb_cloth_def", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_struct_layout("sb_cloth_def", &size, offsets, 48, &fields), SB_OK, "%s", sb_last_error());
     cr_assert_eq(size, sizeof(sb_cloth_def));
-    cr_assert_eq(fields, 26);
+    cr_assert_eq(fields, 39);
     cr_assert_eq(offsets[4], offsetof(sb_cloth_def, uvs));
     cr_assert_eq(offsets[7], offsetof(sb_cloth_def, compression_stiffness));
     cr_assert_eq(offsets[17], offsetof(sb_cloth_def, self_thickness));
@@ -285,6 +285,10 @@ Test(api, struct_layouts_are_reported_and_bad_questions_refused)
     cr_assert_eq(offsets[23], offsetof(sb_cloth_def, pressure_weights));
     cr_assert_eq(offsets[24], offsetof(sb_cloth_def, goal_stiffness));
     cr_assert_eq(offsets[25], offsetof(sb_cloth_def, goal_damping));
+    cr_assert_eq(offsets[26], offsetof(sb_cloth_def, spring_count));
+    cr_assert_eq(offsets[31], offsetof(sb_cloth_def, spring_max_force));
+    cr_assert_eq(offsets[32], offsetof(sb_cloth_def, internal_springs));
+    cr_assert_eq(offsets[38], offsetof(sb_cloth_def, internal_vertex_stiffness));
     /* fewer entries than fields: only those are written, the count is still whole */
     uint64_t two[2] = {0, 0};
     cr_assert_eq(sb_struct_layout("sb_failure", &size, two, 1, &fields), SB_OK);

@@ -133,6 +133,33 @@ class Bindings(unittest.TestCase):
             for k in range(2, len(moved), 3):
                 self.assertAlmostEqual(world.positions(cloth)[k], 0.1, places=4)
 
+    def test_sewing_springs_and_internal_springs_through_the_bindings(self):
+        positions, triangles = grid(4)
+        top = array("d", positions)
+        for k in range(2, len(top), 3):
+            top[k] = 0.2
+        both = positions + top
+        triangles = triangles + array("i", [t + 16 for t in triangles])
+        with native.World(gravity=(0, 0, 0), max_step=1 / 24) as world:
+            cloth = world.add_cloth(both, triangles, springs={
+                "springs": array("i", [0, 16, 3, 19]), "spring_rest_lengths": [0.0, 0.0],
+                "spring_tension_stiffness": 100.0, "spring_max_force": 0.5})
+            info = world.cloth_info(cloth)
+            self.assertEqual((info["springs"], info["internal_springs"]), (2, 0))
+            world.step_to(0.5)
+            x = world.positions(cloth)
+            self.assertLess(abs(x[3 * 16 + 2] - x[2]), 0.1, "the sewn corners came together")
+            with self.assertRaisesRegex(native.NativeError, "spring_rest_lengths: expected 2 values, got 1"):
+                world.add_cloth(both, triangles, springs={"springs": [0, 16, 3, 19], "spring_rest_lengths": [0.0]})
+            with self.assertRaisesRegex(native.NativeError, "joins vertex 3 with itself"):
+                world.add_cloth(both, triangles, springs={"springs": [0, 16, 3, 3]})
+            closed = world.add_cloth(both, triangles, springs={"internal_springs": True,
+                                                                "internal_spring_max_diversion": 0.0,
+                                                                "internal_vertex_stiffness": [10.0, 5.0] * 32})
+            # the lower sheet faces +z like the upper: its rays go down into nothing, the upper's
+            # down onto the lower sheet, one spring per upper vertex
+            self.assertEqual(world.cloth_info(closed)["internal_springs"], 16)
+
     def test_every_mirror_has_the_libraries_layout_and_a_changed_one_is_named(self):
         lib = native.load()
         self.assertEqual(native.layout_mismatches(lib), [])

@@ -2,6 +2,7 @@
 
 import math
 import unittest
+from array import array
 from types import SimpleNamespace as NS
 
 from simbake import settings
@@ -160,6 +161,57 @@ class Materials(unittest.TestCase):
                          "no weight between 0 and the hard-pin weight")
         self.assertIsNone(settings.blender_goals(NS(pin_stiffness=0.0, goal_friction=0.0), [0.5], 0.1)[0],
                           "pin stiffness 0 pulls with nothing")
+
+    def test_blender_sewing_and_internal_springs(self):
+        cloth = NS(use_sewing_springs=False, use_internal_springs=False, tension_stiffness=15.0,
+                   compression_stiffness=15.0,
+                   tension_stiffness_max=40.0, sewing_force_max=0.0, internal_tension_stiffness=10.0,
+                   internal_tension_stiffness_max=30.0, internal_compression_stiffness=5.0,
+                   internal_compression_stiffness_max=1.0, internal_spring_max_length=0.4,
+                   internal_spring_max_diversion=0.3, internal_spring_normal_check=True)
+
+        def measured():
+            measured.calls += 1
+            return 0.1
+        measured.calls = 0
+        loose = array("i", [0, 7, 3, 9])
+        self.assertIsNone(settings.blender_springs("Shirt", cloth, measured, array("i")), "no springs at all")
+        self.assertEqual(measured.calls, 0, "nothing measured without springs")
+        # without Sewing a loose edge is one of Blender's structural springs, at its own length
+        fields = settings.blender_springs("Shirt", cloth, measured, loose)
+        self.assertEqual(list(fields["springs"]), [0, 7, 3, 9])
+        self.assertNotIn("spring_rest_lengths", fields)
+        self.assertAlmostEqual(fields["spring_tension_stiffness"], 1000 * 15.0 / 0.1, places=6)
+        self.assertEqual(fields["spring_max_force"], 0.0)
+        cloth.use_sewing_springs = True
+        self.assertIsNone(settings.blender_springs("Shirt", cloth, measured, array("i")), "no loose edges")
+        fields = settings.blender_springs("Shirt", cloth, measured, loose)
+        self.assertEqual(list(fields["springs"]), [0, 7, 3, 9])
+        self.assertEqual(list(fields["spring_rest_lengths"]), [0.0, 0.0], "loose edges pull their ends together")
+        # a sewing spring's stiffness weight is 1: tension + |max - tension| = 40, over L = 0.1, x 1000
+        self.assertAlmostEqual(fields["spring_tension_stiffness"], 1000 * 40.0 / 0.1, places=6)
+        self.assertEqual(fields["spring_max_force"], 0.0, "Max Sewing Force 0: no limit")
+        self.assertNotIn("internal_springs", fields)
+        cloth.sewing_force_max = 2.5  # Blender force units: x 1000 in newtons
+        self.assertAlmostEqual(settings.blender_springs("Shirt", cloth, measured, loose)["spring_max_force"], 2500.0)
+
+        cloth.use_sewing_springs, cloth.use_internal_springs = False, True
+        fields = settings.blender_springs("Shirt", cloth, measured, array("i"))
+        self.assertNotIn("springs", fields)
+        self.assertEqual((fields["internal_springs"], fields["internal_spring_max_length"],
+                          fields["internal_spring_max_diversion"], fields["internal_spring_normal_check"]),
+                         (True, 0.4, 0.3, True))
+        self.assertAlmostEqual(fields["internal_tension_stiffness"], 1000 * 10.0 / 0.1, places=6)
+        self.assertAlmostEqual(fields["internal_compression_stiffness"], 1000 * 5.0 / 0.1, places=6)
+        self.assertNotIn("internal_vertex_stiffness", fields)
+        # with the group: k0 + w |k_max - k0| per vertex, (tension, compression) pairs
+        fields = settings.blender_springs("Shirt", cloth, measured, array("i"), [0.0, 0.5, 1.0])
+        expected = [10.0, 5.0, 20.0, 7.0, 30.0, 9.0]
+        self.assertEqual([round(k / 1e4, 9) for k in fields["internal_vertex_stiffness"]], expected)
+
+        cloth.internal_tension_stiffness = float("nan")
+        with self.assertRaisesRegex(settings.SettingsError, "Shirt: cloth internal_tension_stiffness is nan"):
+            settings.blender_springs("Shirt", cloth, measured, loose)
 
     def test_pin_group_comes_from_the_right_place(self):
         self.assertEqual(settings.pin_group_name(obj("CLOTH", pin_group="top")), "top")

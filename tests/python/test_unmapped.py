@@ -29,9 +29,7 @@ class ClothSettings(unittest.TestCase):
         self.assertEqual(unmapped.blender_cloth("Flag", blender_cloth()), [])
 
     def test_each_setting_not_carried_over_is_named_with_the_object(self):
-        cases = {"use_internal_springs": (True, "Internal Springs"),
-                 "use_sewing_springs": (True, "Sewing"),
-                 "vertex_group_bending": ("Stiff", "Bending stiffness group"),
+        cases = {"vertex_group_bending": ("Stiff", "Bending stiffness group"),
                  "bending_model": ("LINEAR", "Linear"),
                  "time_scale": (2.0, "Speed Multiplier"), "collision.use_collision": (False, "Object Collisions off"),
                  "collision.collection": ("Obstacles", "Collision Collection"),
@@ -64,6 +62,10 @@ class ClothSettings(unittest.TestCase):
         found = unmapped.blender_cloth("Flag", blender_cloth(**{"collision.use_self_collision": True,
                                                                 "collision.self_friction": 2.0}))
         self.assertIn("Self Collision friction", found[0])
+
+    def test_sewing_and_internal_springs_are_carried_over(self):
+        for switch in ("use_sewing_springs", "use_internal_springs"):
+            self.assertEqual(unmapped.blender_cloth("Shirt", blender_cloth(**{switch: True})), [], switch)
 
 
 class OtherSettings(unittest.TestCase):
