@@ -3,13 +3,7 @@
 #include <string.h>
 
 #include "cloth_colouring.h"
-
-typedef struct assembly {
-    bsr *system;
-    double h;
-    const double *u; /* the vector ∂f/∂x multiplies on the right-hand side */
-    double *rhs;     /* accumulates h² ∂f/∂x u; h f0 is added at the end */
-} assembly;
+#include "cloth_fields.h"
 
 /* Adds one condition's force and, with an assembly, its matrix blocks and h² K v0. Inlined
  * with nv, the condition's vertex count, a constant: the loops then unroll. */
@@ -129,7 +123,7 @@ static void walk_colours(const colouring *cc, element_forces *fn, const cloth *c
 }
 
 static void evaluate(const cloth *c, const double *x, const double *v, const double gravity[3],
-                     double *f, const assembly *as)
+                     const field_list *fields, double *f, const assembly *as)
 {
     const cloth_material *m = &c->model.material;
     const double g[3] = {gravity[0] * c->model.gravity_scale, gravity[1] * c->model.gravity_scale,
@@ -139,6 +133,10 @@ static void evaluate(const cloth *c, const double *x, const double *v, const dou
     {
         walk_colours(&c->model.triangle_colours, triangle_forces, c, x, v, f, as);
         if (m->k_bend > 0.0) walk_colours(&c->model.hinge_colours, hinge_forces, c, x, v, f, as);
+        if (fields && fields->count > 0) {
+#pragma omp single
+            cloth_field_forces(c, fields, x, v, f, as);
+        }
 #pragma omp for schedule(static)
         for (int32_t i = 0; i < c->model.vertex_count; i++) {
             double drag = m->air_drag * c->model.vertex_area[i];
@@ -154,16 +152,16 @@ static void evaluate(const cloth *c, const double *x, const double *v, const dou
 }
 
 void cloth_forces(const cloth *c, const double *x, const double *v, const double gravity[3],
-                  double *f)
+                  const field_list *fields, double *f)
 {
-    evaluate(c, x, v, gravity, f, NULL);
+    evaluate(c, x, v, gravity, fields, f, NULL);
 }
 
 void cloth_assemble(cloth *c, const double *x, const double *v, const double *u,
-                    const double gravity[3], double h)
+                    const double gravity[3], const field_list *fields, double h)
 {
     bsr_zero(&c->scratch.system);
     memset(c->scratch.rhs, 0, 3 * (size_t)c->model.vertex_count * sizeof *c->scratch.rhs);
     assembly as = {&c->scratch.system, h, u, c->scratch.rhs};
-    evaluate(c, x, v, gravity, c->scratch.force, &as);
+    evaluate(c, x, v, gravity, fields, c->scratch.force, &as);
 }

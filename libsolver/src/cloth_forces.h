@@ -5,21 +5,23 @@
  *   ∂f/∂x ≈ -k w (∇C ∇Cᵀ + (C - C0) ∇²C)   (the last term only where it is positive
  *                                           semi-definite: stretch under tension)
  *   ∂f/∂v = -k_d w ∇C ∇Cᵀ
- * plus gravity m g and air drag -air_drag A_i v_i. The implicit step (course notes,
+ * plus gravity m g, air drag -air_drag A_i v_i and the world's force fields (cloth_fields.c). The implicit step (course notes,
  * Implicit Methods eq. 4-5) solves (M - h ∂f/∂v - h² ∂f/∂x) Δv = h f0 + h² ∂f/∂x u,
  * with u = v0 in the notes' form (cloth_step.c explains its u). */
 #ifndef SB_CLOTH_FORCES_H
 #define SB_CLOTH_FORCES_H
 
 #include "cloth.h"
+#include "force_field.h"
 
-/* f (vertex_count x 3) at state (x, v), under the world's gravity (times the cloth's scale). */
+/* f (vertex_count x 3) at state (x, v), under the world's gravity (times the cloth's scale) and
+ * `fields` (NULL: none). */
 void cloth_forces(const cloth *c, const double *x, const double *v, const double gravity[3],
-                  double *f);
+                  const field_list *fields, double *f);
 
 /* Fills c->system with M - h ∂f/∂v - h² ∂f/∂x, c->force with f0 and c->rhs with
  * h f0 + h² ∂f/∂x u, all at state (x, v). */
 void cloth_assemble(cloth *c, const double *x, const double *v, const double *u,
-                    const double gravity[3], double h);
+                    const double gravity[3], const field_list *fields, double h);
 
 #endif
