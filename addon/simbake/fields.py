@@ -83,9 +83,10 @@ def definition(field, matrix_rows, fps):
     elif kind == "DRAG":
         # -(linear + quadratic fps |T v|) (T v) in Blender's units: its speed is taken per second
         # (|T v| fps) and the force divided by the fps again
-        settings["linear_drag"] = PER_AREA * BLENDER_TIME_UNIT * min(field.linear_drag, DRAG_LIMIT)
+        # (a negative drag, which pushes, is left out: unmapped.force_field warns)
+        settings["linear_drag"] = PER_AREA * BLENDER_TIME_UNIT * max(0.0, min(field.linear_drag, DRAG_LIMIT))
         settings["quadratic_drag"] = (PER_AREA * BLENDER_TIME_UNIT ** 2 * fps
-                                      * min(field.quadratic_drag, DRAG_LIMIT))
+                                      * max(0.0, min(field.quadratic_drag, DRAG_LIMIT)))
     shape = SHAPES.get(field.shape, "POINT")
     return (kind, shape, FALLOFFS.get(field.falloff_type, "SPHERE"), SIDES.get(field.z_direction, "BOTH"),
             settings)

@@ -150,6 +150,8 @@ def force_field(name, field, rigid_bodies_baked=False):
         warn("Wind Factor below 1", "all of it presses on the faces")
     if kind != "WIND" and _differs(field, "wind_factor", 0.0):
         warn("Wind Factor", "all of it acts on the vertices")
+    if kind == "DRAG" and min(getattr(field, "linear_drag", 0.0), getattr(field, "quadratic_drag", 0.0)) < 0.0:
+        warn("negative drag", "a negative coefficient is taken as 0")
     if kind in ("HARMONIC", "DRAG") and getattr(field, "noise", 0.0) > 0.0:
         warn("Noise on its damping", "the noise varies its strength only")
     if rigid_bodies_baked:

@@ -75,6 +75,8 @@ class FieldMapping(unittest.TestCase):
         self.assertAlmostEqual(settings["linear_drag"], 40.0 * T * 0.5, places=9)
         self.assertAlmostEqual(settings["quadratic_drag"], 40.0 * T * T * 24 * 2.0, places=9)
         self.assertEqual(settings["strength"], 0.0)
+        _, _, _, _, settings = fields.definition(blender_field(type="DRAG", linear_drag=-1.0), MATRIX, 24)
+        self.assertEqual(settings["linear_drag"], 0.0)
 
     def test_turbulence_size_zero_is_unscaled(self):
         _, _, _, _, settings = fields.definition(blender_field(type="TURBULENCE", size=0.0), MATRIX, 24)

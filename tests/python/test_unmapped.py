@@ -92,6 +92,9 @@ class OtherSettings(unittest.TestCase):
         pull = Settings(type="FORCE", shape="POINT", falloff_type="SPHERE", use_absorption=False, wind_factor=0.0,
                         noise=0.0, use_gravity_falloff=True)
         self.assertIn("Gravitation", unmapped.force_field("Pull", pull)[0])
+        drag = Settings(type="DRAG", shape="POINT", falloff_type="SPHERE", use_absorption=False, wind_factor=0.0,
+                        noise=0.0, linear_drag=-0.5, quadratic_drag=1.0)
+        self.assertIn("negative drag", unmapped.force_field("Brake", drag)[0])
 
     def test_collision_modifier(self):
         self.assertEqual(unmapped.collision_modifier("Table", Settings(permeability=0.0, stickiness=0.0,
