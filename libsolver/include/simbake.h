@@ -211,7 +211,7 @@ SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, sb_cloth_id 
  *   TURBULENCE  fo s N(q / noise_size) (N/m²), N a smooth seeded noise vector in [-1, 1]³,
  *               q = x (global_coordinates) or r + a
  *   DRAG        -fo (linear_drag + quadratic_drag |v|) v
- *   HARMONIC    -fo s d (|d| - rest_length)/|d| - damping v (s in N/m³), where fo > 0
+ *   HARMONIC    -fo s d (|d| - rest_length)/|d| - damping v (s in N/m³), where fo is not 0
  * The velocity terms (flow, drag, harmonic damping) and the harmonic pull enter the implicit
  * solve with their derivatives; the others are explicit (see cloth_fields.c). */
 
@@ -252,8 +252,8 @@ typedef struct sb_field_def {
     double axis[3];             /* a, the field object's z axis: any length above 1e-12, normalised
                                    ((0, 0, 1)) */
     double strength;            /* s (1) */
-    double flow;                /* kg/(m² s): air carried along (0) */
-    double noise;               /* amplitude of the strength's noise over time, same unit (0) */
+    double flow;                /* kg/(m² s), >= 0: air carried along (0) */
+    double noise;               /* amplitude of the strength's noise over time, same unit, >= 0 (0) */
     int32_t seed;               /* of the strength's and the turbulence's noise (0) */
     sb_falloff_shape falloff;   /* (SB_FALLOFF_SPHERE) */
     sb_field_side side;         /* (SB_FIELD_BOTH_SIDES) */

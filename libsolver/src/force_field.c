@@ -33,12 +33,11 @@ sb_result field_validate(const sb_field_def *d)
     if (!v3_isfinite(axis) || !(v3_len(axis) > 1e-12))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "field axis (%g, %g, %g) must be finite and not of length 0",
                          axis.x, axis.y, axis.z);
-    const struct { double value; const char *name; } finite[] = {{d->strength, "strength"}, {d->flow, "flow"},
-                                                                  {d->noise, "noise"}};
-    for (size_t i = 0; i < sizeof finite / sizeof *finite; i++)
-        if (!isfinite(finite[i].value))
-            return error_set(SB_ERROR_INVALID_ARGUMENT, "field %s must be finite, got %g", finite[i].name, finite[i].value);
+    if (!isfinite(d->strength))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "field strength must be finite, got %g", d->strength);
+    /* flow and noise as Blender bounds them: a negative flow would push along the motion */
     const struct { double value; const char *name; } positive[] = {
+        {d->flow, "flow"}, {d->noise, "noise"},
         {d->falloff_power, "falloff_power"}, {d->min_distance, "min_distance"}, {d->max_distance, "max_distance"},
         {d->radial_power, "radial_power"},   {d->min_radius, "min_radius"},     {d->max_radius, "max_radius"},
         {d->rest_length, "rest_length"},     {d->damping, "damping"},           {d->linear_drag, "linear_drag"},

@@ -311,6 +311,8 @@ Test(fields, bad_definitions_and_calls_are_refused_with_reasons)
     expect_refused(w, &d, "field shape -1");
     d = sb_default_field_def(), d.strength = NAN;
     expect_refused(w, &d, "strength must be finite");
+    d = sb_default_field_def(), d.flow = -0.5;
+    expect_refused(w, &d, "flow must be zero or positive");
     d = sb_default_field_def(), d.falloff_power = -1.0;
     expect_refused(w, &d, "falloff_power must be zero or positive");
     d = sb_default_field_def(), d.axis[2] = 0.0;
