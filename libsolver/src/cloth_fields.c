@@ -1,5 +1,7 @@
 #include "cloth_fields.h"
 
+#include <string.h>
+
 static double *diagonal_block(const assembly *as, int32_t i) { return &as->system->vals[9 * (size_t)as->system->diag[i]]; }
 
 /* Wind on triangle t. Corner k feels w_k = fo_k s_k a - fo flow v_k (fo the triangle's mean
@@ -84,4 +86,14 @@ void cloth_field_forces(const cloth *c, const field_list *fields, const double *
                 field_on_vertex(c, i, field, &pose, weight, fields->time, x, v, f, as);
         }
     }
+}
+
+void cloth_seed_field_acceleration(cloth *c, const double gravity[3], const field_list *fields)
+{
+    size_t len = 3 * (size_t)c->model.vertex_count;
+    double *f = c->scratch.force;
+    memset(f, 0, len * sizeof *f);
+    cloth_field_forces(c, fields, c->state.x, c->state.v, f, NULL);
+    for (size_t k = 0; k < len; k++)
+        c->state.accel[k] = gravity[k % 3] * c->model.gravity_scale + f[k] / c->model.mass[k / 3];
 }

@@ -7,6 +7,7 @@
 #include "cloth_step.h"
 #include "collision_response.h"
 #include "cloth_contact.h"
+#include "cloth_fields.h"
 #include "api_error.h"
 #include "world_ode.h"
 #include "wall_clock.h"
@@ -183,6 +184,14 @@ static sb_result step_implicit(sb_world *w, double end)
         .max_strain_change = w->def.max_strain_change,
         .max_speed = w->def.max_speed,
     };
+    /* until the world's first step is accepted, the cloths' warm accelerations are gravity and
+     * the fields' push (cloth_fields.h); a cloth added to a world that has stepped starts with
+     * its gravity alone */
+    if (w->stats.steps == 0 && w->field_count > 0 && w->time < end)
+        for (int32_t i = 0; i < w->cloth_count; i++) {
+            field_list fields = world_fields_on(w, i, w->time);
+            cloth_seed_field_acceleration(w->cloths[i], w->def.gravity, &fields);
+        }
     while (w->time < end) {
         bool lands;
         double h = next_step(w, end, &lands);
