@@ -97,6 +97,14 @@ static sb_world *make_world(void)
         body.center[2] = 0.19 + 0.41 * k;
         fuzz_require(sb_world_add_body(world, &body, &body_id) == SB_OK);
     }
+    /* a gusty wind on its way to a new pose, so the state holds a field's path half travelled */
+    sb_field_def wind = sb_default_field_def();
+    wind.type = SB_FIELD_WIND, wind.strength = 0.5, wind.flow = 0.2, wind.noise = 0.1, wind.axis[0] = 1.0;
+    sb_field_id wind_id;
+    fuzz_require(sb_world_add_field(world, &wind, &wind_id) == SB_OK);
+    fuzz_require(sb_cloth_set_field_weight(world, cloth_id, wind_id, 0.8) == SB_OK);
+    const double gust_at[3] = {0.5, 0.0, 0.3}, gust_axis[3] = {1.0, 0.5, 0.0};
+    fuzz_require(sb_field_set_target(world, wind_id, 5.0 / 24.0, gust_at, gust_axis, 0.9) == SB_OK);
     for (int frame = 1; frame <= 3; frame++) fuzz_require(sb_world_step_to(world, frame / 24.0) == SB_OK);
     return world;
 }

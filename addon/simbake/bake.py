@@ -12,8 +12,8 @@ from contextlib import ExitStack, contextmanager
 
 import bpy
 
-from . import (budget, cache_owner, checkpoint, failures, keyframes, native, outputs, rigid_bake, scene_io, settings,
-               transforms, unmapped)
+from . import (budget, cache_owner, checkpoint, failures, fields, keyframes, native, outputs, rigid_bake, scene_io,
+               settings, transforms, unmapped)
 from .bake_resume import BakeResume
 from .settings import SettingsError
 
@@ -347,7 +347,7 @@ class Bake(BakeResume):
             if constraint is not None and (constraint.object1 in baked or constraint.object2 in baked):
                 found += unmapped.rigid_body_constraint(obj.name, constraint)
             if getattr(obj, "field", None) is not None:
-                found += unmapped.force_field(obj.name, obj.field)
+                found += unmapped.force_field(obj.name, obj.field, rigid_bodies_baked=bool(self.rigid_jobs))
         return found
 
     def _time(self, frame):
@@ -363,6 +363,7 @@ class Bake(BakeResume):
         world = self._world = native.World(**world_kwargs)
         for job in self.jobs:
             self._add_cloth(world, job, depsgraph)
+        self._add_fields(world, depsgraph)
         for collider in self.colliders:
             self._add_collider(world, collider, depsgraph)
         for job in self.rigid_jobs:
@@ -375,7 +376,8 @@ class Bake(BakeResume):
         self.cloth_names = {job.cloth_id: job.obj.name for job in self.jobs}
         self.body_names = {job.body_id: job.obj.name for job in self.rigid_jobs + self.obstacles}
         self._start_outputs()
-        self._follow = any(job.animated for job in self.jobs + self.colliders + self.rigid_jobs + self.obstacles)
+        self._follow = bool(self._fields) or any(
+            job.animated for job in self.jobs + self.colliders + self.rigid_jobs + self.obstacles)
 
     def _follow_animation(self, world, now, depsgraph):
         """Animated pins, colliders and obstacles move to where the scene has them now;
@@ -400,7 +402,36 @@ class Bake(BakeResume):
         for obstacle in self.obstacles:
             if obstacle.animated:
                 rigid_bake.follow(world, obstacle, now, depsgraph)
+        for obj, field_id in self._fields:
+            # every frame: a field's object, its parents and its strength may all be animated
+            evaluated = obj.evaluated_get(depsgraph)
+            world.set_field_target(field_id, now, *fields.pose(native.matrix_rows(evaluated.matrix_world), obj.field,
+                                                               self._fps / self._fps_base))
         return matrices
+
+    def _add_fields(self, world, depsgraph):
+        """The scene's force fields that cloth feels, each cloth weighing them by its Blender
+        Field Weights and effector collection (fields.py)."""
+        self._fields = []
+        if not self.jobs:
+            return
+        for obj in self.scene.objects:
+            field = getattr(obj, "field", None)
+            if not fields.acts_on_cloth(field):
+                continue
+            matrix = native.matrix_rows(obj.evaluated_get(depsgraph).matrix_world)
+            kind, shape, falloff, side, values = fields.definition(field, matrix, self._fps / self._fps_base)
+            with _named_errors(obj):
+                field_id = world.add_field(kind, shape, falloff, side, **values)
+            self._fields.append((obj, field_id))
+            for job in self.jobs:
+                modifier = settings.find_modifier(job.obj, "CLOTH")[1] if job.obj.simbake.role == "NONE" else None
+                weights = modifier.settings.effector_weights if modifier is not None else None
+                collection = weights.collection if weights is not None else None
+                members = set(collection.all_objects) if collection is not None else None
+                weight = 0.0 if obj == job.obj else fields.cloth_weight(weights, kind, obj, members)
+                if weight != 1.0:
+                    world.set_field_weight(job.cloth_id, field_id, weight)
 
     def _add_cloth(self, world, job, depsgraph):
         obj = job.obj

@@ -18,6 +18,10 @@ BODY_TYPES = {"DYNAMIC": 0, "KINEMATIC": 1, "STATIC": 2}
 SHAPES = {"SPHERE": 0, "BOX": 1, "CONVEX_HULL": 2, "MESH": 3}
 FAILURE_KINDS = {0: "NONE", 1: "CG", 2: "STRAIN", 3: "NOT_FINITE", 4: "SPEED", 5: "OUT_OF_MEMORY", 6: "TOLERANCE"}
 OBJECT_KINDS = {0: None, 1: "CLOTH", 2: "BODY"}
+FIELD_TYPES = {"WIND": 0, "FORCE": 1, "VORTEX": 2, "TURBULENCE": 3, "DRAG": 4, "HARMONIC": 5}
+FIELD_SHAPES = {"POINT": 0, "LINE": 1, "PLANE": 2}
+FALLOFF_SHAPES = {"SPHERE": 0, "TUBE": 1}
+FIELD_SIDES = {"BOTH": 0, "POSITIVE": 1, "NEGATIVE": 2}
 
 
 class NativeError(RuntimeError):
@@ -65,6 +69,40 @@ def _per_vertex(values, name, vertex_count):
         raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"{name}: expected one value per vertex, {vertex_count}, "
                            f"got {len(values)}")
     return values
+class FieldId(ctypes.Structure):
+    """sb_field_id: a force field's index in its world, passed by value."""
+    _fields_ = [("index", ctypes.c_int32)]
+
+
+class FieldDef(ctypes.Structure):
+    _fields_ = [
+        ("type", ctypes.c_int32),  # sb_field_type
+        ("shape", ctypes.c_int32),  # sb_field_shape
+        ("position", ctypes.c_double * 3),
+        ("axis", ctypes.c_double * 3),
+        ("strength", ctypes.c_double),
+        ("flow", ctypes.c_double),
+        ("noise", ctypes.c_double),
+        ("seed", ctypes.c_int32),
+        ("falloff", ctypes.c_int32),  # sb_falloff_shape
+        ("side", ctypes.c_int32),  # sb_field_side
+        ("falloff_power", ctypes.c_double),
+        ("use_min_distance", ctypes.c_int32),
+        ("min_distance", ctypes.c_double),
+        ("use_max_distance", ctypes.c_int32),
+        ("max_distance", ctypes.c_double),
+        ("radial_power", ctypes.c_double),
+        ("use_min_radius", ctypes.c_int32),
+        ("min_radius", ctypes.c_double),
+        ("use_max_radius", ctypes.c_int32),
+        ("max_radius", ctypes.c_double),
+        ("noise_size", ctypes.c_double),
+        ("global_coordinates", ctypes.c_int32),
+        ("rest_length", ctypes.c_double),
+        ("damping", ctypes.c_double),
+        ("linear_drag", ctypes.c_double),
+        ("quadratic_drag", ctypes.c_double),
+    ]
 
 
 class WorldDef(ctypes.Structure):
@@ -232,6 +270,11 @@ _SIGNATURES = {
     "sb_default_cloth_def": (ClothDef, []),
     "sb_default_collider_def": (ColliderDef, []),
     "sb_default_body_def": (BodyDef, []),
+    "sb_default_field_def": (FieldDef, []),
+    "sb_world_add_field": (ctypes.c_int, [ctypes.c_void_p, _P(FieldDef), _P(FieldId)]),
+    "sb_field_set_target": (ctypes.c_int, [ctypes.c_void_p, FieldId, ctypes.c_double, _P(ctypes.c_double),
+                                           _P(ctypes.c_double), ctypes.c_double]),
+    "sb_cloth_set_field_weight": (ctypes.c_int, [ctypes.c_void_p, ClothId, FieldId, ctypes.c_double]),
     "sb_world_create": (ctypes.c_int, [_P(WorldDef), _P(ctypes.c_void_p)]),
     "sb_world_destroy": (None, [ctypes.c_void_p]),
     "sb_world_add_cloth": (ctypes.c_int, [ctypes.c_void_p, _P(ClothDef), _P(ClothId)]),
@@ -270,7 +313,7 @@ _SIGNATURES = {
 MIRRORS = {"sb_world_def": WorldDef, "sb_cloth_def": ClothDef, "sb_collider_def": ColliderDef,
            "sb_body_def": BodyDef, "sb_body_state": BodyState, "sb_cloth_info": ClothInfo,
            "sb_world_stats": WorldStats, "sb_failure": Failure, "sb_cloth_id": ClothId,
-           "sb_collider_id": ColliderId, "sb_body_id": BodyId}
+           "sb_collider_id": ColliderId, "sb_body_id": BodyId, "sb_field_def": FieldDef, "sb_field_id": FieldId}
 
 _library = None
 
@@ -508,6 +551,36 @@ class World:
             setattr(definition, name, int(bool(value)) if name in ("internal_springs", "internal_spring_normal_check")
                     else float(value))
         return keep
+    def add_field(self, field_type="WIND", shape="POINT", falloff="SPHERE", side="BOTH", **settings):
+        """A force field as it is now (simbake.h, "Force fields"): type, shape, falloff and side
+        by name, settings FieldDef fields (position, axis, strength, flow, ...). Returns its id."""
+        definition = self._lib.sb_default_field_def()
+        definition.type = FIELD_TYPES[field_type]
+        definition.shape = FIELD_SHAPES[shape]
+        definition.falloff = FALLOFF_SHAPES[falloff]
+        definition.side = FIELD_SIDES[side]
+        for name, value in settings.items():
+            field = getattr(definition, name)
+            if isinstance(field, ctypes.Array):
+                field[:] = [float(v) for v in value]
+            elif isinstance(field, int):
+                setattr(definition, name, int(value))
+            else:
+                setattr(definition, name, float(value))
+        field = FieldId()
+        _check(self._lib.sb_world_add_field(self._handle, ctypes.byref(definition), ctypes.byref(field)))
+        return field.index
+
+    def set_field_target(self, field, time, position, axis, strength):
+        """The field moves in a straight line to `position`, turns to `axis` and changes its
+        strength linearly to `strength`, arriving at `time`."""
+        position, axis = _as_array(position, "d"), _as_array(axis, "d")
+        _check(self._lib.sb_field_set_target(self._handle, FieldId(field), float(time), _ptr(position, ctypes.c_double),
+                                             _ptr(axis, ctypes.c_double), float(strength)))
+
+    def set_field_weight(self, cloth, field, weight):
+        """How much the cloth feels the field (1 until set; 0: not at all)."""
+        _check(self._lib.sb_cloth_set_field_weight(self._handle, ClothId(cloth), FieldId(field), float(weight)))
 
     def add_collider(self, positions, triangles, thickness=None, friction=None):
         """positions: flat xyz (world, m, now); triangles: flat vertex indices. Returns its id."""

@@ -115,9 +115,43 @@ def rigid_body_constraint(name, constraint):
             "(the bodies move as if unjoined)"]
 
 
-def force_field(name, field):
-    """A force field that cloth or rigid bodies of the bake would feel in Blender."""
+CARRIED_FIELD_TYPES = ("WIND", "FORCE", "VORTEX", "TURBULENCE", "DRAG", "HARMONIC")
+
+
+def force_field(name, field, rigid_bodies_baked=False):
+    """A force field that cloth or rigid bodies of the bake would feel in Blender: its type when
+    SimBake has none like it, else the settings of it that are not carried over (fields.py), and
+    that it moves no rigid body when the bake has some."""
     kind = getattr(field, "type", "NONE")
     if kind == "NONE":
         return []
-    return [f"{name}: {kind.replace('_', ' ').title()} force field {NOT_CARRIED} (nothing in the bake feels it)"]
+    label = kind.replace("_", " ").title()
+    if kind not in CARRIED_FIELD_TYPES:
+        return [f"{name}: {label} force field {NOT_CARRIED} (nothing in the bake feels it)"]
+    found = []
+
+    def warn(setting, instead):
+        found.append(f"{name}: {label} force field {setting} {NOT_CARRIED} ({instead})")
+
+    shape = getattr(field, "shape", "POINT")
+    if shape not in ("POINT", "LINE", "PLANE"):
+        warn(f"Shape {shape.title()}", "it acts from its origin, as shape Point")
+    if getattr(field, "falloff_type", "SPHERE") not in ("SPHERE", "TUBE"):
+        warn(f"{field.falloff_type.title()} falloff", "it falls off as a Sphere")
+    if _flag(field, "use_absorption"):
+        warn("Absorption", "colliders do not shield the cloth from it")
+    if kind == "FORCE" and _flag(field, "use_gravity_falloff"):
+        warn("Gravitation", "it does not fall off as 1/r²")
+    if kind == "VORTEX" and shape != "POINT":
+        warn(f"inward pull and drag of shape {shape.title()}", "only its swirl around the axis acts")
+    if kind == "WIND" and _differs(field, "wind_factor", 1.0):
+        warn("Wind Factor below 1", "all of it presses on the faces")
+    if kind != "WIND" and _differs(field, "wind_factor", 0.0):
+        warn("Wind Factor", "all of it acts on the vertices")
+    if kind == "DRAG" and min(getattr(field, "linear_drag", 0.0), getattr(field, "quadratic_drag", 0.0)) < 0.0:
+        warn("negative drag", "a negative coefficient is taken as 0")
+    if kind in ("HARMONIC", "DRAG") and getattr(field, "noise", 0.0) > 0.0:
+        warn("Noise on its damping", "the noise varies its strength only")
+    if rigid_bodies_baked:
+        warn("on rigid bodies", "it acts on cloth only")
+    return found

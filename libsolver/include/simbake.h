@@ -249,6 +249,116 @@ SB_API sb_result sb_cloth_get_velocities(const sb_world *world, sb_cloth_id clot
 /* The cloth's kinetic energy now, ½ Σ m v², J. Errors: NOT_FOUND, INVALID_ARGUMENT (NULL). */
 SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, sb_cloth_id cloth, double *out);
 
+/* ==== Force fields ========================================================================
+ *
+ * Fields push on the world's cloths as Blender's force fields do (Wind, Force, Vortex,
+ * Turbulence, Drag, Harmonic). Every field acts per unit area of cloth: on a vertex it gives
+ * (force per m²) x the vertex's rest area (a third of its triangles'), and wind presses on
+ * each triangle along its current normal. With these definitions, for a field at a point x
+ * (o the field's position, a its unit axis, r = x - o):
+ *   d  = P r, the field's vector to x: P = I (SB_FIELD_POINT), a aᵀ (SB_FIELD_PLANE: from the
+ *        plane through o across a) or I - a aᵀ (SB_FIELD_LINE: from the line through o along
+ *        a; a Vortex of shape PLANE takes this one too, as Blender's does);
+ *   fo = falloff x the cloth's weight (sb_cloth_set_field_weight), where with
+ *        g(q) = 0 beyond max (when used), 1 within min (when used), else (1 + q - min)^-power:
+ *        SB_FALLOFF_SPHERE: g(|d|); SB_FALLOFF_TUBE: g(|a·r|) x g_radial(|r - (a·r) a|);
+ *        and 0 on the side of the plane through o across a that `side` leaves out;
+ *   s  = strength + noise x n(t), n a smooth seeded noise in [-1, 1] over time (0.1 s scale);
+ *   v  = the cloth's velocity there.
+ * Force per m² of cloth, by type (flow adds -fo flow v to Force, Vortex and Turbulence):
+ *   WIND        pressure on each triangle, p = w·n̂ with w = fo (s a - flow v) (N/m²), spread
+ *               over its corners as a linear pressure integrates: corner i gets
+ *               A (p_1 + p_2 + p_3 + p_i)/12 n̂ (A the triangle's current area, n̂ its normal).
+ *               A triangle edge-on to the wind feels only the flow term.
+ *   FORCE       fo s d/|d| (N/m²): away from the field for s > 0
+ *   VORTEX      fo s |d| (a x d)/|a x d| (N/m² from N/m³ x m): around the axis, right-handed
+ *   TURBULENCE  fo s N(q / noise_size) (N/m²), N a smooth seeded noise vector in [-1, 1]³,
+ *               q = x (global_coordinates) or r + a
+ *   DRAG        -fo (linear_drag + quadratic_drag |v|) v
+ *   HARMONIC    -fo s d (|d| - rest_length)/|d| - damping v (s in N/m³), where fo is not 0
+ * The velocity terms (flow, drag, harmonic damping) and the harmonic pull enter the implicit
+ * solve with their derivatives; the others are explicit (see cloth_fields.c). */
+
+typedef struct sb_field_id { int32_t index; } sb_field_id;
+
+typedef enum sb_field_type {
+    SB_FIELD_WIND = 0,
+    SB_FIELD_FORCE = 1,
+    SB_FIELD_VORTEX = 2,
+    SB_FIELD_TURBULENCE = 3,
+    SB_FIELD_DRAG = 4,
+    SB_FIELD_HARMONIC = 5
+} sb_field_type;
+
+typedef enum sb_field_shape {
+    SB_FIELD_POINT = 0,         /* from the field's position */
+    SB_FIELD_LINE = 1,          /* from the line through it along the axis */
+    SB_FIELD_PLANE = 2          /* from the plane through it across the axis */
+} sb_field_shape;
+
+typedef enum sb_falloff_shape {
+    SB_FALLOFF_SPHERE = 0,      /* by the distance |d| */
+    SB_FALLOFF_TUBE = 1         /* by the distance along the axis, times by the radius from it */
+} sb_falloff_shape;
+
+typedef enum sb_field_side {
+    SB_FIELD_BOTH_SIDES = 0,
+    SB_FIELD_POSITIVE_SIDE = 1, /* only where a·r >= 0 */
+    SB_FIELD_NEGATIVE_SIDE = 2  /* only where a·r <= 0 */
+} sb_field_side;
+
+/* A field as it is at the world's current time; sb_default_field_def() gives the defaults in
+ * brackets. Units per type are in the section's comment above. */
+typedef struct sb_field_def {
+    sb_field_type type;         /* (SB_FIELD_WIND) */
+    sb_field_shape shape;       /* (SB_FIELD_POINT) */
+    double position[3];         /* o, m ((0, 0, 0)) */
+    double axis[3];             /* a, the field object's z axis: any length above 1e-12, normalised
+                                   ((0, 0, 1)) */
+    double strength;            /* s (1) */
+    double flow;                /* kg/(m² s), >= 0: air carried along (0) */
+    double noise;               /* amplitude of the strength's noise over time, same unit, >= 0 (0) */
+    int32_t seed;               /* of the strength's and the turbulence's noise (0) */
+    sb_falloff_shape falloff;   /* (SB_FALLOFF_SPHERE) */
+    sb_field_side side;         /* (SB_FIELD_BOTH_SIDES) */
+    double falloff_power;       /* >= 0 (0: no falloff) */
+    int32_t use_min_distance;   /* nonzero: full strength within min_distance (0) */
+    double min_distance;        /* m, >= 0 (0) */
+    int32_t use_max_distance;   /* nonzero: nothing beyond max_distance (0) */
+    double max_distance;        /* m, >= 0 (0) */
+    double radial_power;        /* tube: the same, across the axis (0) */
+    int32_t use_min_radius;     /* (0) */
+    double min_radius;          /* m (0) */
+    int32_t use_max_radius;     /* (0) */
+    double max_radius;          /* m (0) */
+    double noise_size;          /* turbulence: m per noise cell, >= 1e-6 (1) */
+    int32_t global_coordinates; /* turbulence: noise fixed in the world, not moving with the
+                                   field (0) */
+    double rest_length;         /* harmonic: m, >= 0 (0) */
+    double damping;             /* harmonic: kg/(m² s), >= 0 (0) */
+    double linear_drag;         /* drag: kg/(m² s), >= 0 (0) */
+    double quadratic_drag;      /* drag: kg/m³, >= 0 (0) */
+} sb_field_def;
+
+SB_API sb_field_def sb_default_field_def(void);
+
+/* Adds a field at the world's current time, standing still; its id goes to *out_field. Every
+ * cloth feels it with weight 1 until sb_cloth_set_field_weight says otherwise. Errors:
+ * INVALID_ARGUMENT (NULL, an unknown type, shape, falloff or side, a value not finite or out
+ * of range, an axis of length 0), OUT_OF_MEMORY. */
+SB_API sb_result sb_world_add_field(sb_world *world, const sb_field_def *def, sb_field_id *out_field);
+/* The field moves in a straight line from where it is now to `position`, its axis turns
+ * (linearly, normalised) to `axis` and its strength changes linearly to `strength`, arriving
+ * at `time`; after that they stay. Call it once per frame to follow an animated field.
+ * Errors: NOT_FOUND, INVALID_ARGUMENT (NULL, not finite, position beyond 1e7 m, an axis of
+ * length 0, `time` not finite or not after the world's time). */
+SB_API sb_result sb_field_set_target(sb_world *world, sb_field_id field, double time, const double position[3],
+                                     const double axis[3], double strength);
+/* How much the cloth feels the field: its forces times `weight` (1; 0: not at all). Blender's
+ * Field Weights: All x the field type's weight, 0 for a field outside the effector
+ * collection. Errors: NOT_FOUND (either id), INVALID_ARGUMENT (not finite), OUT_OF_MEMORY. */
+SB_API sb_result sb_cloth_set_field_weight(sb_world *world, sb_cloth_id cloth, sb_field_id field, double weight);
+
 /* ==== Colliders =========================================================================== */
 
 /* A collider: a triangle mesh the cloth cannot pass through, moved by the caller or carried
@@ -419,9 +529,9 @@ SB_API sb_result sb_world_get_stats(const sb_world *world, sb_world_stats *out_s
 
 /* Resumable bakes. A world's state is everything that changes as it steps (time, positions,
  * velocities, contacts, step size, collision trees, warm starts, statistics) and the pin,
- * collider and kinematic body targets: a world built again from the same definitions, added
- * in the same order, and given this state goes on bit for bit as the saved one would have
- * (on any number of threads: see Threads). The state is bytes in this machine's byte order,
+ * collider, kinematic body and force field targets: a world built again from the same
+ * definitions (field weights included), added in the same order, and given this state goes on
+ * bit for bit as the saved one would have (on any number of threads: see Threads). The state is bytes in this machine's byte order,
  * checksummed, owned by the caller. */
 
 /* The size in bytes of the world's state now into *out_size. Errors: INVALID_ARGUMENT (NULL). */

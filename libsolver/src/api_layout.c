@@ -62,17 +62,29 @@ static const struct_layout LAYOUTS[] = {
     LAYOUT(sb_failure, AT(sb_failure, kind), AT(sb_failure, object_kind), AT(sb_failure, object),
            AT(sb_failure, cg_iterations), AT(sb_failure, time), AT(sb_failure, step), AT(sb_failure, cg_residual),
            AT(sb_failure, strain_change), AT(sb_failure, speed)),
+    LAYOUT(sb_field_def, AT(sb_field_def, type), AT(sb_field_def, shape), AT(sb_field_def, position),
+           AT(sb_field_def, axis), AT(sb_field_def, strength), AT(sb_field_def, flow), AT(sb_field_def, noise),
+           AT(sb_field_def, seed), AT(sb_field_def, falloff), AT(sb_field_def, side), AT(sb_field_def, falloff_power),
+           AT(sb_field_def, use_min_distance), AT(sb_field_def, min_distance), AT(sb_field_def, use_max_distance),
+           AT(sb_field_def, max_distance), AT(sb_field_def, radial_power), AT(sb_field_def, use_min_radius),
+           AT(sb_field_def, min_radius), AT(sb_field_def, use_max_radius), AT(sb_field_def, max_radius),
+           AT(sb_field_def, noise_size), AT(sb_field_def, global_coordinates), AT(sb_field_def, rest_length),
+           AT(sb_field_def, damping), AT(sb_field_def, linear_drag), AT(sb_field_def, quadratic_drag)),
     LAYOUT(sb_cloth_id, AT(sb_cloth_id, index)),
     LAYOUT(sb_collider_id, AT(sb_collider_id, index)),
     LAYOUT(sb_body_id, AT(sb_body_id, index)),
+    LAYOUT(sb_field_id, AT(sb_field_id, index)),
 };
 
 /* Bindings mirror every enum field as an int32 (the add-on: c_int32), and pass ids as a struct
  * of one int32 (a ctypes Structure of one c_int32 field). */
 _Static_assert(sizeof(sb_result) == 4 && sizeof(sb_integrator) == 4 && sizeof(sb_body_type) == 4 &&
-                   sizeof(sb_shape) == 4 && sizeof(sb_failure_kind) == 4 && sizeof(sb_object_kind) == 4,
+                   sizeof(sb_shape) == 4 && sizeof(sb_failure_kind) == 4 && sizeof(sb_object_kind) == 4 &&
+                   sizeof(sb_field_type) == 4 && sizeof(sb_field_shape) == 4 && sizeof(sb_falloff_shape) == 4 &&
+                   sizeof(sb_field_side) == 4,
                "an enum is 4 bytes");
-_Static_assert(sizeof(sb_cloth_id) == 4 && sizeof(sb_collider_id) == 4 && sizeof(sb_body_id) == 4,
+_Static_assert(sizeof(sb_cloth_id) == 4 && sizeof(sb_collider_id) == 4 && sizeof(sb_body_id) == 4 &&
+                   sizeof(sb_field_id) == 4,
                "an id is one int32");
 
 SB_API sb_result sb_struct_layout(const char *struct_name, uint64_t *out_size, uint64_t *out_offsets,

@@ -3,15 +3,8 @@
 #include <string.h>
 
 #include "cloth_colouring.h"
+#include "cloth_fields.h"
 #include "cloth_pressure.h"
-
-typedef struct assembly {
-    bsr *system;
-    double h;
-    const double *u; /* the vector ∂f/∂x multiplies on the right-hand side */
-    double *rhs;     /* accumulates h² ∂f/∂x u; h f0 is added at the end */
-    double *pressure_gradient, *pressure_sigma; /* with pressure: ∇V and σ of the rank-one term */
-} assembly;
 
 /* Adds one condition's force and, with an assembly, its matrix blocks and h² K v0. Inlined
  * with nv, the condition's vertex count, a constant: the loops then unroll. */
@@ -183,9 +176,10 @@ static void goal_force(const cloth *c, int32_t p, double t0, double t1, const do
     }
 }
 
-/* Every force at (x, v); the goals at t1 with their mean velocity over [t0, t1]. */
+/* Every force at (x, v); the goals at t1 with their mean velocity over [t0, t1], the fields at
+ * their own time (NULL: none). */
 static void evaluate(const cloth *c, const double *x, const double *v, const double gravity[3], double t0,
-                     double t1, double *f, const assembly *as)
+                     double t1, const field_list *fields, double *f, const assembly *as)
 {
     const cloth_material *m = &c->model.material;
     const double g[3] = {gravity[0] * c->model.gravity_scale, gravity[1] * c->model.gravity_scale,
@@ -210,6 +204,10 @@ static void evaluate(const cloth *c, const double *x, const double *v, const dou
             for (int32_t p = 0; p < c->model.goal_count; p++) goal_force(c, p, t0, t1, x, v, f, as);
         }
         if (c->model.springs.count > 0) walk_colours(&c->model.spring_colours, spring_forces, c, x, v, f, as);
+        if (fields && fields->count > 0) {
+#pragma omp single
+            cloth_field_forces(c, fields, x, v, f, as);
+        }
 #pragma omp for schedule(static)
         for (int32_t i = 0; i < c->model.vertex_count; i++) {
             double drag = m->air_drag * c->model.vertex_area[i];
@@ -225,18 +223,18 @@ static void evaluate(const cloth *c, const double *x, const double *v, const dou
 }
 
 void cloth_forces(const cloth *c, double t, const double *x, const double *v, const double gravity[3],
-                  double *f)
+                  const field_list *fields, double *f)
 {
-    evaluate(c, x, v, gravity, t, t, f, NULL);
+    evaluate(c, x, v, gravity, t, t, fields, f, NULL);
 }
 
 void cloth_assemble(cloth *c, double t, const double *x, const double *v, const double *u,
-                    const double gravity[3], double h)
+                    const double gravity[3], const field_list *fields, double h)
 {
     bsr_zero(&c->scratch.system);
     memset(c->scratch.rhs, 0, 3 * (size_t)c->model.vertex_count * sizeof *c->scratch.rhs);
     c->scratch.pressure_sigma = 0.0;
     assembly as = {&c->scratch.system, h, u, c->scratch.rhs, c->scratch.pressure_gradient,
                    &c->scratch.pressure_sigma};
-    evaluate(c, x, v, gravity, t, t + h, c->scratch.force, &as);
+    evaluate(c, x, v, gravity, t, t + h, fields, c->scratch.force, &as);
 }

@@ -86,7 +86,10 @@ void cloth_build_system(cloth *c, double t, double h, const implicit_params *par
         v3_store(&c->scratch.correction[k], corr);
         for (int d = 0; d < 3; d++) u[k + d] = c->state.v[k + d] - c->scratch.correction[k + d] / h;
     }
-    cloth_assemble(c, t, c->state.x, c->state.v, u, params->gravity, h);
+    /* the fields where they are at the step's end, as backward Euler takes every force */
+    field_list fields = params->fields;
+    fields.time = t + h;
+    cloth_assemble(c, t, c->state.x, c->state.v, u, params->gravity, &fields, h);
     size_t len = 3 * (size_t)c->model.vertex_count;
     for (size_t k = 0; k < len; k++) {
         c->scratch.rhs[k] += h * c->scratch.external_force[k];

@@ -4,6 +4,7 @@
 #define SB_CLOTH_STEP_H
 
 #include "cloth.h"
+#include "force_field.h"
 
 typedef struct implicit_params {
     double gravity[3];
@@ -11,6 +12,7 @@ typedef struct implicit_params {
     int32_t cg_max_iterations;
     double max_strain_change;
     double max_speed;          /* a free vertex faster than this: the energy blew up */
+    field_list fields;         /* the world's fields on this cloth (time: ignored, the step's end) */
 } implicit_params;
 
 typedef enum step_outcome {

@@ -143,6 +143,8 @@ SB_API void sb_world_destroy(sb_world *world)
     free(world->cloths);
     for (int32_t i = 0; i < world->collider_count; i++) collider_destroy(world->colliders[i]);
     free(world->colliders);
+    for (int32_t i = 0; i < world->field_count; i++) field_free(world->fields[i]), free(world->fields[i]);
+    free(world->fields);
     rigid_system_free(&world->rigid);
     collision_scratch_free(world->collision);
     free(world);

@@ -5,6 +5,7 @@
 #include "cloth.h"
 #include "collider.h"
 #include "collision_response.h"
+#include "force_field.h"
 #include "rigid_system.h"
 #include "simbake.h"
 #include "state_io.h"
@@ -27,12 +28,20 @@ struct sb_world {
     int32_t cloth_count, cloth_capacity;
     collider **colliders;
     int32_t collider_count, collider_capacity;
+    force_field **fields;
+    int32_t field_count, field_capacity;
     collision_scratch *collision;
     rigid_system rigid;      /* the bodies, stepped before the cloths */
     sb_world_stats stats;
     sb_failure failure;      /* of the last sb_world_step_to */
     phase_seconds phases;
 };
+
+/* The world's fields acting on cloth `cloth_index` at time t. */
+static inline field_list world_fields_on(const sb_world *w, int32_t cloth_index, double t)
+{
+    return (field_list){w->fields, w->field_count, cloth_index, t};
+}
 
 /* Advances every cloth to `time` (implemented in world_step.c). */
 sb_result world_step_to(sb_world *w, double time);

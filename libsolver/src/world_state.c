@@ -9,13 +9,15 @@
  * pairs it finds come in an order of their own (collision_pairs.c).
  *
  * Layout: a header (magic, byte order, format, payload size, payload checksum), then the
- * world, each cloth, collider and body, and the rigid step's memory, in native byte order. */
+ * world, each cloth, collider and body, the rigid step's memory and each force field's path, in
+ * native byte order. */
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cloth_state.h"
 #include "collider_state.h"
+#include "field_state.h"
 #include "api_error.h"
 #include "rigid_body_state.h"
 #include "threads.h"
@@ -59,6 +61,8 @@ static void write_payload(state_writer *out, const sb_world *w)
     for (int32_t i = 0; i < w->collider_count; i++) collider_state_write(w->colliders[i], out);
     for (int32_t i = 0; i < w->rigid.body_count; i++) rigid_body_state_write(w->rigid.bodies[i], out);
     rigid_system_state_write(&w->rigid, out);
+    STATE_PUT(out, w->field_count);
+    for (int32_t i = 0; i < w->field_count; i++) field_state_write(w->fields[i], out);
 }
 
 SB_API sb_result sb_world_get_state_size(const sb_world *world, uint64_t *out_size)
@@ -135,6 +139,13 @@ static bool read_payload(state_reader *in, sb_world *w)
     for (int32_t i = 0; i < w->rigid.body_count; i++)
         if (!rigid_body_state_read(w->rigid.bodies[i], i, in)) return false;
     if (!rigid_system_state_read(&w->rigid, in)) return false;
+    int32_t fields = 0;
+    if (!STATE_TAKE(in, fields)) return state_damaged(in, "it ends before its fields");
+    if (in->pass == PASS_CHECK && fields != w->field_count)
+        return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: it has %d force "
+                         "fields, the state %d", (int)w->field_count, (int)fields);
+    for (int32_t i = 0; i < w->field_count; i++)
+        if (!field_state_read(w->fields[i], i, in)) return false;
     if (in->pass == PASS_CHECK && in->at != in->end) return state_damaged(in, "bytes left over after its last section");
     return true;
 }

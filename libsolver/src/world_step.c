@@ -7,6 +7,7 @@
 #include "cloth_step.h"
 #include "collision_response.h"
 #include "cloth_contact.h"
+#include "cloth_fields.h"
 #include "api_error.h"
 #include "world_ode.h"
 #include "wall_clock.h"
@@ -108,7 +109,9 @@ static step_outcome solve_cloths(sb_world *w, double h, const implicit_params *p
 {
     step_outcome outcome = STEP_ACCEPTED;
     for (int32_t i = 0; i < w->cloth_count && outcome == STEP_ACCEPTED; i++) {
-        outcome = cloth_implicit_step(w->cloths[i], w->time, h, params, report);
+        implicit_params cloth_params = *params;
+        cloth_params.fields = world_fields_on(w, i, w->time + h);
+        outcome = cloth_implicit_step(w->cloths[i], w->time, h, &cloth_params, report);
         *iterations += report->cg_iterations;
         w->phases.assembly += report->assembly_seconds, w->phases.solve += report->solve_seconds;
         if (outcome != STEP_ACCEPTED) *failed = i;
@@ -181,6 +184,14 @@ static sb_result step_implicit(sb_world *w, double end)
         .max_strain_change = w->def.max_strain_change,
         .max_speed = w->def.max_speed,
     };
+    /* until the world's first step is accepted, the cloths' warm accelerations are gravity and
+     * the fields' push (cloth_fields.h); a cloth added to a world that has stepped starts with
+     * its gravity alone */
+    if (w->stats.steps == 0 && w->field_count > 0 && w->time < end)
+        for (int32_t i = 0; i < w->cloth_count; i++) {
+            field_list fields = world_fields_on(w, i, w->time);
+            cloth_seed_field_acceleration(w->cloths[i], w->def.gravity, &fields);
+        }
     while (w->time < end) {
         bool lands;
         double h = next_step(w, end, &lands);
@@ -218,7 +229,8 @@ static void world_derivative(void *ctx, double t, const double *state, double *d
         size_t len = 3 * (size_t)c->model.vertex_count;
         const double *x = state + offset, *v = state + offset + len;
         double *dx = dxdt + offset, *dv = dxdt + offset + len;
-        cloth_forces(c, t, x, v, w->def.gravity, c->scratch.force);
+        field_list fields = world_fields_on(w, ci, t);
+        cloth_forces(c, t, x, v, w->def.gravity, &fields, c->scratch.force);
         for (int32_t i = 0; i < c->model.vertex_count; i++)
             for (int a = 0; a < 3; a++) {
                 size_t k = 3 * (size_t)i + (size_t)a;

@@ -289,6 +289,12 @@ Test(api, struct_layouts_are_reported_and_bad_questions_refused)
     cr_assert_eq(offsets[31], offsetof(sb_cloth_def, spring_max_force));
     cr_assert_eq(offsets[32], offsetof(sb_cloth_def, internal_springs));
     cr_assert_eq(offsets[38], offsetof(sb_cloth_def, internal_vertex_stiffness));
+    cr_assert_eq(sb_struct_layout("sb_field_def", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());
+    cr_assert(size == sizeof(sb_field_def) && fields == 26, "sb_field_def: %llu bytes, %d fields",
+              (unsigned long long)size, fields);
+    cr_assert_eq(offsets[7], offsetof(sb_field_def, seed));
+    cr_assert_eq(offsets[21], offsetof(sb_field_def, global_coordinates));
+    cr_assert_eq(offsets[25], offsetof(sb_field_def, quadratic_drag));
     /* fewer entries than fields: only those are written, the count is still whole */
     uint64_t two[2] = {0, 0};
     cr_assert_eq(sb_struct_layout("sb_failure", &size, two, 1, &fields), SB_OK);
@@ -335,8 +341,8 @@ Test(api, ids_are_distinct_types_numbered_per_kind_in_the_order_of_adding)
     cr_assert(strstr(sb_last_error(), "no collider with id 1"), "%s", sb_last_error());
     sb_world_destroy(w);
     /* bindings can check their mirrors of the ids too */
-    const char *names[] = {"sb_cloth_id", "sb_collider_id", "sb_body_id"};
-    for (int i = 0; i < 3; i++) {
+    const char *names[] = {"sb_cloth_id", "sb_collider_id", "sb_body_id", "sb_field_id"};
+    for (int i = 0; i < 4; i++) {
         uint64_t size = 0, offset = 99;
         int32_t fields = 0;
         cr_assert_eq(sb_struct_layout(names[i], &size, &offset, 1, &fields), SB_OK, "%s", sb_last_error());

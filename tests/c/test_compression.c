@@ -21,7 +21,7 @@ static double corner_force(double stretch, double compression, double scale)
     size_t len = 3 * (size_t)g.vertex_count;
     double *x = malloc(len * sizeof *x), *v = calloc(len, sizeof *v), *f = malloc(len * sizeof *f);
     for (size_t k = 0; k < len; k++) x[k] = g.positions[k] * (k % 3 == 0 ? scale : 1.0);
-    cloth_forces(c, 0.0, x, v, no_gravity, f);
+    cloth_forces(c, 0.0, x, v, no_gravity, NULL, f);
     double fx = f[0];
     free(x), free(v), free(f);
     cloth_destroy(c);

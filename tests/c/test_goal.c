@@ -40,7 +40,7 @@ static cloth *goal_cloth(bool with_goals, double h)
         to[0] += 0.3, to[2] += 0.2 * to[1] - 0.1;
     }
     c->state.goal_time_to = 1.0;
-    implicit_params params = {{0, 0, -9.81}, 1e-12, 10000, 1.0, INFINITY};
+    implicit_params params = {{0, 0, -9.81}, 1e-12, 10000, 1.0, INFINITY, {NULL, 0, 0, 0.0}};
     cloth_build_system(c, 0.1, h, &params);
     return c;
 }
@@ -52,8 +52,8 @@ static void goal_force_difference(const cloth *with, const cloth *without, doubl
 {
     size_t len = 3 * (size_t)with->model.vertex_count;
     double *f0 = malloc(len * sizeof *f0);
-    cloth_forces(with, t, x, v, GRAVITY, out);
-    cloth_forces(without, t, x, v, GRAVITY, f0);
+    cloth_forces(with, t, x, v, GRAVITY, NULL, out);
+    cloth_forces(without, t, x, v, GRAVITY, NULL, f0);
     for (size_t k = 0; k < len; k++) out[k] -= f0[k];
     free(f0);
 }

@@ -79,7 +79,7 @@ static void check_gradient(bool weighted)
     cloth *c = bare_pressure_cloth(&m, 1.0, 0.0, 0.0, w); /* p = 1: the force is ∇V */
     size_t len = 3 * (size_t)c->model.vertex_count;
     double *f = malloc(len * sizeof *f);
-    cloth_forces(c, 0.0, c->state.x, c->state.v, NO_GRAVITY, f);
+    cloth_forces(c, 0.0, c->state.x, c->state.v, NO_GRAVITY, NULL, f);
     const cloth_pressure *pr = &c->model.pressure;
     double worst = 0.0, largest = 0.0, eps = 1e-6;
     for (size_t k = 0; k < len; k++) {
@@ -122,7 +122,7 @@ static void check_jacobian(bool weighted)
     double *fp = malloc(len * sizeof *fp), *fm = malloc(len * sizeof *fm), *x = malloc(len * sizeof *x);
     test_rng rng = rng_seed(21);
     for (size_t k = 0; k < len; k++) u[k] = rng_uniform(&rng, -1, 1), d[k] = rng_uniform(&rng, -1, 1);
-    cloth_assemble(c, 0.0, c->state.x, c->state.v, u, NO_GRAVITY, h);
+    cloth_assemble(c, 0.0, c->state.x, c->state.v, u, NO_GRAVITY, NULL, h);
     double sigma = c->scratch.pressure_sigma;
     cr_assert_gt(sigma, 0.0, "the gas term should stiffen the volume (σ = %g)", sigma);
     const double *g = c->scratch.pressure_gradient;
@@ -132,9 +132,9 @@ static void check_jacobian(bool weighted)
     for (int which = 0; which < 2; which++) {
         const double *v = along[which];
         for (size_t k = 0; k < len; k++) x[k] = c->state.x[k] + eps * v[k];
-        cloth_forces(c, 0.0, x, c->state.v, NO_GRAVITY, fp);
+        cloth_forces(c, 0.0, x, c->state.v, NO_GRAVITY, NULL, fp);
         for (size_t k = 0; k < len; k++) x[k] = c->state.x[k] - eps * v[k];
-        cloth_forces(c, 0.0, x, c->state.v, NO_GRAVITY, fm);
+        cloth_forces(c, 0.0, x, c->state.v, NO_GRAVITY, NULL, fm);
         double gv = 0.0;
         for (size_t k = 0; k < len; k++) gv += g[k] * v[k];
         bsr_matvec(&c->scratch.system, v, ad);
@@ -348,7 +348,7 @@ Test(pressure, the_balloons_system_stays_positive_definite)
     def.pressure = 600.0;
     cloth *c;
     cr_assert_eq(cloth_create(&def, 0.0, NO_GRAVITY, &c), SB_OK, "%s", sb_last_error());
-    implicit_params params = {{0, 0, 0}, 1e-10, 10000, INFINITY, INFINITY};
+    implicit_params params = {{0, 0, 0}, 1e-10, 10000, INFINITY, INFINITY, {NULL, 0, 0, 0.0}};
     size_t n = 3 * (size_t)c->model.vertex_count;
     double h = 1.0 / 120.0;
     for (int step = 0; step < 40; step++) {

@@ -156,19 +156,19 @@ Test(springs, implicit_system_holds_the_springs_exact_jacobians)
     for (int k = 0; k < dofs; k++) x[k] = g.positions[k] + rng_uniform(&rng, -0.1, 0.1), u[k] = rng_uniform(&rng, -1, 1);
     x[3 * 7 + 1] += 0.3; /* spring 1-7 stretched beyond 0.5 m, not limited (k (l - L) < 30 N) */
     const double h = 0.1, step = 1e-6;
-    cloth_assemble(c, 0.0, x, v, u, no_gravity, h);
+    cloth_assemble(c, 0.0, x, v, u, no_gravity, NULL, h);
     double *A = dense_from_bsr(&c->scratch.system);
-    cloth_forces(c, 0.0, x, v, no_gravity, f);
+    cloth_forces(c, 0.0, x, v, no_gravity, NULL, f);
     double worst = 0.0, largest = 0.0, rhs_worst = 0.0;
     double Jx[27 * 27], Jv[27 * 27];
     for (int b = 0; b < dofs; b++) {
         double xs[27], vs[27];
         memcpy(xs, x, sizeof xs), memcpy(vs, v, sizeof vs);
-        xs[b] += step, cloth_forces(c, 0.0, xs, v, no_gravity, fp);
-        xs[b] -= 2 * step, cloth_forces(c, 0.0, xs, v, no_gravity, fm);
+        xs[b] += step, cloth_forces(c, 0.0, xs, v, no_gravity, NULL, fp);
+        xs[b] -= 2 * step, cloth_forces(c, 0.0, xs, v, no_gravity, NULL, fm);
         for (int a = 0; a < dofs; a++) Jx[a * dofs + b] = (fp[a] - fm[a]) / (2 * step);
-        vs[b] += step, cloth_forces(c, 0.0, x, vs, no_gravity, fp);
-        vs[b] -= 2 * step, cloth_forces(c, 0.0, x, vs, no_gravity, fm);
+        vs[b] += step, cloth_forces(c, 0.0, x, vs, no_gravity, NULL, fp);
+        vs[b] -= 2 * step, cloth_forces(c, 0.0, x, vs, no_gravity, NULL, fm);
         for (int a = 0; a < dofs; a++) Jv[a * dofs + b] = (fp[a] - fm[a]) / (2 * step);
     }
     for (int a = 0; a < dofs; a++) {

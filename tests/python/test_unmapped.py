@@ -86,8 +86,30 @@ class OtherSettings(unittest.TestCase):
         self.assertIn("Hinge, Door", unmapped.rigid_body_constraint("Empty", hinge)[0])
         self.assertEqual(unmapped.rigid_body_constraint("Empty", Settings(**{**vars(hinge), "enabled": False})), [])
         self.assertEqual(unmapped.force_field("Fan", Settings(type="NONE")), [])
-        self.assertEqual(unmapped.force_field("Fan", Settings(type="WIND")),
-                         ["Fan: Wind force field is not carried over by SimBake (nothing in the bake feels it)"])
+        self.assertEqual(unmapped.force_field("Fan", Settings(type="MAGNET")),
+                         ["Fan: Magnet force field is not carried over by SimBake (nothing in the bake feels it)"])
+        wind = Settings(type="WIND", shape="PLANE", falloff_type="SPHERE", use_absorption=False, wind_factor=1.0,
+                        noise=0.0)
+        self.assertEqual(unmapped.force_field("Fan", wind), [])
+        self.assertEqual(unmapped.force_field("Fan", wind, rigid_bodies_baked=True),
+                         ["Fan: Wind force field on rigid bodies is not carried over by SimBake (it acts on cloth "
+                          "only)"])
+        odd = Settings(**{**vars(wind), "shape": "SURFACE", "falloff_type": "CONE", "use_absorption": True,
+                          "wind_factor": 0.5})
+        found = unmapped.force_field("Fan", odd)
+        self.assertEqual(len(found), 4, found)
+        for words in ("Shape Surface", "Cone falloff", "Absorption", "Wind Factor below 1"):
+            self.assertTrue(any(words in f for f in found), (words, found))
+        vortex = Settings(type="VORTEX", shape="PLANE", falloff_type="SPHERE", use_absorption=False,
+                          wind_factor=0.0, noise=0.0)
+        self.assertIn("inward pull and drag of shape Plane", unmapped.force_field("Swirl", vortex)[0])
+        self.assertEqual(unmapped.force_field("Swirl", Settings(**{**vars(vortex), "shape": "POINT"})), [])
+        pull = Settings(type="FORCE", shape="POINT", falloff_type="SPHERE", use_absorption=False, wind_factor=0.0,
+                        noise=0.0, use_gravity_falloff=True)
+        self.assertIn("Gravitation", unmapped.force_field("Pull", pull)[0])
+        drag = Settings(type="DRAG", shape="POINT", falloff_type="SPHERE", use_absorption=False, wind_factor=0.0,
+                        noise=0.0, linear_drag=-0.5, quadratic_drag=1.0)
+        self.assertIn("negative drag", unmapped.force_field("Brake", drag)[0])
 
     def test_collision_modifier(self):
         self.assertEqual(unmapped.collision_modifier("Table", Settings(permeability=0.0, stickiness=0.0,
