@@ -10,7 +10,7 @@ import os
 from array import array
 
 # The add-on works with library versions of this major.minor.
-REQUIRED_VERSION = (0, 8)
+REQUIRED_VERSION = (0, 9)
 LIBRARY_NAME = "libsimbake.so"
 
 INTEGRATORS = {"IMPLICIT_EULER": 0, "EXPLICIT_EULER": 1, "MIDPOINT": 2, "RK4": 3}
@@ -101,7 +101,23 @@ class ClothDef(ctypes.Structure):
         ("pressure_scale", ctypes.c_double),
         ("pressure_target_volume", ctypes.c_double),
         ("pressure_weights", ctypes.POINTER(ctypes.c_double)),
+        ("stretch_scale", ctypes.POINTER(ctypes.c_double)),
+        ("compression_scale", ctypes.POINTER(ctypes.c_double)),
+        ("shear_scale", ctypes.POINTER(ctypes.c_double)),
+        ("bend_scale", ctypes.POINTER(ctypes.c_double)),
+        ("self_friction", ctypes.c_double),
+        ("self_collision_off", ctypes.POINTER(ctypes.c_uint8)),
+        ("object_collision_off", ctypes.POINTER(ctypes.c_uint8)),
     ]
+
+# ClothDef's optional per-vertex arrays: their array typecodes and ctypes element types
+PER_VERTEX_FIELDS = {"shrink": ("d", ctypes.c_double), "pressure_weights": ("d", ctypes.c_double),
+                     "stretch_scale": ("d", ctypes.c_double), "compression_scale": ("d", ctypes.c_double),
+                     "shear_scale": ("d", ctypes.c_double), "bend_scale": ("d", ctypes.c_double),
+                     "self_collision_off": ("B", ctypes.c_uint8), "object_collision_off": ("B", ctypes.c_uint8)}
+
+# sb_cloth_set_colliders's count for every collider
+ALL_COLLIDERS = -1
 
 
 class ColliderDef(ctypes.Structure):
@@ -212,6 +228,7 @@ _SIGNATURES = {
     "sb_collider_set_positions": (
         ctypes.c_int, [ctypes.c_void_p, ColliderId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_collider_follow_body": (ctypes.c_int, [ctypes.c_void_p, ColliderId, BodyId]),
+    "sb_cloth_set_colliders": (ctypes.c_int, [ctypes.c_void_p, ClothId, _P(ColliderId), ctypes.c_int32]),
     "sb_cloth_set_pin_targets": (
         ctypes.c_int, [ctypes.c_void_p, ClothId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_world_add_body": (ctypes.c_int, [ctypes.c_void_p, _P(BodyDef), _P(BodyId)]),
@@ -413,11 +430,13 @@ class World:
     def __del__(self):
         self.close()
 
-    def add_cloth(self, positions, triangles, uvs=None, pins=(), shrink=None, pressure_weights=None, **material):
+    def add_cloth(self, positions, triangles, uvs=None, pins=(), **material):
         """positions: flat xyz (world, m); triangles: flat vertex indices; uvs: per corner
-        (u, v), flat; pins: vertex indices; shrink: per vertex, the fraction its rest shape is
-        smaller (None: none); pressure_weights: per vertex, in [0, 1] (None: all 1); material:
-        ClothDef fields. Returns the cloth id."""
+        (u, v), flat; pins: vertex indices; per-vertex arrays (None: the library's default):
+        shrink (the fraction the rest shape is smaller), pressure_weights (in [0, 1]),
+        stretch_scale, compression_scale, shear_scale, bend_scale (factors on the
+        stiffnesses), self_collision_off and object_collision_off (0 or 1); material: the
+        other ClothDef fields. Returns the cloth id."""
         positions = _as_array(positions, "d")
         triangles = _as_array(triangles, "i")
         pins = _as_array(pins, "i")
@@ -425,14 +444,16 @@ class World:
         if uvs is not None and len(uvs) and len(uvs) != 2 * len(triangles):
             raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"uvs: expected 6 values per triangle (u, v at each corner), {2 * len(triangles)} "
                                f"for {len(triangles) // 3} triangles, got {len(uvs)}")
-        shrink = _as_array(shrink, "d") if shrink is not None else None
-        if shrink is not None and len(shrink) != len(positions) // 3:
-            raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"shrink: expected one value per vertex, {len(positions) // 3}, "
-                               f"got {len(shrink)}")
-        pressure_weights = _as_array(pressure_weights, "d") if pressure_weights is not None else None
-        if pressure_weights is not None and len(pressure_weights) != len(positions) // 3:
-            raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"pressure_weights: expected one value per vertex, "
-                               f"{len(positions) // 3}, got {len(pressure_weights)}")
+        per_vertex = {}
+        for name, (typecode, ctype) in PER_VERTEX_FIELDS.items():
+            values = material.pop(name, None)
+            if values is None:
+                continue
+            values = _as_array(values, typecode)
+            if len(values) != len(positions) // 3:
+                raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"{name}: expected one value per vertex, "
+                                   f"{len(positions) // 3}, got {len(values)}")
+            per_vertex[name] = (values, ctype)
         definition = self._lib.sb_default_cloth_def()
         definition.vertex_count = len(positions) // 3
         definition.positions = _ptr(positions, ctypes.c_double)
@@ -441,8 +462,8 @@ class World:
         definition.uvs = _ptr(uvs, ctypes.c_double) if uvs is not None and len(uvs) else None
         definition.pin_count = len(pins)
         definition.pins = _ptr(pins, ctypes.c_int32) if len(pins) else None
-        definition.shrink = _ptr(shrink, ctypes.c_double) if shrink is not None else None
-        definition.pressure_weights = _ptr(pressure_weights, ctypes.c_double) if pressure_weights is not None else None
+        for name, (values, ctype) in per_vertex.items():
+            setattr(definition, name, _ptr(values, ctype))
         for name, value in material.items():
             setattr(definition, name, int(bool(value)) if name == "self_collision" else float(value))
         cloth = ClothId()
@@ -532,6 +553,15 @@ class World:
         info = ClothInfo()
         _check(self._lib.sb_cloth_get_info(self._handle, ClothId(cloth), ctypes.byref(info)))
         return {name: getattr(info, name) for name, _ in ClothInfo._fields_}
+
+    def set_colliders(self, cloth, colliders):
+        """The colliders (ids) the cloth meets from now on; None: every collider, those added
+        later too (the default)."""
+        if colliders is None:
+            _check(self._lib.sb_cloth_set_colliders(self._handle, ClothId(cloth), None, ALL_COLLIDERS))
+            return
+        ids = (ColliderId * max(1, len(colliders)))(*[ColliderId(int(k)) for k in colliders])
+        _check(self._lib.sb_cloth_set_colliders(self._handle, ClothId(cloth), ids, len(colliders)))
 
     def set_pin_targets(self, cloth, time, positions):
         positions = _as_array(positions, "d")

@@ -9,7 +9,7 @@ typedef struct struct_layout {
     const char *name;
     uint64_t size;
     int32_t field_count;
-    uint64_t offsets[24];
+    uint64_t offsets[32];
 } struct_layout;
 
 #define LAYOUT(type, ...)                                                                  \
@@ -30,7 +30,10 @@ static const struct_layout LAYOUTS[] = {
            AT(sb_cloth_def, thickness), AT(sb_cloth_def, friction), AT(sb_cloth_def, self_collision),
            AT(sb_cloth_def, self_thickness), AT(sb_cloth_def, gravity_scale),
            AT(sb_cloth_def, shrink), AT(sb_cloth_def, pressure), AT(sb_cloth_def, pressure_scale),
-           AT(sb_cloth_def, pressure_target_volume), AT(sb_cloth_def, pressure_weights)),
+           AT(sb_cloth_def, pressure_target_volume), AT(sb_cloth_def, pressure_weights),
+           AT(sb_cloth_def, stretch_scale), AT(sb_cloth_def, compression_scale), AT(sb_cloth_def, shear_scale),
+           AT(sb_cloth_def, bend_scale), AT(sb_cloth_def, self_friction), AT(sb_cloth_def, self_collision_off),
+           AT(sb_cloth_def, object_collision_off)),
     LAYOUT(sb_collider_def, AT(sb_collider_def, vertex_count), AT(sb_collider_def, positions),
            AT(sb_collider_def, triangle_count), AT(sb_collider_def, triangles), AT(sb_collider_def, thickness),
            AT(sb_collider_def, friction)),

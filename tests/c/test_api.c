@@ -274,7 +274,7 @@ Test(api, struct_layouts_are_reported_and_bad_questions_refused)
     int32_t fields = 0;
     cr_assert_eq(sb_struct_layout("sb_cloth_def", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());
     cr_assert_eq(size, sizeof(sb_cloth_def));
-    cr_assert_eq(fields, 24);
+    cr_assert_eq(fields, 31);
     cr_assert_eq(offsets[4], offsetof(sb_cloth_def, uvs));
     cr_assert_eq(offsets[7], offsetof(sb_cloth_def, compression_stiffness));
     cr_assert_eq(offsets[17], offsetof(sb_cloth_def, self_thickness));
@@ -283,6 +283,12 @@ Test(api, struct_layouts_are_reported_and_bad_questions_refused)
     cr_assert_eq(offsets[20], offsetof(sb_cloth_def, pressure));
     cr_assert_eq(offsets[22], offsetof(sb_cloth_def, pressure_target_volume));
     cr_assert_eq(offsets[23], offsetof(sb_cloth_def, pressure_weights));
+    cr_assert_eq(offsets[24], offsetof(sb_cloth_def, stretch_scale));
+    cr_assert_eq(offsets[25], offsetof(sb_cloth_def, compression_scale));
+    cr_assert_eq(offsets[27], offsetof(sb_cloth_def, bend_scale));
+    cr_assert_eq(offsets[28], offsetof(sb_cloth_def, self_friction));
+    cr_assert_eq(offsets[29], offsetof(sb_cloth_def, self_collision_off));
+    cr_assert_eq(offsets[30], offsetof(sb_cloth_def, object_collision_off));
     /* fewer entries than fields: only those are written, the count is still whole */
     uint64_t two[2] = {0, 0};
     cr_assert_eq(sb_struct_layout("sb_failure", &size, two, 1, &fields), SB_OK);
