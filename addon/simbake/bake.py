@@ -372,10 +372,25 @@ class Bake(BakeResume):
                     rigid_bake.add_cloth_collider(world, job, self.warnings)
         for obstacle in self.obstacles:
             self._add_rigid(rigid_bake.add_obstacle, world, obstacle, depsgraph)
+        self._choose_colliders(world)
         self.cloth_names = {job.cloth_id: job.obj.name for job in self.jobs}
         self.body_names = {job.body_id: job.obj.name for job in self.rigid_jobs + self.obstacles}
         self._start_outputs()
         self._follow = any(job.animated for job in self.jobs + self.colliders + self.rigid_jobs + self.obstacles)
+
+    def _choose_colliders(self, world):
+        """Blender cloths meet the colliders their Object Collisions settings choose (every
+        collider otherwise): a resumed bake makes the same calls before loading its state."""
+        colliders = [(job.collider_id, job.obj) for job in self.colliders]
+        colliders += [(job.cloth_collider_id, job.obj) for job in self.rigid_jobs + self.obstacles
+                      if getattr(job, "cloth_collider_id", None) is not None]
+        for job in self.jobs:
+            modifier = settings.find_modifier(job.obj, "CLOTH")[1] if job.obj.simbake.role == "NONE" else None
+            if modifier is None:
+                continue
+            met = settings.blender_colliders_met(modifier.collision_settings, colliders)
+            if met is not None:
+                world.set_colliders(job.cloth_id, met)
 
     def _follow_animation(self, world, now, depsgraph):
         """Animated pins, colliders and obstacles move to where the scene has them now;
@@ -406,13 +421,19 @@ class Bake(BakeResume):
             shrink_group = blender_cloth.settings.vertex_group_shrink if blender_cloth is not None else None
             pressure_group = (blender_cloth.settings.vertex_group_pressure
                               if blender_cloth is not None and blender_cloth.settings.use_pressure else None)
-            job.input = scene_io.read_cloth(obj, depsgraph, job.pin_group, shrink_group, pressure_group)
+            groups = (settings.blender_group_names(blender_cloth.settings, blender_cloth.collision_settings)
+                      if blender_cloth is not None else ())
+            job.input = scene_io.read_cloth(obj, depsgraph, job.pin_group, shrink_group, pressure_group, groups)
             material = settings.cloth_material(obj, job.input.vertex_count, job.input.area_and_edge_length)
             shrink = (settings.blender_shrink(blender_cloth.settings, job.input.vertex_count, job.input.shrink_weights)
                       if blender_cloth is not None else None)
             if blender_cloth is not None:
                 material.update(settings.blender_pressure(blender_cloth.settings, job.input.sample.positions,
                                                           job.input.triangles, job.input.pressure_weights))
+                weights = job.input.group_weights
+                material.update(settings.blender_stiffness_factors(blender_cloth.settings, material, weights,
+                                                                   job.input.area_and_edge_length()[1]))
+                material.update(settings.blender_collision_groups(blender_cloth.collision_settings, weights))
             job.cloth_id = world.add_cloth(job.input.sample.positions, job.input.triangles,
                                            job.input.uvs, job.input.pins, shrink, job.input.pressure_weights,
                                            **material)

@@ -430,7 +430,7 @@ class World:
     def __del__(self):
         self.close()
 
-    def add_cloth(self, positions, triangles, uvs=None, pins=(), **material):
+    def add_cloth(self, positions, triangles, uvs=None, pins=(), shrink=None, pressure_weights=None, **material):
         """positions: flat xyz (world, m); triangles: flat vertex indices; uvs: per corner
         (u, v), flat; pins: vertex indices; per-vertex arrays (None: the library's default):
         shrink (the fraction the rest shape is smaller), pressure_weights (in [0, 1]),
@@ -444,6 +444,7 @@ class World:
         if uvs is not None and len(uvs) and len(uvs) != 2 * len(triangles):
             raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"uvs: expected 6 values per triangle (u, v at each corner), {2 * len(triangles)} "
                                f"for {len(triangles) // 3} triangles, got {len(uvs)}")
+        material.update(shrink=shrink, pressure_weights=pressure_weights)
         per_vertex = {}
         for name, (typecode, ctype) in PER_VERTEX_FIELDS.items():
             values = material.pop(name, None)

@@ -89,7 +89,8 @@ def sample_positions(obj, depsgraph, expected_count=None):
 class ClothInput:
     """Everything the solver needs about a cloth object at the first frame."""
 
-    def __init__(self, sample, triangles, edges, uvs, pins, vertex_count, shrink_weights=None, pressure_weights=None):
+    def __init__(self, sample, triangles, edges, uvs, pins, vertex_count, shrink_weights=None, pressure_weights=None,
+                 group_weights=None):
         self.sample = sample
         self.triangles = triangles
         self.edges = edges  # the mesh's own edges, 2 vertex ids each
@@ -98,6 +99,7 @@ class ClothInput:
         self.vertex_count = vertex_count
         self.shrink_weights = shrink_weights  # each vertex's weight in the shrink group, or None
         self.pressure_weights = pressure_weights  # each vertex's weight in the pressure group, or None
+        self.group_weights = group_weights or {}  # other groups read: name -> each vertex's weight
 
     def area_and_edge_length(self):
         """Total area (m²) and mean edge length (m); only Blender-cloth settings need them."""
@@ -168,9 +170,10 @@ def _vertices_and_triangles(mesh):
     return local, triangles
 
 
-def read_cloth(obj, depsgraph, pin_group, shrink_group=None, pressure_group=None):
+def read_cloth(obj, depsgraph, pin_group, shrink_group=None, pressure_group=None, groups=()):
     """Mesh, UVs, pins, shrink and pressure group weights of a cloth object as evaluated now
-    (modifiers above the cut hidden by the caller). Raises SettingsError naming the object."""
+    (modifiers above the cut hidden by the caller), and the weights of the other vertex groups
+    named in `groups` (stiffness and collision groups). Raises SettingsError naming the object."""
     if obj.type != "MESH":
         raise SettingsError(f"{obj.name}: only mesh objects can be cloth (this is a {obj.type.lower()})")
     obj_eval, mesh = evaluated_mesh(obj, depsgraph)
@@ -192,12 +195,13 @@ def read_cloth(obj, depsgraph, pin_group, shrink_group=None, pressure_group=None
         pins = _pinned_vertices(obj, mesh, pin_group)
         shrink_weights = _group_weights(obj, mesh, shrink_group, "shrink group")
         pressure_weights = _group_weights(obj, mesh, pressure_group, "pressure group")
+        group_weights = {name: _group_weights(obj, mesh, name) for name in groups}
         matrix = native.matrix_rows(obj_eval.matrix_world)
     finally:
         obj_eval.to_mesh_clear()
     positions = native.transform_points(matrix, local, "d")
     return ClothInput(MeshSample(positions, matrix), triangles, edges, uvs, pins, count, shrink_weights,
-                      pressure_weights)
+                      pressure_weights, group_weights)
 
 
 def gather(values, indices, width=3):
