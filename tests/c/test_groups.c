@@ -86,9 +86,10 @@ Test(groups, a_stiffer_half_stretches_less_by_the_ratio_of_the_stiffnesses)
     pulled_square(1.0, &left, &right);
     cr_expect(fabs(left / right - 1.0) < 0.02, "an evenly stiff square stretched %.4f and %.4f", left, right);
     pulled_square(10.0, &left, &right);
+    cr_log_info("strains: soft half %.5f, stiff half %.5f, ratio %.3f", left, right, left / right);
     /* the halves in series carry one tension: strain ∝ 1/k */
     cr_expect(left > 0.01, "the soft half stretched only %.4f", left);
-    cr_expect(fabs(left / right / 10.0 - 1.0) < 0.1, "the soft half stretched %.5f, the stiff one %.5f: "
+    cr_expect(fabs(left / right / 10.0 - 1.0) < 0.02, "the soft half stretched %.5f, the stiff one %.5f: "
               "a ratio of %.2f, not 10", left, right, left / right);
 }
 
@@ -124,8 +125,9 @@ Test(groups, stretch_factors_scale_a_hanging_sheets_sag)
     double plain = hanging_sag(NULL, NULL, NULL), neutral = hanging_sag(ones, ones, ones);
     cr_expect_eq(plain, neutral, "factors of 1 changed the sag: %.17g against %.17g", neutral, plain);
     double stiffer = hanging_sag(fours, NULL, NULL);
+    cr_log_info("sag %.5f m, with stretch factors of 4 %.5f m", plain, stiffer);
     cr_expect(plain > 0.005, "the soft sheet sagged only %g m", plain);
-    cr_expect(fabs(stiffer / plain - 0.25) < 0.05, "4x the stretch stiffness sagged %g of the plain sag, not 1/4",
+    cr_expect(fabs(stiffer / plain - 0.25) < 0.01, "4x the stretch stiffness sagged %g of the plain sag, not 1/4",
               stiffer / plain);
 }
 
@@ -325,6 +327,7 @@ Test(groups, self_friction_slows_a_sheet_sliding_on_the_same_cloth)
      * loses some of it even without friction (the sheet lands and catches on the edges it
      * crosses: 0.17 m measured), so the test asks for the order and clear steps. */
     double frictionless = slide(0.0), some = slide(0.15), held = slide(0.6), product = slide(-1.0);
+    cr_log_info("slid %.4f, %.4f, %.4f and %.4f m with μ = 0, 0.15, 0.6 and 0.25", frictionless, some, held, product);
     cr_expect(frictionless > 0.12, "frictionless: slid only %g m of 0.232", frictionless);
     cr_expect(some < 0.6 * frictionless, "μ = 0.15 slid %g m, without friction %g m", some, frictionless);
     cr_expect(held < 0.6 * some, "μ = 0.6 slid %g m, μ = 0.15 %g m", held, some);
