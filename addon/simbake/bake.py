@@ -373,11 +373,26 @@ class Bake(BakeResume):
                     rigid_bake.add_cloth_collider(world, job, self.warnings)
         for obstacle in self.obstacles:
             self._add_rigid(rigid_bake.add_obstacle, world, obstacle, depsgraph)
+        self._choose_colliders(world)
         self.cloth_names = {job.cloth_id: job.obj.name for job in self.jobs}
         self.body_names = {job.body_id: job.obj.name for job in self.rigid_jobs + self.obstacles}
         self._start_outputs()
         self._follow = bool(self._fields) or any(
             job.animated for job in self.jobs + self.colliders + self.rigid_jobs + self.obstacles)
+
+    def _choose_colliders(self, world):
+        """Blender cloths meet the colliders their Object Collisions settings choose (every
+        collider otherwise): a resumed bake makes the same calls before loading its state."""
+        colliders = [(job.collider_id, job.obj) for job in self.colliders]
+        colliders += [(job.cloth_collider_id, job.obj) for job in self.rigid_jobs + self.obstacles
+                      if getattr(job, "cloth_collider_id", None) is not None]
+        for job in self.jobs:
+            modifier = settings.find_modifier(job.obj, "CLOTH")[1] if job.obj.simbake.role == "NONE" else None
+            if modifier is None:
+                continue
+            met = settings.blender_colliders_met(modifier.collision_settings, colliders)
+            if met is not None:
+                world.set_colliders(job.cloth_id, met)
 
     def _follow_animation(self, world, now, depsgraph):
         """Animated pins, colliders and obstacles move to where the scene has them now;
@@ -438,8 +453,9 @@ class Bake(BakeResume):
         blender_cloth = settings.find_modifier(obj, "CLOTH")[1] if obj.simbake.role == "NONE" else None
         cloth = blender_cloth.settings if blender_cloth is not None else None
         with _named_errors(obj):
+            groups = settings.blender_group_names(cloth, blender_cloth.collision_settings) if cloth is not None else ()
             job.input = scene_io.read_cloth(obj, depsgraph, job.pin_group, **settings.blender_cloth_groups(cloth),
-                                            blender_pinning=cloth is not None)
+                                            groups=groups, blender_pinning=cloth is not None)
             # Blender's mean spring length leaves its sewing springs out
             sewing = cloth is not None and cloth.use_sewing_springs
             measure = lambda: job.input.area_and_edge_length(sewing)  # noqa: E731
@@ -452,6 +468,9 @@ class Bake(BakeResume):
                 goals, material["goal_damping"] = settings.blender_goals(cloth, job.input.pin_weights, measure()[1])
                 springs = settings.blender_springs(obj.name, cloth, lambda: measure()[1], job.input.loose_edges,
                                                    job.input.intern_weights)
+                weights = job.input.group_weights
+                material.update(settings.blender_stiffness_factors(cloth, material, weights, measure()[1]))
+                material.update(settings.blender_collision_groups(blender_cloth.collision_settings, weights))
             job.has_goals = goals is not None
             job.cloth_id = world.add_cloth(job.input.sample.positions, job.input.triangles, job.input.uvs,
                                            job.input.pins, shrink, job.input.pressure_weights, goals, springs,

@@ -60,15 +60,6 @@ class BodyId(ctypes.Structure):
     _fields_ = [("index", ctypes.c_int32)]
 
 
-def _per_vertex(values, name, vertex_count):
-    """An optional per-vertex array as float64, or None; the wrong length is refused by name."""
-    if values is None:
-        return None
-    values = _as_array(values, "d")
-    if len(values) != vertex_count:
-        raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"{name}: expected one value per vertex, {vertex_count}, "
-                           f"got {len(values)}")
-    return values
 class FieldId(ctypes.Structure):
     """sb_field_id: a force field's index in its world, passed by value."""
     _fields_ = [("index", ctypes.c_int32)]
@@ -165,7 +156,25 @@ class ClothDef(ctypes.Structure):
         ("internal_tension_stiffness", ctypes.c_double),
         ("internal_compression_stiffness", ctypes.c_double),
         ("internal_vertex_stiffness", ctypes.POINTER(ctypes.c_double)),
+        ("stretch_scale", ctypes.POINTER(ctypes.c_double)),
+        ("compression_scale", ctypes.POINTER(ctypes.c_double)),
+        ("shear_scale", ctypes.POINTER(ctypes.c_double)),
+        ("bend_scale", ctypes.POINTER(ctypes.c_double)),
+        ("self_friction", ctypes.c_double),
+        ("self_collision_off", ctypes.POINTER(ctypes.c_uint8)),
+        ("object_collision_off", ctypes.POINTER(ctypes.c_uint8)),
     ]
+
+
+# ClothDef's optional per-vertex arrays: their array typecodes and ctypes element types
+PER_VERTEX_FIELDS = {"shrink": ("d", ctypes.c_double), "pressure_weights": ("d", ctypes.c_double),
+                     "goal_stiffness": ("d", ctypes.c_double),
+                     "stretch_scale": ("d", ctypes.c_double), "compression_scale": ("d", ctypes.c_double),
+                     "shear_scale": ("d", ctypes.c_double), "bend_scale": ("d", ctypes.c_double),
+                     "self_collision_off": ("B", ctypes.c_uint8), "object_collision_off": ("B", ctypes.c_uint8)}
+
+# sb_cloth_set_colliders's count for every collider
+ALL_COLLIDERS = -1
 
 
 class ColliderDef(ctypes.Structure):
@@ -283,6 +292,7 @@ _SIGNATURES = {
     "sb_collider_set_positions": (
         ctypes.c_int, [ctypes.c_void_p, ColliderId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_collider_follow_body": (ctypes.c_int, [ctypes.c_void_p, ColliderId, BodyId]),
+    "sb_cloth_set_colliders": (ctypes.c_int, [ctypes.c_void_p, ClothId, _P(ColliderId), ctypes.c_int32]),
     "sb_cloth_set_pin_targets": (
         ctypes.c_int, [ctypes.c_void_p, ClothId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_cloth_set_goal_targets": (
@@ -489,12 +499,14 @@ class World:
     def add_cloth(self, positions, triangles, uvs=None, pins=(), shrink=None, pressure_weights=None,
                   goal_stiffness=None, springs=None, **material):
         """positions: flat xyz (world, m); triangles: flat vertex indices; uvs: per corner
-        (u, v), flat; pins: vertex indices; per vertex (None: none): shrink, the fraction its rest
-        shape is smaller; pressure_weights, in [0, 1] (None: all 1); goal_stiffness, N/m of the
-        spring pulling it to its goal; springs: None or a dict of ClothDef spring fields,
-        "springs" flat vertex pairs, "spring_rest_lengths" and "internal_vertex_stiffness"
-        (vertex_count x 2) sequences, the rest numbers; material: ClothDef fields. Returns the
-        cloth id."""
+        (u, v), flat; pins: vertex indices; per-vertex arrays (None: the library's default), as
+        arguments or in `material`: shrink (the fraction the rest shape is smaller),
+        pressure_weights (in [0, 1]), goal_stiffness (N/m of the spring pulling a vertex to its
+        goal), stretch_scale, compression_scale, shear_scale, bend_scale (factors on the
+        stiffnesses), self_collision_off and object_collision_off (0 or 1); springs: None or a
+        dict of ClothDef spring fields, "springs" flat vertex pairs, "spring_rest_lengths" and
+        "internal_vertex_stiffness" (vertex_count x 2) sequences, the rest numbers; material: the
+        other ClothDef fields. Returns the cloth id."""
         positions = _as_array(positions, "d")
         triangles = _as_array(triangles, "i")
         pins = _as_array(pins, "i")
@@ -502,9 +514,17 @@ class World:
         if uvs is not None and len(uvs) and len(uvs) != 2 * len(triangles):
             raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"uvs: expected 6 values per triangle (u, v at each corner), {2 * len(triangles)} "
                                f"for {len(triangles) // 3} triangles, got {len(uvs)}")
-        shrink = _per_vertex(shrink, "shrink", len(positions) // 3)
-        pressure_weights = _per_vertex(pressure_weights, "pressure_weights", len(positions) // 3)
-        goal_stiffness = _per_vertex(goal_stiffness, "goal_stiffness", len(positions) // 3)
+        material.update(shrink=shrink, pressure_weights=pressure_weights, goal_stiffness=goal_stiffness)
+        per_vertex = {}
+        for name, (typecode, ctype) in PER_VERTEX_FIELDS.items():
+            values = material.pop(name, None)
+            if values is None:
+                continue
+            values = _as_array(values, typecode)
+            if len(values) != len(positions) // 3:
+                raise NativeError("SB_ERROR_INVALID_ARGUMENT", f"{name}: expected one value per vertex, "
+                                   f"{len(positions) // 3}, got {len(values)}")
+            per_vertex[name] = (values, ctype)
         definition = self._lib.sb_default_cloth_def()
         definition.vertex_count = len(positions) // 3
         definition.positions = _ptr(positions, ctypes.c_double)
@@ -513,9 +533,8 @@ class World:
         definition.uvs = _ptr(uvs, ctypes.c_double) if uvs is not None and len(uvs) else None
         definition.pin_count = len(pins)
         definition.pins = _ptr(pins, ctypes.c_int32) if len(pins) else None
-        definition.shrink = _ptr(shrink, ctypes.c_double) if shrink is not None else None
-        definition.pressure_weights = _ptr(pressure_weights, ctypes.c_double) if pressure_weights is not None else None
-        definition.goal_stiffness = _ptr(goal_stiffness, ctypes.c_double) if goal_stiffness is not None else None
+        for name, (values, ctype) in per_vertex.items():
+            setattr(definition, name, _ptr(values, ctype))
         for name, value in material.items():
             setattr(definition, name, int(bool(value)) if name == "self_collision" else float(value))
         keep = self._set_springs(definition, dict(springs or {}))
@@ -664,6 +683,15 @@ class World:
         info = ClothInfo()
         _check(self._lib.sb_cloth_get_info(self._handle, ClothId(cloth), ctypes.byref(info)))
         return {name: getattr(info, name) for name, _ in ClothInfo._fields_}
+
+    def set_colliders(self, cloth, colliders):
+        """The colliders (ids) the cloth meets from now on; None: every collider, those added
+        later too (the default)."""
+        if colliders is None:
+            _check(self._lib.sb_cloth_set_colliders(self._handle, ClothId(cloth), None, ALL_COLLIDERS))
+            return
+        ids = (ColliderId * max(1, len(colliders)))(*[ColliderId(int(k)) for k in colliders])
+        _check(self._lib.sb_cloth_set_colliders(self._handle, ClothId(cloth), ids, len(colliders)))
 
     def set_pin_targets(self, cloth, time, positions):
         positions = _as_array(positions, "d")

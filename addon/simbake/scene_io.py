@@ -90,7 +90,7 @@ class ClothInput:
     """Everything the solver needs about a cloth object at the first frame."""
 
     def __init__(self, sample, triangles, edges, uvs, pins, vertex_count, loose_flags=None, shrink_weights=None,
-                 pressure_weights=None, pin_weights=None, intern_weights=None):
+                 pressure_weights=None, pin_weights=None, intern_weights=None, group_weights=None):
         self.sample = sample
         self.triangles = triangles
         self.edges = edges  # the mesh's own edges, 2 vertex ids each
@@ -105,6 +105,8 @@ class ClothInput:
         self.shrink_weights = shrink_weights  # each vertex's weight in the shrink group, or None
         self.pressure_weights = pressure_weights  # each vertex's weight in the pressure group, or None
         self.pin_weights = pin_weights  # each vertex's weight in the pin group, or None
+        self.group_weights = group_weights or {}  # other groups read: name -> each vertex's weight
+
     def area_and_edge_length(self, sewing=False):
         """Total area (m²) and mean edge length (m); only Blender-cloth settings need them. With
         `sewing` the loose edges are left out of the mean, as Blender leaves sewing springs out of
@@ -114,6 +116,7 @@ class ClothInput:
             edges = self.face_edges if sewing else self.edges
             self._measured[key] = _area_and_edge_length(self.sample.positions, self.triangles, edges)
         return self._measured[key]
+
 
 
 def _group_weights(obj, mesh, group_name, what="vertex group"):
@@ -171,12 +174,14 @@ def select_edges(edges, flags):
     return array("i", chain.from_iterable(compress(zip(edges[0::2], edges[1::2]), flags)))
 
 
-def read_cloth(obj, depsgraph, pin_group, shrink_group=None, pressure_group=None, intern_group=None,
+def read_cloth(obj, depsgraph, pin_group, shrink_group=None, pressure_group=None, intern_group=None, groups=(),
                blender_pinning=False):
     """Mesh, UVs, pins, loose edges (Blender's sewing edges) and the pin, shrink, pressure and
     internal springs groups' weights of a cloth object as evaluated now (modifiers above the cut
-    hidden by the caller). Pins: with `blender_pinning` those Blender's cloth pins hard (weight⁴
-    ≥ 0.999), else weights of 0.5 or more. Raises SettingsError naming the object."""
+    hidden by the caller), and the weights of the other vertex groups named in `groups`
+    (stiffness and collision groups). Pins: with `blender_pinning` those Blender's cloth pins
+    hard (weight⁴ ≥ 0.999), else weights of 0.5 or more. Raises SettingsError naming the
+    object."""
     if obj.type != "MESH":
         raise SettingsError(f"{obj.name}: only mesh objects can be cloth (this is a {obj.type.lower()})")
     obj_eval, mesh = evaluated_mesh(obj, depsgraph)
@@ -202,13 +207,14 @@ def read_cloth(obj, depsgraph, pin_group, shrink_group=None, pressure_group=None
         flags = array("b", bytes(len(mesh.edges)))
         mesh.edges.foreach_get("is_loose", flags)
         intern_weights = _group_weights(obj, mesh, intern_group, "internal springs group")
+        group_weights = {name: _group_weights(obj, mesh, name) for name in groups}
         matrix = native.matrix_rows(obj_eval.matrix_world)
     finally:
         obj_eval.to_mesh_clear()
     positions = native.transform_points(matrix, local, "d")
     return ClothInput(MeshSample(positions, matrix), triangles, edges, uvs, pins, count, flags,
                       shrink_weights=shrink_weights, pressure_weights=pressure_weights, pin_weights=pin_weights,
-                      intern_weights=intern_weights)
+                      intern_weights=intern_weights, group_weights=group_weights)
 
 
 def gather(values, indices, width=3):

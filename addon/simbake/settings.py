@@ -121,6 +121,99 @@ def blender_shrink(cloth_settings, vertex_count, weights=None):
     return factors if any(factors) else None
 
 
+# Blender's stiffness vertex groups: the group, and the settings its weight moves the stiffness
+# from and towards, for each library factor (docs/blender-physics-mapping.md).
+BLENDER_STIFFNESS_GROUPS = (
+    ("stretch_scale", "vertex_group_structural_stiffness", "tension_stiffness", "tension_stiffness_max"),
+    ("compression_scale", "vertex_group_structural_stiffness", "compression_stiffness", "compression_stiffness_max"),
+    ("shear_scale", "vertex_group_shear_stiffness", "shear_stiffness", "shear_stiffness_max"),
+    ("bend_scale", "vertex_group_bending", "bending_stiffness", "bending_stiffness_max"),
+)
+
+# The library's stiffness each factor multiplies.
+SCALED_STIFFNESS = {"stretch_scale": "stretch_stiffness", "compression_scale": "compression_stiffness",
+                    "shear_scale": "shear_stiffness", "bend_scale": "bend_stiffness"}
+
+
+def blender_stiffness_unit(field, mean_edge_length):
+    """The library stiffness of one unit of Blender's stiffness for a factor's field, as
+    blender_cloth_material maps it (linear: N/m or N·m per Blender unit)."""
+    edge = max(mean_edge_length, 1e-6)
+    scale = 1.0 / BLENDER_TIME_UNIT ** 2
+    return scale * 0.05 * edge * edge / 3.0 if field == "bend_scale" else scale / edge
+
+
+def blender_stiffness_factors(cloth_settings, material, weights, mean_edge_length):
+    """Per-vertex stiffness factors of a Blender cloth's stiffness groups, as library fields
+    ({} without groups); `weights` maps a group name to its per-vertex weights. Blender's
+    spring between two vertices of mean weight w has stiffness k + w |k_max - k| (the absolute
+    value is Blender's: a max below the stiffness still raises it), linear in w; a vertex's
+    factor is that over k. Where k is 0 no factor can scale it: the library's stiffness (in
+    `material`, changed here) becomes |k_max| mapped, and the factor w."""
+    factors = {}
+    for field, group_attribute, low_attribute, high_attribute in BLENDER_STIFFNESS_GROUPS:
+        group = getattr(cloth_settings, group_attribute, "")
+        if not group or weights.get(group) is None:
+            continue
+        low = getattr(cloth_settings, low_attribute)
+        rise = abs(getattr(cloth_settings, high_attribute) - low)
+        if rise == 0.0:
+            continue
+        if low > 0.0:
+            factors[field] = array("d", (1.0 + w * rise / low for w in weights[group]))
+        else:
+            material[SCALED_STIFFNESS[field]] = blender_stiffness_unit(field, mean_edge_length) * rise
+            factors[field] = array("d", weights[group])
+    if "stretch_scale" in factors and "compression_scale" not in factors:
+        # the library would scale compression by the stretch factors: Blender's stays as it is
+        factors["compression_scale"] = array("d", [1.0]) * len(factors["stretch_scale"])
+    return factors
+
+
+# Blender's self friction slows sliding by self_friction x 0.01 x the normal velocity change,
+# as its object friction does: the Coulomb coefficient is 0.01 x self_friction.
+BLENDER_SELF_FRICTION_SCALE = 0.01
+
+
+def blender_collision_groups(collision_settings, weights):
+    """Library fields for a Blender cloth's collision vertex groups and self friction. Blender
+    flags a vertex whose weight in the group is above 0, and leaves a triangle all of whose
+    corners are flagged out of the collisions (cloth.cc, collision.cc): the group lists the
+    vertices that do NOT collide."""
+    fields = {}
+    object_group = getattr(collision_settings, "vertex_group_object_collisions", "")
+    if object_group and weights.get(object_group) is not None:
+        fields["object_collision_off"] = array("B", (1 if w > 0.0 else 0 for w in weights[object_group]))
+    if collision_settings.use_self_collision:
+        fields["self_friction"] = BLENDER_SELF_FRICTION_SCALE * collision_settings.self_friction
+        self_group = getattr(collision_settings, "vertex_group_self_collisions", "")
+        if self_group and weights.get(self_group) is not None:
+            fields["self_collision_off"] = array("B", (1 if w > 0.0 else 0 for w in weights[self_group]))
+    return fields
+
+
+def blender_group_names(cloth_settings, collision_settings):
+    """The vertex groups the Blender cloth's stiffness and collision settings read."""
+    names = [getattr(cloth_settings, attribute, "") for _, attribute, _, _ in BLENDER_STIFFNESS_GROUPS]
+    names.append(getattr(collision_settings, "vertex_group_object_collisions", ""))
+    if collision_settings.use_self_collision:
+        names.append(getattr(collision_settings, "vertex_group_self_collisions", ""))
+    return sorted({name for name in names if name})
+
+
+def blender_colliders_met(collision_settings, colliders):
+    """Which of `colliders` ((id, object) pairs) a Blender cloth meets: None for every one
+    (the default), none with Object Collisions off, only those in its Collision Collection
+    (or in a collection inside it) when it has one."""
+    if not collision_settings.use_collision:
+        return []
+    collection = getattr(collision_settings, "collection", None)
+    if collection is None:
+        return None
+    members = {obj.name for obj in collection.all_objects}
+    return [collider_id for collider_id, obj in colliders if obj.name in members]
+
+
 # Blender skips its gas term when the volume to keep is this small (SIM_mass_spring.cc).
 BLENDER_MIN_PRESSURE_VOLUME = 1e-6
 

@@ -37,29 +37,13 @@ def blender_cloth(name, modifier):
         warn("Goal Default", "vertices outside the pin group have no goal spring")
     if _flag(cloth, "use_dynamic_mesh"):
         warn("Dynamic Mesh", "the cloth is simulated without it")
-    groups = (("vertex_group_structural_stiffness", "Structural stiffness group"),
-              ("vertex_group_shear_stiffness", "Shear stiffness group"),
-              ("vertex_group_bending", "Bending stiffness group"))
-    for attribute, label in groups:
-        if _set(cloth, attribute):
-            warn(label, "the stiffness is the same over the whole cloth")
     if getattr(cloth, "bending_model", "ANGULAR") != "ANGULAR":
         warn("Linear bending model", "bending is angular, mapped as for the Angular model")
     if _differs(cloth, "time_scale", 1.0):
         warn("Speed Multiplier", "the bake runs at the scene's own time")
-    if not _flag(collision, "use_collision"):
-        warn("Object Collisions off", "the cloth still collides with every collider")
-    if _set(collision, "collection"):
-        warn("Collision Collection", "the cloth collides with every collider of the bake")
-    if _set(collision, "vertex_group_object_collisions"):
-        warn("Object Collisions vertex group", "every vertex collides")
     if getattr(collision, "impulse_clamp", 0.0) > 0.0:
         warn("Impulse Clamping", "collision impulses are not clamped")
     if _flag(collision, "use_self_collision"):
-        if _differs(collision, "self_friction", 5.0):
-            warn("Self Collision friction", "self contacts use the cloth's friction")
-        if _set(collision, "vertex_group_self_collisions"):
-            warn("Self Collision vertex group", "every vertex collides with the cloth")
         if getattr(collision, "self_impulse_clamp", 0.0) > 0.0:
             warn("Self Collision Impulse Clamping", "self collision impulses are not clamped")
     return found

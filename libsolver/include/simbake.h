@@ -197,6 +197,27 @@ typedef struct sb_cloth_def {
     const double *internal_vertex_stiffness; /* optional, vertex_count x 2 (tension, compression),
                                    N/m: a spring takes the mean of its two ends' (Blender's
                                    internal springs vertex group); NULL: the two values above */
+    /* Stiffness that varies over the cloth (Blender's stiffness vertex groups): optional,
+     * vertex_count factors, zero or positive, on the stiffnesses above. A triangle's stretch,
+     * compression and shear take its three corners' mean factor; a bending hinge takes the mean
+     * of its edge's two ends (as each of Blender's springs takes its two ends' mean). Damping
+     * follows, k_d = damping × the scaled k. NULL: 1 everywhere. */
+    const double *stretch_scale;      /* on stretch_stiffness, and on compression_stiffness
+                                         unless compression_scale is given */
+    const double *compression_scale;  /* on compression_stiffness; NULL: stretch_scale's */
+    const double *shear_scale;        /* on shear_stiffness */
+    const double *bend_scale;         /* on bend_stiffness */
+    double self_friction;       /* Coulomb coefficient between two parts of this cloth (self
+                                   collision); negative: friction × friction, the product any
+                                   contact takes (-1) */
+    /* Parts of the cloth left out of collisions, as Blender's collision vertex groups leave
+     * them: optional, vertex_count values 0 or 1. A triangle whose three corners are all 1 is
+     * left out, and so is a vertex or an edge whose triangles are all left out (a vertex set to
+     * 1 still collides through a triangle with a corner at 0). NULL: none left out. */
+    const uint8_t *self_collision_off;   /* from self collision (both sides of a pair within the
+                                            cloth); other cloths still meet them */
+    const uint8_t *object_collision_off; /* from colliders (sb_cloth_set_colliders chooses which
+                                            colliders the rest meets) */
 } sb_cloth_def;
 
 /* What the library made of a cloth's mesh. */
@@ -239,6 +260,19 @@ SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, sb_cloth_id cloth, do
  * finite or beyond 1e7 m, `time` not finite or not after the world's time). */
 SB_API sb_result sb_cloth_set_goal_targets(sb_world *world, sb_cloth_id cloth, double time,
                                            const double *positions, int32_t vertex_count);
+
+/* Which colliders the cloth meets (Blender's Object Collisions switch and Collision
+ * Collection). By default it meets every collider of its world, those added later too. From
+ * this call on it meets only the `count` colliders listed (count 0: none; colliders added later:
+ * not met), or with colliders NULL and count SB_ALL_COLLIDERS every collider again. Contacts
+ * already held on a collider no longer met are let go at the next step. The set is part of the
+ * cloth's definition in a saved state: a world built again makes the same call before loading
+ * it. Errors: NOT_FOUND (the cloth, or a listed collider), INVALID_ARGUMENT (count below
+ * SB_ALL_COLLIDERS, colliders NULL with count > 0 or not NULL with SB_ALL_COLLIDERS, a collider
+ * listed twice), OUT_OF_MEMORY. */
+#define SB_ALL_COLLIDERS (-1)
+SB_API sb_result sb_cloth_set_colliders(sb_world *world, sb_cloth_id cloth, const sb_collider_id *colliders,
+                                        int32_t count);
 
 /* Copy the cloth's vertex positions (m) or velocities (m/s) now into `out`, vertex_count x 3;
  * vertex_count must be the cloth's. Errors: NOT_FOUND, INVALID_ARGUMENT (NULL, wrong count). */

@@ -9,7 +9,7 @@ typedef struct struct_layout {
     const char *name;
     uint64_t size;
     int32_t field_count;
-    uint64_t offsets[48];
+    uint64_t offsets[64];
 } struct_layout;
 
 #define LAYOUT(type, ...)                                                                  \
@@ -38,7 +38,9 @@ static const struct_layout LAYOUTS[] = {
            AT(sb_cloth_def, internal_springs), AT(sb_cloth_def, internal_spring_max_length),
            AT(sb_cloth_def, internal_spring_max_diversion), AT(sb_cloth_def, internal_spring_normal_check),
            AT(sb_cloth_def, internal_tension_stiffness), AT(sb_cloth_def, internal_compression_stiffness),
-           AT(sb_cloth_def, internal_vertex_stiffness)),
+           AT(sb_cloth_def, internal_vertex_stiffness), AT(sb_cloth_def, stretch_scale), AT(sb_cloth_def, compression_scale), AT(sb_cloth_def, shear_scale),
+           AT(sb_cloth_def, bend_scale), AT(sb_cloth_def, self_friction), AT(sb_cloth_def, self_collision_off),
+           AT(sb_cloth_def, object_collision_off)),
     LAYOUT(sb_collider_def, AT(sb_collider_def, vertex_count), AT(sb_collider_def, positions),
            AT(sb_collider_def, triangle_count), AT(sb_collider_def, triangles), AT(sb_collider_def, thickness),
            AT(sb_collider_def, friction)),

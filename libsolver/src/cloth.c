@@ -49,6 +49,26 @@ static sb_result validate_def(const sb_cloth_def *d)
             return error_set(SB_ERROR_INVALID_ARGUMENT,
                              "cloth pressure weight of vertex %d is %g; it must lie between 0 and 1", (int)i,
                              d->pressure_weights[i]);
+    struct { const char *name; const double *values; } scales[] = {
+        {"stretch_scale", d->stretch_scale}, {"compression_scale", d->compression_scale},
+        {"shear_scale", d->shear_scale}, {"bend_scale", d->bend_scale},
+    };
+    for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++)
+        for (int32_t i = 0; scales[k].values && i < d->vertex_count; i++)
+            if (!(isfinite(scales[k].values[i]) && scales[k].values[i] >= 0.0))
+                return error_set(SB_ERROR_INVALID_ARGUMENT,
+                                 "cloth %s of vertex %d is %g; it must be finite and zero or positive",
+                                 scales[k].name, (int)i, scales[k].values[i]);
+    struct { const char *name; const uint8_t *values; } flags[] = {
+        {"self_collision_off", d->self_collision_off}, {"object_collision_off", d->object_collision_off},
+    };
+    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+        for (int32_t i = 0; flags[k].values && i < d->vertex_count; i++)
+            if (flags[k].values[i] > 1)
+                return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth %s of vertex %d is %d; it must be 0 or 1",
+                                 flags[k].name, (int)i, (int)flags[k].values[i]);
+    if (!(isfinite(d->self_friction)))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth self_friction must be finite, got %g", d->self_friction);
     struct { const char *name; double value; bool positive; } params[] = {
         {"density", d->density, true},
         {"stretch_stiffness", d->stretch_stiffness, false},
@@ -254,6 +274,55 @@ static sb_result build_pressure(cloth_model *m, const sb_cloth_def *def)
     return SB_OK;
 }
 
+/* Each element's mean of its vertices' factors (`per` vertices from `elements`, the first
+ * `used` of them averaged: a hinge's edge ends); NULL factors leave *out NULL. */
+static bool element_scales(const double *factors, const int32_t *elements, int32_t count, int per, int used,
+                           double **out)
+{
+    if (!factors) return true;
+    if (!(*out = malloc(((size_t)count + 1) * sizeof **out))) return false;
+    for (int32_t e = 0; e < count; e++) {
+        const int32_t *v = &elements[(size_t)per * (size_t)e];
+        double sum = 0.0;
+        for (int k = 0; k < used; k++) sum += factors[v[k]];
+        (*out)[e] = sum / used;
+    }
+    return true;
+}
+
+/* The LEFT_OUT_OF_* bits of every feature (cloth.h's left_out) from the vertices' flags. */
+static bool build_left_out(cloth_model *m, const sb_cloth_def *def)
+{
+    if (!def->self_collision_off && !def->object_collision_off) return true;
+    left_out *l = &m->left_out;
+    const topology *t = &m->topo;
+    l->vertex = calloc((size_t)m->vertex_count, 1);
+    l->edge = malloc((size_t)t->edge_count + 1);
+    l->triangle = malloc((size_t)m->triangle_count + 1);
+    uint8_t *seen = calloc((size_t)m->vertex_count, 1);
+    if (!l->vertex || !l->edge || !l->triangle || !seen) return free(seen), false;
+    for (int32_t i = 0; i < m->vertex_count; i++)
+        l->vertex[i] = (uint8_t)((def->object_collision_off && def->object_collision_off[i] ? LEFT_OUT_OF_OBJECTS : 0) |
+                                 (def->self_collision_off && def->self_collision_off[i] ? LEFT_OUT_OF_SELF : 0));
+    memset(l->edge, LEFT_OUT_OF_OBJECTS | LEFT_OUT_OF_SELF, (size_t)t->edge_count);
+    for (int32_t tri = 0; tri < m->triangle_count; tri++) {
+        const int32_t *v = &m->triangles[3 * (size_t)tri];
+        l->triangle[tri] = l->vertex[v[0]] & l->vertex[v[1]] & l->vertex[v[2]];
+    }
+    /* a vertex's bits only now, so the triangles above saw every vertex's own */
+    for (int32_t tri = 0; tri < m->triangle_count; tri++) {
+        const int32_t *v = &m->triangles[3 * (size_t)tri];
+        uint8_t bits = l->triangle[tri];
+        for (int k = 0; k < 3; k++) {
+            l->vertex[v[k]] = seen[v[k]] ? l->vertex[v[k]] & bits : bits;
+            seen[v[k]] = 1;
+            l->edge[t->triangle_edges[3 * (size_t)tri + (size_t)k]] &= bits;
+        }
+    }
+    free(seen);
+    return true;
+}
+
 static sb_result out_of_memory(void)
 {
     return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory while building the cloth");
@@ -286,6 +355,8 @@ static sb_result build_model(cloth_model *m, const sb_cloth_def *def)
     m->thickness = def->thickness;
     m->self_thickness = def->self_thickness > 0.0 ? def->self_thickness : def->thickness;
     m->friction = def->friction;
+    m->self_friction = def->self_friction < 0.0 ? def->friction * def->friction : def->self_friction;
+    m->meets_collider_count = -1;
     m->gravity_scale = def->gravity_scale;
     m->self_collision = def->self_collision != 0;
     m->info.vertex_count = nv;
@@ -295,6 +366,13 @@ static sb_result build_model(cloth_model *m, const sb_cloth_def *def)
                          (int)def->triangle_count);
     if (!topology_build(&m->topo, m->triangles, m->triangle_count, nv) || !build_hinges(m)) return out_of_memory();
     if (def->shrink) shrink_rest_shapes(m, def->shrink);
+    const double *compression = def->compression_scale ? def->compression_scale : def->stretch_scale;
+    if (!element_scales(def->stretch_scale, m->triangles, m->triangle_count, 3, 3, &m->triangle_stretch_scale) ||
+        !element_scales(compression, m->triangles, m->triangle_count, 3, 3, &m->triangle_compression_scale) ||
+        !element_scales(def->shear_scale, m->triangles, m->triangle_count, 3, 3, &m->triangle_shear_scale) ||
+        !element_scales(def->bend_scale, m->hinges, m->hinge_count, 4, 2, &m->hinge_bend_scale) ||
+        !build_left_out(m, def))
+        return out_of_memory();
     sb_result pressure = build_pressure(m, def);
     if (pressure != SB_OK) return pressure;
     if (m->self_collision &&
@@ -414,6 +492,9 @@ void cloth_destroy(cloth *c)
     free(m->pressure.triangle_weight);
     springs_free(&m->springs);
     colouring_free(&m->triangle_colours), colouring_free(&m->hinge_colours), colouring_free(&m->spring_colours);
+    free(m->triangle_stretch_scale), free(m->triangle_compression_scale), free(m->triangle_shear_scale);
+    free(m->hinge_bend_scale);
+    free(m->left_out.vertex), free(m->left_out.edge), free(m->left_out.triangle), free(m->meets_collider);
     cloth_state *s = &c->state;
     free(s->x), free(s->v), free(s->accel), free(s->contacts), free(s->collided), free(s->pin_from), free(s->pin_to);
     free(s->goal_from), free(s->goal_to);

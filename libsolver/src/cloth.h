@@ -23,6 +23,15 @@ typedef struct cloth_material {
     double air_drag;                   /* kg/(m² s) */
 } cloth_material;
 
+/* Per feature, the LEFT_OUT_OF_* bits: a triangle has the bits all its corners were given, a
+ * vertex or an edge the bits all its triangles have (a vertex in none, its own). All NULL when
+ * the definition leaves nothing out. */
+typedef struct left_out {
+    uint8_t *vertex;   /* vertex_count */
+    uint8_t *edge;     /* topo.edge_count */
+    uint8_t *triangle; /* triangle_count */
+} left_out;
+
 /* A cloth vertex held on a collider's surface (Baraff & Witkin's contact filters). */
 typedef struct vertex_contact {
     int32_t collider;       /* -1: not in contact */
@@ -54,7 +63,16 @@ typedef struct cloth_model {
     spring_set springs;          /* extra springs: the given ones, then the internal ones */
 
     cloth_material material;
+    /* the stiffness factors of each element (sb_cloth_def's *_scale), NULL where not given */
+    double *triangle_stretch_scale, *triangle_compression_scale, *triangle_shear_scale; /* triangle_count */
+    double *hinge_bend_scale;    /* hinge_count */
     double thickness, friction;
+    double self_friction;        /* Coulomb coefficient of contacts within this cloth */
+    left_out left_out;           /* features left out of collisions */
+    /* the colliders this cloth meets (sb_cloth_set_colliders): collider k is met when
+     * meets_collider_count < 0 (every one), or k < meets_collider_count and meets_collider[k] */
+    int32_t meets_collider_count;
+    uint8_t *meets_collider;
     double self_thickness;       /* half the distance kept between two parts of this cloth */
     double gravity_scale;        /* of the world's gravity, on this cloth */
     cloth_pressure pressure;     /* of a gas inside (cloth_pressure.h) */
@@ -126,5 +144,17 @@ void cloth_pin_state(const cloth *c, int32_t p, double t, double pos[3], double 
 void cloth_goal_motion(const cloth *c, int32_t p, double t0, double t1, double pos[3], double vel[3]);
 
 double cloth_kinetic_energy(const cloth *c, const double *v);
+
+/* Whether the cloth meets collider k (sb_cloth_set_colliders). */
+static inline bool cloth_meets_collider(const cloth_model *m, int32_t k)
+{
+    return m->meets_collider_count < 0 || (k < m->meets_collider_count && m->meets_collider[k]);
+}
+
+/* Whether vertex i is left out of collisions of kind `bits` (LEFT_OUT_OF_*). */
+static inline bool cloth_vertex_left_out(const cloth_model *m, int32_t i, uint8_t bits)
+{
+    return m->left_out.vertex && (m->left_out.vertex[i] & bits);
+}
 
 #endif

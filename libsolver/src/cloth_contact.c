@@ -64,6 +64,7 @@ static int32_t deepest_collider(const cloth *c, collider *const *colliders, int3
     *best = (nearest_query){0};
     *depth = -INFINITY;
     for (int32_t k = 0; k < collider_count; k++) {
+        if (!cloth_meets_collider(&c->model, k)) continue;
         const collider *col = colliders[k];
         double reach = c->model.thickness + col->model.thickness;
         double hold = (was_in_contact ? CONTACT_HOLD : CONTACT_START) * reach;
@@ -137,7 +138,7 @@ static int32_t prepare_vertex_contact(cloth *c, collider *const *colliders, int3
                                       double h, vec3 g)
 {
     vertex_contact *vc = &c->state.contacts[i];
-    if (c->model.pinned[i] || vc->released) {
+    if (c->model.pinned[i] || vc->released || cloth_vertex_left_out(&c->model, i, LEFT_OUT_OF_OBJECTS)) {
         vc->collider = -1;
         return 0;
     }

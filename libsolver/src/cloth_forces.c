@@ -61,19 +61,25 @@ static void triangle_forces(const cloth *c, int32_t t, const double *x, const do
     const int32_t *blocks = as ? &c->scratch.triangle_blocks[9 * (size_t)t] : no_blocks;
     vec3 p[3] = {v3_load(&x[3 * (size_t)tri[0]]), v3_load(&x[3 * (size_t)tri[1]]), v3_load(&x[3 * (size_t)tri[2]])};
     condition su, sv, sh;
+    /* factors of 1 where none are given: k × 1 is k to the bit */
+    const cloth_model *model = &c->model;
+    double stretch_scale = model->triangle_stretch_scale ? model->triangle_stretch_scale[t] : 1.0;
+    double compression_scale = model->triangle_compression_scale ? model->triangle_compression_scale[t] : 1.0;
+    double shear_scale = model->triangle_shear_scale ? model->triangle_shear_scale[t] : 1.0;
     if (m->k_stretch > 0.0 || m->k_compress > 0.0) {
         stretch_conditions(rest, p, &su, &sv, as != NULL);
         /* each direction stiff as stretched or as compressed: C² and its gradient are smooth at
          * rest, so the energy is C¹ however different the two stiffnesses */
         condition *s[2] = {&su, &sv};
         for (int d = 0; d < 2; d++) {
-            double kw = (s[d]->value < 0.0 ? m->k_compress : m->k_stretch) * rest->area, kdw = m->damping * kw;
+            double k = s[d]->value < 0.0 ? m->k_compress * compression_scale : m->k_stretch * stretch_scale;
+            double kw = k * rest->area, kdw = m->damping * kw;
             add_condition(s[d], 3, tri, blocks, kw, kdw, 0.0, s[d]->value > 0.0, v, f, as);
         }
     }
     if (m->k_shear > 0.0) {
         shear_condition(rest, p, &sh, false);
-        double kw = m->k_shear * rest->area;
+        double kw = m->k_shear * shear_scale * rest->area;
         add_condition(&sh, 3, tri, blocks, kw, m->damping * kw, 0.0, false, v, f, as);
     }
 }
@@ -89,7 +95,8 @@ static void hinge_forces(const cloth *c, int32_t e, const double *x, const doubl
     for (int k = 0; k < 4; k++) p[k] = v3_load(&x[3 * (size_t)hv[k]]);
     condition bend;
     if (!bend_condition(p, &bend)) return;
-    double kw = m->k_bend * c->model.hinge_weight[e];
+    double bend_scale = c->model.hinge_bend_scale ? c->model.hinge_bend_scale[e] : 1.0;
+    double kw = m->k_bend * bend_scale * c->model.hinge_weight[e];
     const int32_t *blocks = as ? &c->scratch.hinge_blocks[16 * (size_t)e] : no_blocks;
     add_condition(&bend, 4, hv, blocks, kw, m->damping * kw, c->model.hinge_rest_angle[e], false, v, f, as);
 }

@@ -12,7 +12,7 @@ enum { CONTACT_BYTES = 4 + 7 * 8 + 2 };
 
 #if UINTPTR_MAX == UINT64_MAX
 _Static_assert(sizeof(cloth_state) == 120, "a cloth_state field was added: save it in cloth_state_write/read");
-_Static_assert(sizeof(cloth_model) == 632, "a cloth_model field was added: fingerprint it in cloth_model_hash "
+_Static_assert(sizeof(cloth_model) == 712, "a cloth_model field was added: fingerprint it in cloth_model_hash "
                                            "if the definition gives it");
 #endif
 
@@ -50,6 +50,24 @@ uint64_t cloth_model_hash(const cloth_model *m)
         h = state_hash(h, sp->rest, n_springs * sizeof(double));
         h = state_hash(h, sp->stiffness, 2 * n_springs * sizeof(double));
         h = state_hash(h, sp->max_force, n_springs * sizeof(double));
+    }
+    /* what is not given leaves the fingerprint as it was */
+    size_t triangles = (size_t)m->triangle_count;
+    const double *scales[4] = {m->triangle_stretch_scale, m->triangle_compression_scale, m->triangle_shear_scale,
+                               m->hinge_bend_scale};
+    for (uint8_t which = 0; which < 4; which++)
+        if (scales[which]) {
+            STATE_HASH(h, which);
+            h = state_hash(h, scales[which], (which == 3 ? (size_t)m->hinge_count : triangles) * sizeof(double));
+        }
+    if (m->self_friction != m->friction * m->friction) STATE_HASH(h, m->self_friction);
+    if (m->left_out.triangle) {
+        h = state_hash(h, m->left_out.vertex, (size_t)m->vertex_count);
+        h = state_hash(h, m->left_out.triangle, triangles);
+    }
+    if (m->meets_collider_count >= 0) {
+        STATE_HASH(h, m->meets_collider_count);
+        h = state_hash(h, m->meets_collider, (size_t)m->meets_collider_count);
     }
     return h;
 }
@@ -131,8 +149,9 @@ bool cloth_state_read(cloth *c, int32_t index, int32_t collider_count, state_rea
                              (int)triangles, (int)pins);
         if (fingerprint != cloth_model_hash(m))
             return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: cloth %d's rest "
-                             "shape, masses, pins or material differ from the state's, or its goal springs do (the "
-                             "rest shape includes the warp and weft its UVs give)", (int)index);
+                             "shape, masses, pins or material (or its goal springs, springs, collision groups or "
+                             "the colliders it meets) differ from the state's (the rest shape includes the warp and "
+                             "weft its UVs give)", (int)index);
     }
     size_t n = (size_t)vertices;
     return state_read_positions(in, s->x, 3 * n, "cloth positions") &&

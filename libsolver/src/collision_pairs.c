@@ -145,6 +145,8 @@ typedef struct triangle_pair {
     int32_t ab[2], ba[2];   /* the objects, in the order of a vertex-face pair's features */
     int32_t ga[3], gb[3];   /* their corners' global numbers */
     bool same, collider;
+    uint8_t left_out;       /* the LEFT_OUT_OF_* bit that leaves the cloth's features out of this
+                               pair (objects, self; none between two cloths) */
     double near_gap, touch_gap; /* see consider_pair */
     const aabb *va[3], *vb[3]; /* the corners' path boxes at the gathering */
     aabb face_a, face_b;
@@ -161,6 +163,7 @@ static void triangle_pair_init(const collision_scratch *s, int32_t oa, int32_t t
     p->a = &A->triangles[3 * (size_t)ta], p->b = &B->triangles[3 * (size_t)tb];
     p->ab[0] = oa, p->ab[1] = ob, p->ba[0] = ob, p->ba[1] = oa;
     p->same = oa == ob, p->collider = !B->is_cloth;
+    p->left_out = p->same ? LEFT_OUT_OF_SELF : p->collider ? LEFT_OUT_OF_OBJECTS : 0;
     double d = p->same ? 2.0 * A->self_thickness : A->thickness + B->thickness;
     p->near_gap = d + 2.0 * s->slack, p->touch_gap = detection_tolerance(d) + 2.0 * s->slack;
     for (int k = 0; k < 3; k++) {
@@ -187,6 +190,9 @@ static void vertex_of_a_on_face_of_b(const triangle_pair *p, int k, pair_buffer 
 {
     const int32_t *a = p->a, *b = p->b;
     if (!topology_owns_vertex(p->A->topo, p->ta, k) || (p->same && triangle_has_vertex(b, a[k]))) return;
+    if (feature_left_out(p->A->left_out_vertex, a[k], p->left_out) ||
+        (p->same && feature_left_out(p->A->left_out_triangle, p->tb, LEFT_OUT_OF_SELF)))
+        return;
     int32_t v[4] = {p->ga[k], p->gb[0], p->gb[1], p->gb[2]};
     double gap = features_gap(&p->m, p->va[k], &p->face_b, 1u << k, 7u, p->near_gap);
     if (gap > p->near_gap) return;
@@ -200,6 +206,9 @@ static void vertex_of_b_on_face_of_a(const triangle_pair *p, int k, pair_buffer 
 {
     const int32_t *a = p->a, *b = p->b;
     if (!topology_owns_vertex(p->B->topo, p->tb, k) || (p->same && triangle_has_vertex(a, b[k]))) return;
+    if (feature_left_out(p->A->left_out_triangle, p->ta, p->left_out) ||
+        (p->same && feature_left_out(p->A->left_out_vertex, b[k], LEFT_OUT_OF_SELF)))
+        return;
     int32_t v[4] = {p->gb[k], p->ga[0], p->ga[1], p->ga[2]};
     double gap = features_gap(&p->m, &p->face_a, p->vb[k], 7u, 1u << k, p->near_gap);
     if (gap > p->near_gap) return;
@@ -225,6 +234,9 @@ static void edge_of_a_with_edges_of_b(const triangle_pair *p, int i, pair_buffer
         if (gap > p->near_gap) continue;
         int32_t ea = A->topo->triangle_edges[3 * (size_t)p->ta + i];
         int32_t eb = B->topo->triangle_edges[3 * (size_t)p->tb + j];
+        if (feature_left_out(A->left_out_edge, ea, p->left_out) ||
+            (p->same && feature_left_out(A->left_out_edge, eb, LEFT_OUT_OF_SELF)))
+            continue;
         bool near = p->collider ? B->sharp_edge[eb] : !(p->same && rest_near_edges(A->near_at_rest, ea, eb));
         int32_t v[4] = {p->ga[i], p->ga[(i + 1) % 3], p->gb[j], p->gb[(j + 1) % 3]};
         consider_pair(out, true, near, 6 + 3 * i + j, v, p->ab, p->ta, p->tb, gap, p->near_gap, p->touch_gap);
@@ -400,7 +412,7 @@ bool pairs_gather_within_boxes(collision_scratch *s)
     for (int32_t oa = 0; oa < s->object_count; oa++) {
         if (!s->objects[oa].is_cloth) continue;
         for (int32_t ob = oa; ob < s->object_count; ob++)
-            if ((ob != oa || s->objects[oa].self) && !pairs_of_objects(s, oa, ob)) return false;
+            if (objects_meet(s, oa, ob) && !pairs_of_objects(s, oa, ob)) return false;
     }
     s->gathered_vertex_count = s->vertex_count;
     s->gathered_object_count = s->object_count;

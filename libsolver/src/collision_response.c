@@ -150,7 +150,8 @@ static double pair_distance(const collision_scratch *s, const feature_pair *p)
 
 static double pair_friction(const collision_scratch *s, const feature_pair *p)
 {
-    return s->objects[p->objects[0]].friction * s->objects[p->objects[1]].friction;
+    const object_ref *a = &s->objects[p->objects[0]], *b = &s->objects[p->objects[1]];
+    return a == b ? a->self_friction : a->friction * b->friction;
 }
 
 static void positions_of(const vec3 *x, const feature_pair *p, vec3 out[4])
@@ -498,7 +499,10 @@ static void gather_cloth(collision_scratch *s, cloth *c, int32_t *next)
     const cloth_model *m = &c->model;
     s->objects[s->object_count++] = (object_ref){true, *next, m->triangles, m->triangle_count, &m->topo, m->thickness,
                                                  m->friction, m->self_thickness, m->self_collision, &c->scratch.tree,
-                                                 c->scratch.boxes, &m->near_at_rest, NULL, NULL};
+                                                 c->scratch.boxes, &m->near_at_rest, NULL, NULL,
+                                                 m->self_friction, 0,
+                                                 m->left_out.vertex, m->left_out.edge, m->left_out.triangle,
+                                                 m->meets_collider, m->meets_collider_count};
     for (int32_t v = 0; v < m->vertex_count; v++, (*next)++) {
         s->x0[*next] = v3_load(&c->state.x[3 * (size_t)v]);
         s->x1[*next] = v3_load(&c->scratch.x_new[3 * (size_t)v]);
@@ -513,7 +517,7 @@ static void gather_collider(collision_scratch *s, collider *k, double h, int32_t
     const collider_model *m = &k->model;
     s->objects[s->object_count++] = (object_ref){false, *next, m->triangles, m->triangle_count, &m->topo, m->thickness,
                                                  m->friction, 0.0, false, &k->state.tree, k->scratch.boxes, NULL,
-                                                 m->sharp_edge, m->sharp_vertex};
+                                                 m->sharp_edge, m->sharp_vertex, 0.0, 0, NULL, NULL, NULL, NULL, -1};
     for (int32_t v = 0; v < m->vertex_count; v++, (*next)++) {
         s->x0[*next] = v3_load(&k->scratch.x0[3 * (size_t)v]);
         s->x1[*next] = v3_load(&k->scratch.x1[3 * (size_t)v]);
@@ -581,8 +585,14 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
 
     int32_t next = 0;
     s->object_count = 0;
-    for (int32_t i = 0; i < cloth_count; i++) gather_cloth(s, cloths[i], &next);
-    for (int32_t i = 0; i < collider_count; i++) gather_collider(s, colliders[i], h, &next);
+    for (int32_t i = 0; i < cloth_count; i++) {
+        gather_cloth(s, cloths[i], &next);
+        s->objects[s->object_count - 1].index = i;
+    }
+    for (int32_t i = 0; i < collider_count; i++) {
+        gather_collider(s, colliders[i], h, &next);
+        s->objects[s->object_count - 1].index = i;
+    }
     if (!respond(s, (int32_t)vertices, h, allow_zones, report)) return false;
     if (report->needs_zones) return true;
     next = 0;

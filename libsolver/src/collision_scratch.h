@@ -25,6 +25,12 @@ typedef struct object_ref {
     aabb *boxes;
     const rest_neighbours *near_at_rest; /* cloth with self collision: pairs never pushed apart */
     const uint8_t *sharp_edge, *sharp_vertex; /* collider: features that take part in proximity */
+    double self_friction;  /* cloth: of pairs of its own features */
+    int32_t index;         /* of the cloth or collider among the world's */
+    /* cloth: LEFT_OUT_OF_* bits of its vertices, edges and triangles (cloth.h), NULL: none */
+    const uint8_t *left_out_vertex, *left_out_edge, *left_out_triangle;
+    const uint8_t *meets_collider; /* cloth: which colliders it meets (cloth_meets_collider) */
+    int32_t meets_collider_count;
 } object_ref;
 
 /* A vertex's path at the gathering, which its pairs were judged by. */
@@ -95,6 +101,22 @@ typedef struct collision_scratch {
     int32_t flagged_capacity;
     bool out_of_memory;
 } collision_scratch;
+
+/* Whether the pairs of cloth oa with object ob are looked for: itself with self collision,
+ * another cloth always, a collider when the cloth meets it (sb_cloth_set_colliders). */
+static inline bool objects_meet(const collision_scratch *s, int32_t oa, int32_t ob)
+{
+    const object_ref *A = &s->objects[oa], *B = &s->objects[ob];
+    if (B->is_cloth) return oa != ob || A->self;
+    return A->meets_collider_count < 0 || (B->index < A->meets_collider_count && A->meets_collider[B->index]);
+}
+
+/* Whether a feature of a cloth (its LEFT_OUT_OF_* bits in `flags`, NULL: none) is left out of
+ * collisions of kind `bits`. */
+static inline bool feature_left_out(const uint8_t *flags, int32_t feature, uint8_t bits)
+{
+    return flags && (flags[feature] & bits);
+}
 
 /* Whether any of the pair's four vertices is marked in the per-vertex flags. */
 static inline bool any_marked(const uint8_t *flags, const feature_pair *p)

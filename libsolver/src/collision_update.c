@@ -214,7 +214,7 @@ bool pairs_refresh(collision_scratch *s)
     for (int32_t oa = 0; oa < s->object_count; oa++) {
         if (!s->objects[oa].is_cloth) continue;
         for (int32_t ob = oa; ob < s->object_count; ob++)
-            if ((ob != oa || s->objects[oa].self) && !fresh_pairs_of_objects(s, oa, ob)) return false;
+            if (objects_meet(s, oa, ob) && !fresh_pairs_of_objects(s, oa, ob)) return false;
     }
     if (!merge_fresh(s)) return false;
     s->updates_since_gathering++;

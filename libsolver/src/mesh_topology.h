@@ -17,6 +17,10 @@ typedef struct topology {
     uint8_t *owned;             /* triangle_count: bits 0-2 corners, bits 3-5 edges it owns */
 } topology;
 
+/* Which collisions a cloth's feature is left out of (sb_cloth_def's *_collision_off), as bits
+ * (cloth.h's left_out, collision_scratch.h's object_ref). */
+enum { LEFT_OUT_OF_OBJECTS = 1, LEFT_OUT_OF_SELF = 2 };
+
 bool topology_build(topology *t, const int32_t *triangles, int32_t triangle_count, int32_t vertex_count);
 void topology_free(topology *t);
 

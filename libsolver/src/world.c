@@ -6,6 +6,7 @@
 
 #include "api_error.h"
 #include "cloth_springs.h"
+#include "collision_scratch.h"
 #include "grow.h"
 #include "rigid_mass_properties.h"
 #include "threads.h"
@@ -49,6 +50,7 @@ SB_API sb_cloth_def sb_default_cloth_def(void)
         .thickness = 0.005,
         .friction = 0.5,
         .self_collision = 0,
+        .self_friction = -1.0,
     };
 }
 
@@ -434,6 +436,41 @@ SB_API sb_result sb_cloth_get_info(const sb_world *world, sb_cloth_id cloth_id, 
     if (r != SB_OK) return r;
     if (!out_info) return error_set(SB_ERROR_INVALID_ARGUMENT, "out_info is NULL");
     *out_info = c->model.info;
+    return SB_OK;
+}
+
+SB_API sb_result sb_cloth_set_colliders(sb_world *world, sb_cloth_id cloth_id, const sb_collider_id *colliders,
+                                        int32_t count)
+{
+    cloth *c = NULL;
+    sb_result r = find_cloth(world, cloth_id, &c);
+    if (r != SB_OK) return r;
+    if (count < SB_ALL_COLLIDERS)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "collider count %d is negative (SB_ALL_COLLIDERS, -1: every "
+                         "collider)", (int)count);
+    if (count == SB_ALL_COLLIDERS && colliders)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "colliders are listed but the count is SB_ALL_COLLIDERS");
+    if (count > 0 && !colliders)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "collider count is %d but colliders is NULL", (int)count);
+    uint8_t *meets = NULL;
+    if (count >= 0) {
+        if (!(meets = calloc((size_t)world->collider_count + 1, 1)))
+            return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory choosing a cloth's colliders");
+        for (int32_t i = 0; i < count; i++) {
+            int32_t k = colliders[i].index;
+            r = k >= 0 && k < world->collider_count
+                    ? (meets[k] ? error_set(SB_ERROR_INVALID_ARGUMENT, "collider %d is listed twice", (int)k) : SB_OK)
+                    : error_set(SB_ERROR_NOT_FOUND, "no collider with id %d (the world has %d)", (int)k,
+                                (int)world->collider_count);
+            if (r != SB_OK) return free(meets), r;
+            meets[k] = 1;
+        }
+    }
+    free(c->model.meets_collider);
+    c->model.meets_collider = meets;
+    c->model.meets_collider_count = count >= 0 ? world->collider_count : -1;
+    /* the collision pairs were gathered with the old set */
+    if (world->collision) world->collision->have_pairs = false;
     return SB_OK;
 }
 

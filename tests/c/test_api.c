@@ -270,11 +270,11 @@ Test(api, transform_points_applies_an_affine_matrix)
 
 Test(api, struct_layouts_are_reported_and_bad_questions_refused)
 {
-    uint64_t size = 0, offsets[48];
+    uint64_t size = 0, offsets[64];
     int32_t fields = 0;
-    cr_assert_eq(sb_struct_layout("sb_cloth_def", &size, offsets, 48, &fields), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_struct_layout("sb_cloth_def", &size, offsets, 64, &fields), SB_OK, "%s", sb_last_error());
     cr_assert_eq(size, sizeof(sb_cloth_def));
-    cr_assert_eq(fields, 39);
+    cr_assert_eq(fields, 46);
     cr_assert_eq(offsets[4], offsetof(sb_cloth_def, uvs));
     cr_assert_eq(offsets[7], offsetof(sb_cloth_def, compression_stiffness));
     cr_assert_eq(offsets[17], offsetof(sb_cloth_def, self_thickness));
@@ -289,6 +289,12 @@ Test(api, struct_layouts_are_reported_and_bad_questions_refused)
     cr_assert_eq(offsets[31], offsetof(sb_cloth_def, spring_max_force));
     cr_assert_eq(offsets[32], offsetof(sb_cloth_def, internal_springs));
     cr_assert_eq(offsets[38], offsetof(sb_cloth_def, internal_vertex_stiffness));
+    cr_assert_eq(offsets[39], offsetof(sb_cloth_def, stretch_scale));
+    cr_assert_eq(offsets[40], offsetof(sb_cloth_def, compression_scale));
+    cr_assert_eq(offsets[42], offsetof(sb_cloth_def, bend_scale));
+    cr_assert_eq(offsets[43], offsetof(sb_cloth_def, self_friction));
+    cr_assert_eq(offsets[44], offsetof(sb_cloth_def, self_collision_off));
+    cr_assert_eq(offsets[45], offsetof(sb_cloth_def, object_collision_off));
     cr_assert_eq(sb_struct_layout("sb_field_def", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());
     cr_assert(size == sizeof(sb_field_def) && fields == 26, "sb_field_def: %llu bytes, %d fields",
               (unsigned long long)size, fields);

@@ -160,6 +160,32 @@ class Bindings(unittest.TestCase):
             # down onto the lower sheet, one spring per upper vertex
             self.assertEqual(world.cloth_info(closed)["internal_springs"], 16)
 
+    def test_groups_and_colliders_through_the_bindings(self):
+        positions, triangles = grid(3)
+        floor = array("d", [-5, -5, -0.5, 5, -5, -0.5, 5, 5, -0.5, -5, 5, -0.5])
+        floor_triangles = array("i", [0, 1, 2, 0, 2, 3])
+        with native.World() as world:
+            with self.assertRaises(native.NativeError) as caught:
+                world.add_cloth(positions, triangles, stretch_scale=[1.0] * 8)
+            self.assertIn("stretch_scale: expected one value per vertex", str(caught.exception))
+            with self.assertRaises(native.NativeError) as caught:
+                world.add_cloth(positions, triangles, object_collision_off=[3] * 9)
+            self.assertIn("object_collision_off of vertex 0 is 3", str(caught.exception))
+            kept = world.add_cloth(positions, triangles, stretch_scale=[2.0] * 9, self_friction=0.1,
+                                   self_collision_off=[0] * 9)
+            beside = array("d", [p + 3.0 if k % 3 == 0 else p for k, p in enumerate(positions)])
+            passing = world.add_cloth(beside, triangles)
+            floor_id = world.add_collider(floor, floor_triangles)
+            world.set_colliders(kept, [floor_id])
+            world.set_colliders(passing, [])
+            with self.assertRaises(native.NativeError) as caught:
+                world.set_colliders(kept, [floor_id + 1])
+            self.assertEqual(caught.exception.code, "SB_ERROR_NOT_FOUND")
+            world.step_to(1.0)
+            self.assertGreater(min(world.positions(kept)[2::3]), -0.51)
+            self.assertLess(max(world.positions(passing)[2::3]), -3.0)
+            world.set_colliders(passing, None)  # every collider again
+
     def test_every_mirror_has_the_libraries_layout_and_a_changed_one_is_named(self):
         lib = native.load()
         self.assertEqual(native.layout_mismatches(lib), [])

@@ -251,3 +251,67 @@ class CacheNames(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class BlenderGroups(unittest.TestCase):
+    """Stiffness and collision vertex groups, self friction and the colliders a cloth meets."""
+
+    def cloth_settings(self, **values):
+        defaults = dict(tension_stiffness=15.0, tension_stiffness_max=150.0, compression_stiffness=15.0,
+                        compression_stiffness_max=15.0, shear_stiffness=5.0, shear_stiffness_max=5.0,
+                        bending_stiffness=0.5, bending_stiffness_max=0.05,
+                        vertex_group_structural_stiffness="Stiff", vertex_group_shear_stiffness="",
+                        vertex_group_bending="")
+        defaults.update(values)
+        return NS(**defaults)
+
+    def test_a_weight_moves_the_stiffness_towards_its_max(self):
+        material = {"stretch_stiffness": 1.0, "compression_stiffness": 1.0, "shear_stiffness": 1.0,
+                    "bend_stiffness": 1.0}
+        weights = {"Stiff": [0.0, 0.5, 1.0]}
+        factors = settings.blender_stiffness_factors(self.cloth_settings(), material, weights, 0.1)
+        # k + w |k_max - k| over k: 15 + w 135 over 15
+        self.assertEqual(list(factors["stretch_scale"]), [1.0, 5.5, 10.0])
+        # compression's max is its stiffness: unscaled, and said so (the library would take stretch's)
+        self.assertEqual(list(factors["compression_scale"]), [1.0, 1.0, 1.0])
+        self.assertNotIn("shear_scale", factors)
+        # Blender takes |max - k|: a bending max below the stiffness still raises it
+        bend = settings.blender_stiffness_factors(self.cloth_settings(vertex_group_bending="Stiff"), material,
+                                                  weights, 0.1)
+        self.assertAlmostEqual(bend["bend_scale"][2], 1.0 + 0.45 / 0.5)
+        self.assertEqual(material["bend_stiffness"], 1.0, "the material stays as mapped")
+
+    def test_a_stiffness_of_zero_takes_its_max_and_the_weights(self):
+        material = settings.blender_cloth_material(blender_cloth(shear_stiffness=0.0), 121, 1.0, 0.1)
+        self.assertEqual(material["shear_stiffness"], 0.0)
+        cloth = self.cloth_settings(shear_stiffness=0.0, shear_stiffness_max=5.0, vertex_group_shear_stiffness="S",
+                                    vertex_group_structural_stiffness="")
+        factors = settings.blender_stiffness_factors(cloth, material, {"S": [0.0, 0.25]}, 0.1)
+        self.assertEqual(list(factors["shear_scale"]), [0.0, 0.25])
+        at_five = settings.blender_cloth_material(blender_cloth(shear_stiffness=5.0), 121, 1.0, 0.1)
+        self.assertAlmostEqual(material["shear_stiffness"], at_five["shear_stiffness"])
+
+    def test_collision_groups_list_the_vertices_that_do_not_collide(self):
+        collision = NS(vertex_group_object_collisions="Loose", use_self_collision=False, self_friction=5.0,
+                       vertex_group_self_collisions="Loose")
+        weights = {"Loose": [0.0, 0.2, 1.0]}
+        fields = settings.blender_collision_groups(collision, weights)
+        self.assertEqual(list(fields["object_collision_off"]), [0, 1, 1])
+        self.assertNotIn("self_collision_off", fields, "without self collision")
+        self.assertNotIn("self_friction", fields)
+        collision.use_self_collision = True
+        fields = settings.blender_collision_groups(collision, weights)
+        self.assertEqual(list(fields["self_collision_off"]), [0, 1, 1])
+        # Blender's default self friction 5 is a Coulomb coefficient of 0.05
+        self.assertAlmostEqual(fields["self_friction"], 0.05)
+        self.assertEqual(settings.blender_group_names(self.cloth_settings(), collision), ["Loose", "Stiff"])
+
+    def test_the_colliders_a_cloth_meets(self):
+        sphere, box, cone = NS(name="Sphere"), NS(name="Box"), NS(name="Cone")
+        colliders = [(0, sphere), (1, box), (2, cone)]
+        collision = NS(use_collision=True, collection=None)
+        self.assertIsNone(settings.blender_colliders_met(collision, colliders), "every collider")
+        collision.collection = NS(all_objects=[box, NS(name="Lamp"), cone])
+        self.assertEqual(settings.blender_colliders_met(collision, colliders), [1, 2])
+        collision.use_collision = False
+        self.assertEqual(settings.blender_colliders_met(collision, colliders), [])

@@ -29,10 +29,8 @@ class ClothSettings(unittest.TestCase):
         self.assertEqual(unmapped.blender_cloth("Flag", blender_cloth()), [])
 
     def test_each_setting_not_carried_over_is_named_with_the_object(self):
-        cases = {"vertex_group_bending": ("Stiff", "Bending stiffness group"),
-                 "bending_model": ("LINEAR", "Linear"),
-                 "time_scale": (2.0, "Speed Multiplier"), "collision.use_collision": (False, "Object Collisions off"),
-                 "collision.collection": ("Obstacles", "Collision Collection"),
+        cases = {"bending_model": ("LINEAR", "Linear"),
+                 "time_scale": (2.0, "Speed Multiplier"),
                  "collision.impulse_clamp": (1.0, "Impulse Clamping")}
         for name, (value, label) in cases.items():
             found = unmapped.blender_cloth("Flag", blender_cloth(**{name: value}))
@@ -49,7 +47,7 @@ class ClothSettings(unittest.TestCase):
         self.assertEqual(unmapped.blender_cloth("Pillow", blender_cloth(fluid_density=1.0)), [],
                          "a fluid density matters only with pressure")
 
-    def test_goal_default_and_self_collision_settings(self):
+    def test_goal_default(self):
         self.assertEqual(unmapped.blender_cloth("Flag", blender_cloth(goal_default=0.5)), [],
                          "Goal Default matters only with a pin group")
         found = unmapped.blender_cloth("Flag", blender_cloth(goal_default=0.5, vertex_group_mass="pins"))
@@ -57,11 +55,14 @@ class ClothSettings(unittest.TestCase):
         self.assertIn("Cloth Goal Default is not carried over", found[0])
         self.assertEqual(unmapped.blender_cloth("Flag", blender_cloth(vertex_group_mass="pins")), [],
                          "soft pins are carried over")
-        self.assertEqual(unmapped.blender_cloth("Flag", blender_cloth(**{"collision.self_friction": 2.0})), [],
-                         "self friction matters only with self collision")
-        found = unmapped.blender_cloth("Flag", blender_cloth(**{"collision.use_self_collision": True,
-                                                                "collision.self_friction": 2.0}))
-        self.assertIn("Self Collision friction", found[0])
+
+    def test_groups_friction_and_collider_choice_carry_over(self):
+        changes = {"vertex_group_structural_stiffness": "Stiff", "vertex_group_shear_stiffness": "Stiff",
+                   "vertex_group_bending": "Stiff", "collision.use_collision": False,
+                   "collision.collection": "Obstacles", "collision.vertex_group_object_collisions": "Loose",
+                   "collision.use_self_collision": True, "collision.self_friction": 2.0,
+                   "collision.vertex_group_self_collisions": "Loose"}
+        self.assertEqual(unmapped.blender_cloth("Flag", blender_cloth(**changes)), [])
 
     def test_sewing_and_internal_springs_are_carried_over(self):
         for switch in ("use_sewing_springs", "use_internal_springs"):
