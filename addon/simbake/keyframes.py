@@ -77,6 +77,8 @@ def rigid_channel_values(jobs):
     order of `jobs`: with numpy all bodies at once (rigid_channels.py), without it frame by
     frame. Raises SettingsError for a singular parent; reads the scene, changes nothing."""
     if rigid_channels is None:
+        print("SimBake: numpy is not installed (Debian's Blender: apt-get install python3-numpy), so rigid keys "
+              "are computed frame by frame, more slowly", flush=True)
         return [channel_values(job.obj, job.bases()) for job in jobs]
     bodies = []
     for job in jobs:

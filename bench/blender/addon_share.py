@@ -4,7 +4,7 @@ baked scene goes to the solver (the library's steps) and how much to the add-on 
 them into the scene). One Blender process, each scene built afresh for every run.
 
     blender -b --factory-startup --python-exit-code 1 -P bench/blender/addon_share.py -- \
-        [--repeats 3] [--cases heap400,drape64] [--profile] [--out OUT.json]
+        [--repeats 3] [--cases heap400,drape64] [--addon FOLDER] [--profile [--sort cumulative]] [--out OUT.json]
 
 Cases:
 - heap400: 400 boxes of 0.2 m, each turned by a random rotation (seeded), dropped in a heap
@@ -16,7 +16,9 @@ Cases:
 Per run: whole (Bake() made, run to the scene holding the bake), solver (the sum of the
 frames' solve_frame, the library's step), add-on (whole - solver). Printed and written as
 medians over the runs, and each run's figures. --profile runs each case once more under
-cProfile and prints the 25 functions with the most own time (not counted in the medians)."""
+cProfile and prints the 25 functions with the most own time (not counted in the medians).
+--addon: the folder holding the simbake package to bake with (default: this repository's
+addon/), e.g. an older commit's, to compare; give it the library with SIMBAKE_LIBRARY."""
 
 import argparse
 import cProfile
@@ -31,15 +33,28 @@ import time
 import bpy
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(REPO, "addon"))
+HEAP_FRAMES, DRAPE_FRAMES = 72, 40
+
+
+def arguments():
+    parser = argparse.ArgumentParser(prog="addon_share.py")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--cases", default="heap400,drape64")
+    parser.add_argument("--addon", default=os.path.join(REPO, "addon"))
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--sort", default="tottime", help="the profile's order: tottime or cumulative")
+    parser.add_argument("--out")
+    return parser.parse_args(sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else [])
+
+
+ARGS = arguments()
+sys.path.insert(0, os.path.abspath(ARGS.addon))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import simbake  # noqa: E402
 
 if not hasattr(bpy.types.Object, "simbake"):
     simbake.register()
 from simbake import bake  # noqa: E402
-
-HEAP_FRAMES, DRAPE_FRAMES = 72, 40
 
 
 class TimedBake(bake.Bake):
@@ -143,18 +158,9 @@ def one_bake(objects):
             "addon_share": (whole - job.solver_seconds) / whole}
 
 
-def arguments():
-    parser = argparse.ArgumentParser(prog="addon_share.py")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--cases", default=",".join(CASES))
-    parser.add_argument("--profile", action="store_true")
-    parser.add_argument("--sort", default="tottime", help="the profile's order: tottime or cumulative")
-    parser.add_argument("--out")
-    return parser.parse_args(sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else [])
-
-
 def main():
-    args = arguments()
+    args = ARGS
+    print(f"SimBake add-on share: baking with the add-on in {os.path.dirname(simbake.__file__)}", flush=True)
     results = {}
     for case in args.cases.split(","):
         runs = [one_bake(CASES[case]()) for _ in range(args.repeats)]
