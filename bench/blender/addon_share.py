@@ -54,7 +54,11 @@ import simbake  # noqa: E402
 
 if not hasattr(bpy.types.Object, "simbake"):
     simbake.register()
-from simbake import bake  # noqa: E402
+from simbake import bake, keyframes  # noqa: E402
+
+if getattr(keyframes, "rigid_channels", False) is None:  # an add-on with the numpy path that cannot use it
+    sys.exit("addon_share.py: this Blender's Python finds no numpy (install python3-numpy; a pyenv Python that "
+             "started Blender puts its own prefix first: start bench/run with /usr/bin/python3)")
 
 
 class TimedBake(bake.Bake):
