@@ -261,7 +261,12 @@ def addon_section(addon):
             "keyframes or cache, writing them into the scene). Each a median over the runs, one Blender each")
     if len(sides) > 1:
         note += "; the baseline's add-on ran in turns with this one, on the same library"
-    return ["", "## The add-on's share of a bake", "", table(header, rows), "", note + "."]
+    note += "."
+    if addon.get("command"):
+        note += f" Measured with `{addon['command']}`" + (f" on {addon['date']}" if addon.get("date") else "") + "."
+    if addon.get("note"):
+        note += " " + addon["note"]
+    return ["", "## The add-on's share of a bake", "", table(header, rows), "", note]
 
 
 def render_markdown(results, image_dir="images"):

@@ -31,6 +31,7 @@ import sys
 import time
 
 import bpy
+from mathutils import Quaternion
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HEAP_FRAMES, DRAPE_FRAMES = 72, 40
@@ -56,6 +57,11 @@ if not hasattr(bpy.types.Object, "simbake"):
     simbake.register()
 from simbake import bake, keyframes  # noqa: E402
 
+# The scene builders of the side-by-side benchmarks (imported after simbake, which they would
+# otherwise take from this repository whatever --addon says).
+import cloth_vs_blender  # noqa: E402
+import rigid_vs_blender  # noqa: E402
+
 if getattr(keyframes, "rigid_channels", False) is None:  # an add-on with the numpy path that cannot use it
     sys.exit("addon_share.py: this Blender's Python finds no numpy (install python3-numpy; a pyenv Python that "
              "started Blender puts its own prefix first: start bench/run with /usr/bin/python3)")
@@ -74,59 +80,34 @@ class TimedBake(bake.Bake):
             self.solver_seconds += time.perf_counter() - began
 
 
-def clear():
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    bpy.context.scene.render.fps = 24
-
-
 def random_rotation(uniform):
     """A uniformly random rotation as Euler XYZ angles (Shoemake's quaternion), from three
     numbers in [0, 1)."""
     u1, u2, u3 = uniform(), uniform(), uniform()
     a, b = math.sqrt(1.0 - u1), math.sqrt(u1)
-    w, x = a * math.sin(2 * math.pi * u2), a * math.cos(2 * math.pi * u2)
-    y, z = b * math.sin(2 * math.pi * u3), b * math.cos(2 * math.pi * u3)
-    from mathutils import Quaternion
-    return Quaternion((w, x, y, z)).to_euler("XYZ")
+    return Quaternion((a * math.sin(2 * math.pi * u2), a * math.cos(2 * math.pi * u2),
+                       b * math.sin(2 * math.pi * u3), b * math.cos(2 * math.pi * u3))).to_euler("XYZ")
 
 
 def build_heap(count=400):
     """`count` randomly turned boxes over a square of the floor, in layers far enough apart
     that no two touch before they fall."""
-    clear()
-    mesh = bpy.data.meshes.new("Unit Cube")
-    corners = [(x, y, z) for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)]
-    mesh.from_pydata(corners, [], [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4),
-                                   (1, 5, 7, 3)])
+    rigid_vs_blender.clear()
     seed = [12345]
 
     def uniform():  # the LCG of bench/rigid_stacks.c, so every run has the same heap
         seed[0] = (seed[0] * 6364136223846793005 + 1442695040888963407) % 2 ** 64
         return (seed[0] >> 11) * (1.0 / 9007199254740992.0)
 
-    def add(name, size, location, rotation=(0.0, 0.0, 0.0)):
-        obj = bpy.data.objects.new(name, mesh)
-        obj.location, obj.rotation_euler, obj.scale = location, rotation, size
-        bpy.context.scene.collection.objects.link(obj)
-        return obj
-
-    floor = add("Floor", (20.0, 20.0, 1.0), (0.0, 0.0, -0.5))
+    rigid_vs_blender.add_box("Floor", (20.0, 20.0, 1.0), (0.0, 0.0, -0.5), "PASSIVE")
     side, spacing = 8, 0.36  # 0.36 m > the box's diagonal, 0.35 m
-    boxes = []
     for i in range(count):
         location = ((i % side - (side - 1) * 0.5) * spacing + 0.05 * (uniform() - 0.5),
                     (i // side % side - (side - 1) * 0.5) * spacing + 0.05 * (uniform() - 0.5),
                     0.3 + (i // (side * side)) * spacing)
-        boxes.append(add(f"Box {i}", (0.2, 0.2, 0.2), location, random_rotation(uniform)))
-    for body_type, chosen in (("PASSIVE", [floor]), ("ACTIVE", boxes)):
-        bpy.ops.object.select_all(action="DESELECT")
-        for obj in chosen:
-            obj.select_set(True)
-        bpy.context.view_layer.objects.active = chosen[0]
-        bpy.ops.rigidbody.objects_add(type=body_type)
-        for obj in chosen:
-            obj.rigid_body.collision_shape = "BOX"
+        rigid_vs_blender.add_box(f"Box {i}", (0.2, 0.2, 0.2), location, "ACTIVE", random_rotation(uniform))
     scene = bpy.context.scene
+    rigid_vs_blender.make_rigid(list(scene.objects))
     scene.rigidbody_world.point_cache.frame_end = 1  # Blender's own simulation is not timed
     scene.simbake.frame_start, scene.simbake.frame_end = 1, HEAP_FRAMES
     scene.frame_set(1)
@@ -134,17 +115,10 @@ def build_heap(count=400):
 
 
 def build_drape(grid=64):
-    clear()
-    from cloth_vs_blender import RADIUS, DROP, SIZE, uv_sphere  # noqa: E402 (the same sphere)
+    """The drape of cloth_vs_blender.py with self collision off (Blender's default)."""
+    cloth, _ = cloth_vs_blender.build(grid, 5, DRAPE_FRAMES)
+    cloth.modifiers["Cloth"].collision_settings.use_self_collision = False
     scene = bpy.context.scene
-    sphere = uv_sphere("Sphere", 64, 32, RADIUS)
-    sphere.modifiers.new("Collision", "COLLISION")
-    bpy.ops.mesh.primitive_grid_add(x_subdivisions=grid - 1, y_subdivisions=grid - 1, size=SIZE,
-                                    location=(0.0, 0.0, RADIUS + DROP))
-    cloth = bpy.context.object
-    cloth.name = "Cloth"
-    modifier = cloth.modifiers.new("Cloth", "CLOTH")
-    modifier.point_cache.frame_start, modifier.point_cache.frame_end = 1, 1
     scene.simbake.frame_start, scene.simbake.frame_end = 1, DRAPE_FRAMES
     scene.frame_set(1)
     return [cloth]

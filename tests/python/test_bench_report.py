@@ -298,6 +298,10 @@ class AddonShare(unittest.TestCase):
         self.assertEqual(row(page, [heap, "this commit"]), [heap, "this commit", "2.00", "1.90", "0.100", "5.0%"])
         self.assertEqual(row(page, [heap, "baseline fd896d3"])[5], "24.0%")
         self.assertIn("in turns with this one", page)
+        results = self.results()
+        results["addon"].update(command="bench/run --only addon", date="2026-11-26", note="A shared machine.")
+        self.assertIn("Measured with `bench/run --only addon` on 2026-11-26. A shared machine.",
+                      report.render_markdown(results))
         self.assertLess(page.index(f"| {heap} |"), page.index(f"| {report.ADDON_CASES['drape64']} |"))
 
     def test_goal_met_only_when_every_scene_is_under_a_tenth(self):
