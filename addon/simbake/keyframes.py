@@ -62,10 +62,11 @@ def own_motion(objects, records):
 def _delta_rotation(obj):
     """The delta rotation Blender composes before the object's own (none for axis-angle)."""
     mode = obj.rotation_mode
-    if mode == "AXIS_ANGLE":
-        return transforms.rotation_part(transforms.IDENTITY)
     path = "delta_" + transforms.ROTATION_PATHS[mode][0]
-    return transforms.rotation_matrix_of(mode, list(getattr(obj, path)))
+    values = list(getattr(obj, path)) if mode != "AXIS_ANGLE" else []
+    if mode == "AXIS_ANGLE" or values in ([0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]):  # none: no products per body
+        return transforms.rotation_part(transforms.IDENTITY)
+    return transforms.rotation_matrix_of(mode, values)
 
 
 def _scale(obj):
