@@ -237,6 +237,38 @@ def rigid_section(rigid, image_dir):
             + image(image_dir, "bench_rigid.png", "Rigid bodies: ms per frame"))
 
 
+ADDON_CASES = {"heap400": "400 randomly rotated boxes dropped in a heap on a floor, 72 frames, keyframes",
+               "drape64": "64² drape over a sphere, Blender's default cloth, 40 frames, PC2 cache"}
+
+
+def addon_section(addon):
+    """Whole bake, solver and add-on apart, for this add-on and the baseline's if measured."""
+    rows = []
+    sides = [("current", "this commit")]
+    if addon.get("baseline"):
+        sides.append(("baseline", f"baseline {addon.get('baseline_ref', '')}".strip()))
+    for case in [c for c in ADDON_CASES if c in addon.get("current", {})] + \
+            sorted(c for c in addon.get("current", {}) if c not in ADDON_CASES):
+        for side, label in sides:
+            r = addon.get(side, {}).get(case)
+            if r is None:
+                continue
+            rows.append((ADDON_CASES.get(case, case), label, fmt_sig(r["whole_s"]), fmt_sig(r["solver_s"]),
+                         fmt_sig(r["addon_s"]), f"{100 * r['addon_share']:.1f}%"))
+    header = ("Scene", "Add-on", "Whole bake (s)", "Solver (s)", "Add-on (s)", "Add-on share")
+    note = ("Whole bake: from making the bake to the scene holding it (`bench/blender/addon_share.py`); "
+            "solver: its steps (the library); add-on: the rest (reading the scene and the results, "
+            "keyframes or cache, writing them into the scene). Each a median over the runs, one Blender each")
+    if len(sides) > 1:
+        note += "; the baseline's add-on ran in turns with this one, on the same library"
+    note += "."
+    if addon.get("command"):
+        note += f" Measured with `{addon['command']}`" + (f" on {addon['date']}" if addon.get("date") else "") + "."
+    if addon.get("note"):
+        note += " " + addon["note"]
+    return ["", "## The add-on's share of a bake", "", table(header, rows), "", note]
+
+
 def render_markdown(results, image_dir="images"):
     """The whole page; image_dir is relative to the page, None leaves the plots out."""
     out = intro(results)
@@ -248,6 +280,8 @@ def render_markdown(results, image_dir="images"):
         out += scaling_section(results["scaling"], image_dir)
     if results.get("rigid"):
         out += rigid_section(results["rigid"], image_dir)
+    if results.get("addon", {}).get("current"):
+        out += addon_section(results["addon"])
     return "\n".join(out) + "\n"
 
 

@@ -6,6 +6,7 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PACKAGES=(blender cmake gcc make pkg-config libcriterion-dev liblapacke-dev libqhull-dev python3 binutils
           xvfb xauth libgl1-mesa-dri  # the UI test runs Blender in a virtual display
+          python3-numpy               # the add-on's rigid keyframes in bulk (Debian's blender does not pull it in)
           python3-matplotlib          # bench/report.py's plots (and their test)
           clang libclang-rt-14-dev    # the libFuzzer targets (scripts/fuzz)
           valgrind                    # the memcheck run of the C tests

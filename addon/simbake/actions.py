@@ -4,6 +4,8 @@ action's keyframe strip (5.0 removed the flat Action.fcurves that 3.4 to 4.3 hav
 slots only as an experiment, so it takes the flat path). The add-on makes, reads and assigns
 actions only through here."""
 
+from array import array
+
 import bpy
 
 LAYERED = bpy.app.version >= (4, 4, 0)
@@ -75,10 +77,15 @@ class Channels:
 
 
 def key_linear(curve, frames, values):
-    """Fills an empty F-curve with LINEAR keys (frame, value) in two bulk calls."""
+    """Fills an empty F-curve with LINEAR keys (frame, value) in two bulk calls, from buffers
+    foreach_set copies whole (float32 keys, int enums); `values` may be a float32 array
+    already."""
+    co = array("f", bytes(8 * len(frames)))
+    co[0::2] = array("f", frames)
+    co[1::2] = values if isinstance(values, array) and values.typecode == "f" else array("f", values)
     curve.keyframe_points.add(len(frames))
-    curve.keyframe_points.foreach_set("co", [v for pair in zip(frames, values) for v in pair])
-    curve.keyframe_points.foreach_set("interpolation", [LINEAR_INTERPOLATION] * len(frames))
+    curve.keyframe_points.foreach_set("co", co)
+    curve.keyframe_points.foreach_set("interpolation", array("i", [LINEAR_INTERPOLATION]) * len(frames))
     curve.update()
 
 

@@ -523,7 +523,7 @@ class Bake(BakeResume):
 
     def _apply(self):
         try:
-            bases = {job: job.bases() for job in self.rigid_jobs}
+            values = dict(zip(self.rigid_jobs, keyframes.rigid_channel_values(self.rigid_jobs)))
         except SettingsError as error:
             for job in self.jobs:
                 job.output.abort()
@@ -534,7 +534,7 @@ class Bake(BakeResume):
         try:
             for job in self.rigid_jobs:
                 record = {}
-                keyframes.apply(job.obj, self.frame_start, bases[job], record)
+                keyframes.apply(job.obj, self.frame_start, values[job], record)
                 outputs.write_record(job.obj, record, self.frame_start, self.frame_end, self.seconds)
                 written.append(job)
             for job in self.jobs:

@@ -1,11 +1,17 @@
 """A rigid-body bake written as keyframes on location and rotation, and taken out again
 exactly. What a bake changed is kept in the object's bake record (JSON)."""
 
+from array import array
 from contextlib import contextmanager
 
 import bpy
 
 from . import actions, transforms
+
+try:
+    from . import rigid_channels
+except ImportError:  # no numpy (Debian's Blender without python3-numpy): frame by frame instead
+    rigid_channels = None
 
 TRANSFORM_PATHS = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle")
 GROUP = "Object Transforms"
@@ -56,10 +62,36 @@ def own_motion(objects, records):
 def _delta_rotation(obj):
     """The delta rotation Blender composes before the object's own (none for axis-angle)."""
     mode = obj.rotation_mode
-    if mode == "AXIS_ANGLE":
-        return transforms.rotation_part(transforms.IDENTITY)
     path = "delta_" + transforms.ROTATION_PATHS[mode][0]
-    return transforms.rotation_matrix_of(mode, list(getattr(obj, path)))
+    values = list(getattr(obj, path)) if mode != "AXIS_ANGLE" else []
+    if mode == "AXIS_ANGLE" or values in ([0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]):  # none: no products per body
+        return transforms.rotation_part(transforms.IDENTITY)
+    return transforms.rotation_matrix_of(mode, values)
+
+
+def _scale(obj):
+    return [obj.scale[k] * obj.delta_scale[k] for k in range(3)]
+
+
+def rigid_channel_values(jobs):
+    """channel_values of each rigid_bake.RigidJob's object at its bases, as a list in the
+    order of `jobs`: with numpy all bodies at once (rigid_channels.py), without it frame by
+    frame. Raises SettingsError for a singular parent; reads the scene, changes nothing."""
+    if rigid_channels is None:
+        print("SimBake: numpy is not installed (Debian's Blender: apt-get install python3-numpy), so rigid keys "
+              "are computed frame by frame, more slowly", flush=True)
+        return [channel_values(job.obj, job.bases()) for job in jobs]
+    bodies = []
+    for job in jobs:
+        obj = job.obj
+        first = list(getattr(obj, transforms.ROTATION_PATHS[obj.rotation_mode][0]))
+        bodies.append(rigid_channels.BodyChannels(obj.rotation_mode, first, _scale(obj), list(obj.delta_location),
+                                                  _delta_rotation(obj)))
+    bases = [job.bases_array() for job in jobs]
+    # float32 per channel, what keys hold, so that writing them copies buffers
+    return [{path: [array("f", column.astype("float32").tobytes()) for column in values.T]
+             for path, values in per_body.items()}
+            for per_body in rigid_channels.channel_values(bodies, bases)]
 
 
 def channel_values(obj, bases):
@@ -68,7 +100,7 @@ def channel_values(obj, bases):
     rotation mode, continuous from the object's own values."""
     path, size = transforms.ROTATION_PATHS[obj.rotation_mode]
     channels = transforms.RotationChannels(obj.rotation_mode, first=list(getattr(obj, path)))
-    scale = [obj.scale[k] * obj.delta_scale[k] for k in range(3)]
+    scale = _scale(obj)
     delta_location, delta_rotation = list(obj.delta_location), _delta_rotation(obj)
     location = [[], [], []]
     rotation = [[] for _ in range(size)]
@@ -81,11 +113,11 @@ def channel_values(obj, bases):
     return {"location": location, path: rotation}
 
 
-def apply(obj, frame_start, bases, record):
+def apply(obj, frame_start, values, record):
     """Keys location and rotation at frames frame_start, frame_start + 1, ... (LINEAR) in a new
     action: a copy of the object's action with its transform curves replaced, so that its
-    other animation plays on. Blender's own rigid body of the object is set to 'Animated'."""
-    values = channel_values(obj, bases)
+    other animation plays on. `values`: channel_values' (or rigid_channel_values') of the
+    object. Blender's own rigid body of the object is set to 'Animated'."""
     state = actions.playing(obj)
     previous = bpy.data.actions.get(state["action"]) if state["action"] else None
     record.update(output="KEYFRAMES", previous_action=state["action"], previous_slot=state["slot"],
@@ -99,7 +131,7 @@ def apply(obj, frame_start, bases, record):
         channels = actions.Channels(bpy.data.actions.new(""), obj)
     action = channels.action
     action.name = f"SimBake {obj.name}"
-    frames = [float(frame_start + i) for i in range(len(bases))]
+    frames = [float(frame_start + i) for i in range(len(values["location"][0]))]
     for path, per_channel in values.items():
         for index, series in enumerate(per_channel):
             actions.key_linear(channels.new(path, index=index, group=GROUP), frames, series)

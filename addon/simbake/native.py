@@ -1,7 +1,7 @@
 """ctypes bindings to libsimbake. No bpy here: usable and testable in plain Python.
 
-Buffers are `array.array` objects ('d' float64, 'f' float32, 'i' int32) so no numpy is
-needed. Every call that fails raises NativeError with the library's message. ctypes
+Buffers are `array.array` objects ('d' float64, 'f' float32, 'i' int32) so these bindings
+need no numpy. Every call that fails raises NativeError with the library's message. ctypes
 releases the GIL during each call, so a bake can run in a worker thread.
 """
 

@@ -34,16 +34,30 @@ class RigidJob:
         return [transforms.multiply(list(self.displacements[16 * f:16 * f + 16]), self.world_start)
                 for f in range(len(self.displacements) // 16)]
 
-    def bases(self):
-        """matrix_basis of each baked frame under the object's parent at that frame."""
+    def parent_inverses(self):
+        """Inverse of the effective parent matrix of each frame (one if it stays)."""
         inverses = [transforms.invert_affine(parent) for parent in self.parents]
         if any(inverse is None for inverse in inverses):
             raise SettingsError(f"{self.obj.name}: its parent's transform is singular (a scale of zero?)")
+        return inverses
+
+    def bases(self):
+        """matrix_basis of each baked frame under the object's parent at that frame."""
+        inverses = self.parent_inverses()
         out = []
         for f, world in enumerate(self.world_matrices()):
             inverse = inverses[f] if len(inverses) > 1 else inverses[0]
             out.append(world if inverse == IDENTITY else transforms.local_basis(world, inverse))
         return out
+
+    def bases_array(self):
+        """bases() as a numpy array, frames x 4 x 4, made in a few array operations."""
+        from . import rigid_channels  # numpy: only when the caller has it
+        world = rigid_channels.world_matrices(self.displacements, self.world_start)
+        inverses = self.parent_inverses()
+        if len(inverses) == 1 and inverses[0] == IDENTITY:
+            return world
+        return rigid_channels.local_bases(world, inverses)
 
 
 class ObstacleJob:

@@ -200,4 +200,5 @@ def main():
     print("SimBake bench:", json.dumps(result), flush=True)
 
 
-main()
+if __name__ == "__main__":  # addon_share.py imports its scene
+    main()

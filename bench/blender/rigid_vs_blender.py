@@ -218,4 +218,5 @@ def main():
             json.dump(results, f, indent=2)
 
 
-main()
+if __name__ == "__main__":  # addon_share.py imports its scene builders
+    main()

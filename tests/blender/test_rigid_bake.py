@@ -7,12 +7,13 @@ import math
 import os
 import sys
 import unittest
+from array import array
 
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does not add it
 import blender_test  # noqa: E402
-from simbake import bake, outputs  # noqa: E402
+from simbake import bake, keyframes, outputs  # noqa: E402
 
 START, END = 1, 48
 
@@ -165,6 +166,39 @@ class RigidBake(unittest.TestCase):
         second = {job.obj.name: job.world_matrices()[-1] for job in self.bake().rigid_jobs}
         for name in first:
             self.assertLess(max(abs(a - b) for a, b in zip(first[name], second[name])), 1e-12, name)
+
+    def test_keys_are_the_same_with_numpy_and_frame_by_frame(self):
+        """The numpy conversion (every body at once) writes the keys the per-frame one (the
+        path without numpy) writes, in every rotation mode, with delta transforms and under
+        a parent."""
+        self.assertIsNotNone(keyframes.rigid_channels, "numpy is missing: the test would compare a path with itself")
+        cube = bpy.data.objects["Cube"]
+        cube.delta_location, cube.delta_rotation_euler, cube.delta_scale = (0.1, 0, 0), (0.2, -0.1, 0.4), (1, 2, 1)
+        bpy.data.objects["Ball"].delta_rotation_quaternion = (0.9, 0.1, 0.3, 0.0)
+
+        def keys():
+            self.bake()
+            out = {}
+            for obj in self.moving:
+                for curve in blender_test.fcurves(obj):
+                    if curve.data_path in keyframes.TRANSFORM_PATHS:
+                        co = array("f", bytes(8 * len(curve.keyframe_points)))
+                        curve.keyframe_points.foreach_get("co", co)
+                        out[obj.name, curve.data_path, curve.array_index] = co
+            return out
+
+        with_numpy = keys()
+        numpy_module, keyframes.rigid_channels = keyframes.rigid_channels, None
+        try:
+            frame_by_frame = keys()
+        finally:
+            keyframes.rigid_channels = numpy_module
+        self.assertEqual(sorted(with_numpy), sorted(frame_by_frame))
+        self.assertEqual(len(with_numpy), 4 * 3 + 3 + 4 + 4 + 3)
+        for channel, co in with_numpy.items():
+            self.assertEqual(co[0::2], frame_by_frame[channel][0::2], channel)  # the frames
+            worst = max(abs(a - b) for a, b in zip(co[1::2], frame_by_frame[channel][1::2]))
+            self.assertLess(worst, 1e-5, f"{channel}: keys differ by {worst:g}")  # float32 keys: a few ulps
 
     def test_a_bad_setting_names_the_object_and_changes_nothing(self):
         rock = bpy.data.objects["Rock"]

@@ -254,10 +254,6 @@ class Plots(unittest.TestCase):
         self.assertTrue(os.path.exists(os.path.join(images, "bench_cloth.png")))
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class Goals(unittest.TestCase):
     """bench/run judges the scaling goal on the whole bake, the median frame's exponent beside it."""
 
@@ -280,3 +276,41 @@ class Goals(unittest.TestCase):
 
     def test_results_without_the_whole_bake_fall_back_to_the_median(self):
         self.assertTrue(self.scaling_goal({"exponent_time": 1.1})["met"])
+
+
+class AddonShare(unittest.TestCase):
+    """The add-on's share of a bake: whole bake, solver and add-on apart, this commit's add-on
+    and the baseline's, and the goal judged on the larger share."""
+
+    def results(self):
+        def figures(whole, solver):
+            return {"whole_s": whole, "solver_s": solver, "addon_s": whole - solver,
+                    "addon_share": (whole - solver) / whole}
+        return {"machine": {"cpu": "x"}, "repeats": 3,
+                "addon": {"baseline_ref": "fd896d3",
+                          "current": {"heap400": figures(2.0, 1.9), "drape64": figures(2.2, 2.05)},
+                          "baseline": {"heap400": figures(2.5, 1.9), "drape64": figures(2.21, 2.05)}}}
+
+    def test_rows_for_this_add_on_and_the_baseline(self):
+        page = report.render_markdown(self.results())
+        self.assertIn("## The add-on's share of a bake", page)
+        heap = report.ADDON_CASES["heap400"]
+        self.assertEqual(row(page, [heap, "this commit"]), [heap, "this commit", "2.00", "1.90", "0.100", "5.0%"])
+        self.assertEqual(row(page, [heap, "baseline fd896d3"])[5], "24.0%")
+        self.assertIn("in turns with this one", page)
+        results = self.results()
+        results["addon"].update(command="bench/run --only addon", date="2026-11-26", note="A shared machine.")
+        self.assertIn("Measured with `bench/run --only addon` on 2026-11-26. A shared machine.",
+                      report.render_markdown(results))
+        self.assertLess(page.index(f"| {heap} |"), page.index(f"| {report.ADDON_CASES['drape64']} |"))
+
+    def test_goal_met_only_when_every_scene_is_under_a_tenth(self):
+        results = self.results()
+        goal = next(g for g in bench_run.goals(results) if "add-on" in g["goal"])
+        self.assertEqual(goal["measured"], "heap400 5.0%, drape64 6.8%")
+        self.assertTrue(goal["met"])
+        results["addon"]["current"]["drape64"]["addon_share"] = 0.11
+        self.assertFalse(next(g for g in bench_run.goals(results) if "add-on" in g["goal"])["met"])
+
+if __name__ == "__main__":
+    unittest.main()
