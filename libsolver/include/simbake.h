@@ -30,7 +30,7 @@ extern "C" {
 /* ==== Versions and errors ================================================================ */
 
 #define SB_VERSION_MAJOR 0
-#define SB_VERSION_MINOR 8
+#define SB_VERSION_MINOR 9
 #define SB_VERSION_PATCH 0
 /* The minor version changes with every change of the API or of a public struct's layout: a
  * binding works with the major.minor it was written for (the add-on refuses any other). */
@@ -289,6 +289,74 @@ SB_API sb_result sb_body_get_state(const sb_world *world, sb_body_id body, sb_bo
 /* sb_body_get_transform of every body, in id order: body_count x 16 values, body_count being
  * the number of bodies in the world. Errors: INVALID_ARGUMENT (NULL, another count). */
 SB_API sb_result sb_world_get_body_transforms(const sb_world *world, double *out, int32_t body_count);
+
+/* ==== Joints ============================================================================== */
+
+/* A joint holds two bodies, or a body and the world, together (Baraff 1989 §7: each locked
+ * axis is an equality row, each limit a one-sided row, in the same complementarity problem as
+ * the contacts of the bodies' island; bodies joined are one island). Velocities obey the
+ * joint exactly within a step; what round-off and the turning of the bodies leave apart is
+ * moved back at the end of the step by moving the bodies, not by giving them velocity, so
+ * the joint adds no energy.
+ *
+ * The joint's frame: a pivot point and three axes, given in world space as the bodies are now
+ * and fixed from then on in each body's frame (and the world's). The six coordinates of a
+ * joint are those of b's copy of the frame in a's: 0..2 the translation along a's x, y, z
+ * axes (m), 3..5 the rotation about them (rad, the components of the rotation vector). Each
+ * is locked (held at 0), free, or limited to [lower, upper]. */
+typedef struct sb_joint_id { int32_t index; } sb_joint_id;
+
+typedef enum sb_joint_type {
+    SB_JOINT_FIXED = 0,   /* all six locked: the bodies move as one */
+    SB_JOINT_POINT = 1,   /* translations locked, rotations free (a ball joint) */
+    SB_JOINT_HINGE = 2,   /* all but the rotation about z locked (limits: axis 5) */
+    SB_JOINT_SLIDER = 3,  /* all but the translation along x locked (limits: axis 0) */
+    SB_JOINT_PISTON = 4,  /* all but translation along and rotation about x locked (axes 0, 3) */
+    SB_JOINT_GENERIC = 5  /* every axis free, or limited where use_limit says (lower == upper
+                             locks it there) */
+} sb_joint_type;
+
+/* A joint's definition; sb_default_joint_def() gives the defaults in brackets. */
+typedef struct sb_joint_def {
+    sb_joint_type type;         /* (SB_JOINT_POINT) */
+    sb_body_id body_a;          /* ({0}) */
+    sb_body_id body_b;          /* another body, or index -1: the world ({-1}) */
+    double pivot[3];            /* the frame's origin, world, now, m ((0, 0, 0)) */
+    double rotation[4];         /* the frame's axes, world, now (w, x, y, z); normalised
+                                   ((1, 0, 0, 0)) */
+    int32_t use_limit[6];       /* per coordinate (see above): nonzero keeps it within
+                                   [lower, upper]; read for the coordinates the type leaves free
+                                   (0) */
+    double lower[6], upper[6];  /* m for 0..2, rad within [-pi, pi] for 3..5; lower <= upper (0) */
+    int32_t disable_collisions; /* nonzero: the two bodies do not collide while the joint holds (1) */
+    int32_t breakable;          /* nonzero: the joint breaks, for good, when one of its rows
+                                   carries breaking_threshold (0) */
+    double breaking_threshold;  /* N·s, > 0: the impulse a row may carry over a step of
+                                   breaking_step (Blender's and Bullet's threshold, per solver
+                                   step); a joint breaks at the force threshold / step, whatever
+                                   the library's own step (10) */
+    double breaking_step;       /* s, > 0: the step the threshold is measured over (1/240:
+                                   Blender's 10 substeps a frame at 24 fps) */
+} sb_joint_def;
+
+SB_API sb_joint_def sb_default_joint_def(void);
+
+/* Adds a joint at the world's current time between the bodies as they are now; its id goes to
+ * *out_joint. Errors: NOT_FOUND (a body id), INVALID_ARGUMENT (NULL, an unknown type, body_a
+ * the world or both the same body, a pivot or rotation not finite, a zero rotation, a limit
+ * not finite, lower above upper or an angle beyond pi, a threshold or step not positive and
+ * finite), OUT_OF_MEMORY. */
+SB_API sb_result sb_world_add_joint(sb_world *world, const sb_joint_def *def, sb_joint_id *out_joint);
+/* Whether the joint has broken (*out_broken 1 or 0) and when (*out_time, s: the end of the step
+ * that broke it; -1 if it holds). Either output may be NULL. Errors: NOT_FOUND,
+ * INVALID_ARGUMENT (NULL world). */
+SB_API sb_result sb_joint_get_broken(const sb_world *world, sb_joint_id joint, int32_t *out_broken,
+                                     double *out_time);
+/* The joints broken so far, in id order: at most `capacity` ids into out_joints and their
+ * times into out_times (either may be NULL), their number (even beyond capacity) into
+ * *out_count. Errors: INVALID_ARGUMENT (NULL world or out_count, capacity < 0). */
+SB_API sb_result sb_world_get_broken_joints(const sb_world *world, sb_joint_id *out_joints, double *out_times,
+                                            int32_t capacity, int32_t *out_count);
 
 /* ==== Stepping ============================================================================ */
 

@@ -9,7 +9,9 @@
  * pairs it finds come in an order of their own (collision_pairs.c).
  *
  * Layout: a header (magic, byte order, format, payload size, payload checksum), then the
- * world, each cloth, collider and body, and the rigid step's memory, in native byte order. */
+ * world, each cloth, collider and body, the rigid step's memory, and the joints (their count,
+ * the fingerprint of their definitions, each one's broken flag, time and warm start), in native
+ * byte order. */
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,7 @@
 #include "threads.h"
 #include "world.h"
 
-enum { STATE_FORMAT = 5, HEADER_BYTES = 32 };
+enum { STATE_FORMAT = 6, HEADER_BYTES = 32 };
 static const char STATE_MAGIC[8] = "SBSTATE";
 static const uint32_t BYTE_ORDER_MARK = 0x01020304u;
 
@@ -36,6 +38,13 @@ static uint64_t world_fingerprint(const sb_world *w)
     STATE_HASH(h, d->grow_after), STATE_HASH(h, d->max_strain_change), STATE_HASH(h, d->cg_tolerance);
     STATE_HASH(h, d->cg_max_iterations), STATE_HASH(h, d->error_tolerance), STATE_HASH(h, d->rigid_max_step);
     STATE_HASH(h, d->rigid_iterations), STATE_HASH(h, d->contact_margin), STATE_HASH(h, d->max_speed);
+    return h;
+}
+
+static uint64_t joints_fingerprint(const rigid_system *r)
+{
+    uint64_t h = STATE_HASH_START;
+    for (int32_t i = 0; i < r->joint_count; i++) h = rigid_joint_hash(h, &r->joints[i]);
     return h;
 }
 
@@ -59,6 +68,9 @@ static void write_payload(state_writer *out, const sb_world *w)
     for (int32_t i = 0; i < w->collider_count; i++) collider_state_write(w->colliders[i], out);
     for (int32_t i = 0; i < w->rigid.body_count; i++) rigid_body_state_write(w->rigid.bodies[i], out);
     rigid_system_state_write(&w->rigid, out);
+    uint64_t joints = joints_fingerprint(&w->rigid);
+    STATE_PUT(out, w->rigid.joint_count), STATE_PUT(out, joints);
+    for (int32_t i = 0; i < w->rigid.joint_count; i++) rigid_joint_state_write(&w->rigid.joints[i], out);
 }
 
 SB_API sb_result sb_world_get_state_size(const sb_world *world, uint64_t *out_size)
@@ -135,6 +147,17 @@ static bool read_payload(state_reader *in, sb_world *w)
     for (int32_t i = 0; i < w->rigid.body_count; i++)
         if (!rigid_body_state_read(w->rigid.bodies[i], i, in)) return false;
     if (!rigid_system_state_read(&w->rigid, in)) return false;
+    int32_t joints = 0;
+    uint64_t joint_fingerprint = 0;
+    if (!STATE_TAKE(in, joints) || !STATE_TAKE(in, joint_fingerprint)) return state_damaged(in, "it ends before its joints");
+    if (in->pass == PASS_CHECK && joints != w->rigid.joint_count)
+        return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: it has %d joints, the "
+                          "state %d", (int)w->rigid.joint_count, (int)joints);
+    if (in->pass == PASS_CHECK && joint_fingerprint != joints_fingerprint(&w->rigid))
+        return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: its joints' "
+                          "definitions (bodies, frames, limits, thresholds) differ from the state's");
+    for (int32_t i = 0; i < w->rigid.joint_count; i++)
+        if (!rigid_joint_state_read(&w->rigid.joints[i], i, in)) return false;
     if (in->pass == PASS_CHECK && in->at != in->end) return state_damaged(in, "bytes left over after its last section");
     return true;
 }
