@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -173,7 +174,7 @@ static void make_chain(sb_world *w, double tilt, sb_body_id links[LINKS], double
         j.body_a = links[i];
         j.body_b = i == 0 ? (sb_body_id){-1} : links[i - 1];
         memcpy(j.pivot, pivots[i], sizeof j.pivot);
-        j.breakable = breaking_threshold > 0.0, j.breaking_threshold = breaking_threshold;
+        j.breakable = i > 0 && breaking_threshold > 0.0, j.breaking_threshold = breaking_threshold;
         add_joint(w, j);
     }
 }
@@ -240,4 +241,271 @@ Test(joints, a_hanging_chain_swings_keeping_its_links_and_its_energy)
     cr_assert_lt(gap, 1e-6, "a joint came %g m apart", gap);
     cr_assert_leq(gain, 0.01, "the chain gained %g of its energy", gain);
     cr_assert_lt(lost, 0.01 * 10.0, "the chain lost %g of its energy in 10 s", lost);
+}
+
+Test(joints, a_fixed_joint_makes_two_boxes_one_rigid_body)
+{
+    /* no gravity: box a spins and moves, box b rests; fixed together they turn as one body */
+    sb_world *w = make_world(0.0);
+    sb_body_def d = sb_default_body_def();
+    d.shape = SB_SHAPE_BOX, d.mass = 1.0;
+    d.half_extents[0] = d.half_extents[1] = d.half_extents[2] = 0.25;
+    d.angular_velocity[0] = 2.0, d.angular_velocity[2] = 5.0, d.linear_velocity[1] = 1.0;
+    sb_body_id a, b;
+    cr_assert_eq(sb_world_add_body(w, &d, &a), SB_OK);
+    d = sb_default_body_def();
+    d.shape = SB_SHAPE_BOX, d.mass = 3.0, d.center[0] = 0.5;
+    d.half_extents[0] = d.half_extents[1] = d.half_extents[2] = 0.25;
+    cr_assert_eq(sb_world_add_body(w, &d, &b), SB_OK);
+    sb_joint_def j = sb_default_joint_def();
+    j.type = SB_JOINT_FIXED, j.body_a = a, j.body_b = b, j.pivot[0] = 0.25;
+    add_joint(w, j);
+    double momentum0[3] = {0, 1.0, 0}; /* of a; b rests */
+    double largest = 0.0, ma[16], mb[16];
+    for (int k = 1; k <= 48; k++) {
+        cr_assert_eq(sb_world_step_to(w, k / 24.0), SB_OK, "%s", sb_last_error());
+        cr_assert_eq(sb_body_get_transform(w, a, ma), SB_OK);
+        cr_assert_eq(sb_body_get_transform(w, b, mb), SB_OK);
+        for (int e = 0; e < 12; e++) largest = fmax(largest, fabs(ma[e] - mb[e])); /* the same motion */
+    }
+    sb_body_state sa = state_of(w, a), sb = state_of(w, b);
+    double rotated = acos(fmin(1.0, fabs(ma[0]))); /* it did turn */
+    printf("fixed joint: the two boxes' motions differ by at most %.2e over 2 s (they turned %.2f rad)\n", largest,
+           rotated);
+    cr_assert_lt(largest, 1e-9, "the boxes moved apart: %g", largest);
+    cr_assert_gt(rotated, 0.5);
+    for (int k = 0; k < 3; k++)
+        cr_assert_lt(fabs(sa.linear_momentum[k] + sb.linear_momentum[k] - momentum0[k]), 1e-9, "momentum changed");
+    sb_world_destroy(w);
+}
+
+Test(joints, a_hinge_limit_stops_the_swing)
+{
+    sb_world *w = make_world(G);
+    sb_body_def d = sb_default_body_def();
+    d.shape = SB_SHAPE_BOX, d.mass = 1.0, d.center[2] = -0.5;
+    d.half_extents[0] = d.half_extents[1] = 0.02, d.half_extents[2] = 0.5;
+    d.angular_velocity[1] = 6.0, d.linear_velocity[0] = -3.0; /* about the top: enough for about 100° */
+    sb_body_id rod;
+    cr_assert_eq(sb_world_add_body(w, &d, &rod), SB_OK);
+    sb_joint_def j = sb_default_joint_def();
+    j.type = SB_JOINT_HINGE, j.body_a = rod;
+    j.rotation[0] = sqrt(0.5), j.rotation[1] = sqrt(0.5); /* z along -y */
+    j.use_limit[5] = 1, j.lower[5] = -PI / 6, j.upper[5] = PI / 6;
+    add_joint(w, j);
+    double largest = 0.0, bottom[3] = {0, 0, -1}, at[3];
+    for (int k = 1; k <= 240; k++) {
+        cr_assert_eq(sb_world_step_to(w, k / 240.0), SB_OK, "%s", sb_last_error());
+        moved_point(w, rod, bottom, at);
+        largest = fmax(largest, fabs(atan2(at[0], -at[2])));
+    }
+    printf("hinge limited to ±30°: the rod swung to %.3f°\n", largest * 180 / PI);
+    cr_assert_lt(largest, PI / 6 + 1e-3, "swung to %g rad past the limit %g", largest, PI / 6);
+    cr_assert_gt(largest, PI / 6 - 1e-2, "never reached the limit: %g", largest);
+    sb_world_destroy(w);
+}
+
+/* A box hanging from the world on a breakable fixed joint, the threshold `ratio` times the
+ * impulse its weight puts on the joint per breaking_step. */
+static void hang_breakable(double ratio, int32_t *broken, double *when, double *drop)
+{
+    sb_world *w = make_world(G);
+    double mass = 2.0, step = 1.0 / 60.0;
+    sb_body_id box = add_box(w, SB_BODY_DYNAMIC, 0.0, 0.0, -0.2, 0.1, 0.1, 0.1, mass);
+    sb_joint_def j = sb_default_joint_def();
+    j.type = SB_JOINT_FIXED, j.body_a = box, j.pivot[2] = -0.1;
+    j.breakable = 1, j.breaking_step = step, j.breaking_threshold = ratio * mass * G * step;
+    sb_joint_id joint = add_joint(w, j);
+    cr_assert_eq(sb_world_step_to(w, 1.0), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_joint_get_broken(w, joint, broken, when), SB_OK);
+    *drop = -0.2 - state_of(w, box).position[2];
+    sb_joint_id listed[2] = {{-7}, {-7}};
+    double times[2] = {0, 0};
+    int32_t count = -1;
+    cr_assert_eq(sb_world_get_broken_joints(w, listed, times, 2, &count), SB_OK);
+    cr_assert_eq(count, *broken);
+    if (count) cr_assert(listed[0].index == joint.index && times[0] == *when);
+    sb_world_destroy(w);
+}
+
+Test(joints, a_breakable_joint_breaks_above_its_threshold_and_holds_below)
+{
+    int32_t broken;
+    double when, drop;
+    hang_breakable(1.02, &broken, &when, &drop);
+    printf("threshold 2%% above the load: broken %d, dropped %.2e m\n", broken, drop);
+    cr_assert_eq(broken, 0, "broke at %g s under a load below its threshold", when);
+    cr_assert_eq(when, -1.0);
+    cr_assert_lt(fabs(drop), 1e-9, "the box moved %g m", drop);
+    hang_breakable(0.98, &broken, &when, &drop);
+    printf("threshold 2%% below the load: broken %d at %.4f s, dropped %.3f m\n", broken, when, drop);
+    cr_assert_eq(broken, 1, "held a load above its threshold");
+    cr_assert_lt(when, 0.01, "broke late: %g s", when);
+    /* and fell freely from then on */
+    cr_assert_lt(fabs(drop - 0.5 * G * (1.0 - when) * (1.0 - when)), 0.01, "dropped %g m", drop);
+}
+
+Test(joints, a_slider_moves_along_its_axis_only_and_stops_at_its_limit)
+{
+    sb_world *w = make_world(G);
+    sb_body_id box = add_box(w, SB_BODY_DYNAMIC, 0.0, 0.0, 0.0, 0.1, 0.1, 0.1, 1.0);
+    sb_joint_def j = sb_default_joint_def();
+    j.type = SB_JOINT_SLIDER, j.body_a = box;
+    j.rotation[0] = cos(PI / 8), j.rotation[2] = sin(PI / 8); /* x axis 45° down: (1, 0, -1) / √2 */
+    j.use_limit[0] = 1, j.lower[0] = -0.3, j.upper[0] = 0.3;
+    add_joint(w, j);
+    cr_assert_eq(sb_world_step_to(w, 0.2), SB_OK, "%s", sb_last_error());
+    sb_body_state s = state_of(w, box);
+    double along = (s.position[0] - s.position[2]) / sqrt(2.0), across = (s.position[0] + s.position[2]) / sqrt(2.0);
+    /* a frictionless slope, g/√2, integrated as the step does (x += h v⁺): ½ a t (t + h) */
+    double h = 1.0 / 240.0, expected = 0.5 * G / sqrt(2.0) * 0.2 * (0.2 + h);
+    printf("slider at 45°: %.5f m along after 0.2 s (%.5f expected), %.1e across\n", along, expected, across);
+    cr_assert_lt(fabs(along / expected - 1.0), 1e-9, "%g m along, %g expected", along, expected);
+    cr_assert_lt(fabs(across) + fabs(s.position[1]), 1e-9);
+    cr_assert_eq(sb_world_step_to(w, 1.0), SB_OK, "%s", sb_last_error());
+    s = state_of(w, box);
+    along = (s.position[0] - s.position[2]) / sqrt(2.0);
+    printf("slider: stopped at %.5f m (limit 0.3)\n", along);
+    cr_assert_lt(fabs(along - 0.3), 1e-6, "stopped at %g", along);
+    sb_world_destroy(w);
+}
+
+/* Two overlapping boxes in zero gravity, joined by a generic joint with no limits (it holds
+ * nothing): how far they moved in 1 s. */
+static double overlap_motion(int32_t disable_collisions)
+{
+    sb_world *w = make_world(0.0);
+    sb_body_id a = add_box(w, SB_BODY_DYNAMIC, 0.0, 0.0, 0.0, 0.25, 0.25, 0.25, 1.0);
+    sb_body_id b = add_box(w, SB_BODY_DYNAMIC, 0.4, 0.0, 0.0, 0.25, 0.25, 0.25, 1.0);
+    sb_joint_def j = sb_default_joint_def();
+    j.type = SB_JOINT_GENERIC, j.body_a = a, j.body_b = b, j.disable_collisions = disable_collisions;
+    add_joint(w, j);
+    cr_assert_eq(sb_world_step_to(w, 1.0), SB_OK, "%s", sb_last_error());
+    double moved = fabs(state_of(w, a).position[0]) + fabs(state_of(w, b).position[0] - 0.4);
+    sb_world_destroy(w);
+    return moved;
+}
+
+Test(joints, a_joint_keeps_its_bodies_from_colliding_when_asked)
+{
+    double kept = overlap_motion(1), pushed = overlap_motion(0);
+    printf("overlapping boxes joined: moved %.1e m with disable_collisions, %.3f m without\n", kept, pushed);
+    cr_assert_eq(kept, 0.0, "moved %g m", kept);
+    cr_assert_gt(pushed, 0.05, "moved only %g m", pushed);
+}
+
+/* A chain dropped sideways whose joints break as the swing loads them. */
+static sb_world *breaking_chain(sb_body_id links[LINKS])
+{
+    sb_world *w = make_world(G);
+    double pivots[LINKS][3];
+    make_chain(w, PI / 2, links, pivots, 0.25); /* 0.25 N·s per 1/240 s: 60 N */
+    return w;
+}
+
+/* Saved at `saved` s, resumed to 1.5 s: the same bits and breaking times as without the stop;
+ * how many joints had broken when it was saved, and at the end. */
+static void resume_breaking_chain(double saved, int32_t *broken_then, int32_t *broken_end)
+{
+    sb_body_id links[LINKS];
+    sb_world *w = breaking_chain(links);
+    cr_assert_eq(sb_world_step_to(w, saved), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_get_broken_joints(w, NULL, NULL, 0, broken_then), SB_OK);
+    uint64_t size = 0;
+    cr_assert_eq(sb_world_get_state_size(w, &size), SB_OK);
+    void *state = malloc(size);
+    cr_assert_eq(sb_world_save_state(w, state, size), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_step_to(w, 1.5), SB_OK, "%s", sb_last_error());
+    double straight[LINKS * 16], resumed[LINKS * 16], times_a[LINKS], times_b[LINKS];
+    int32_t count_b = 0;
+    cr_assert_eq(sb_world_get_body_transforms(w, straight, LINKS), SB_OK);
+    cr_assert_eq(sb_world_get_broken_joints(w, NULL, times_a, LINKS, broken_end), SB_OK);
+
+    sb_body_id again[LINKS];
+    sb_world *w2 = breaking_chain(again);
+    cr_assert_eq(sb_world_load_state(w2, state, size), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_step_to(w2, 1.5), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_get_body_transforms(w2, resumed, LINKS), SB_OK);
+    cr_assert_eq(sb_world_get_broken_joints(w2, NULL, times_b, LINKS, &count_b), SB_OK);
+    printf("breaking chain saved at %.2f s: %d joints broken then, %d at 1.5 s:", saved, *broken_then, *broken_end);
+    for (int i = 0; i < *broken_end; i++) printf(" %.4f s", times_a[i]);
+    printf("\n");
+    cr_assert_eq(count_b, *broken_end);
+    cr_assert_eq(memcmp(times_a, times_b, (size_t)count_b * sizeof *times_a), 0, "other breaking times");
+    cr_assert_eq(memcmp(straight, resumed, sizeof straight), 0, "the resumed world went another way");
+
+    /* a world whose joints differ refuses the state */
+    sb_world *other = make_world(G);
+    double pivots[LINKS][3];
+    make_chain(other, PI / 2, again, pivots, 0.3);
+    cr_assert_eq(sb_world_load_state(other, state, size), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_not_null(strstr(sb_last_error(), "joints"), "%s", sb_last_error());
+    free(state);
+    sb_world_destroy(w), sb_world_destroy(w2), sb_world_destroy(other);
+}
+
+Test(joints, a_saved_world_with_broken_joints_resumes_bit_for_bit)
+{
+    int32_t then, end;
+    resume_breaking_chain(0.3, &then, &end); /* the joint breaks after the resume */
+    cr_assert(then == 0 && end == 1, "%d joints broken before the stop, %d in all", then, end);
+    resume_breaking_chain(0.5, &then, &end); /* and before it */
+    cr_assert(then == 1 && end == 1, "%d joints broken before the stop, %d in all", then, end);
+}
+
+static void expect_refused(sb_world *w, sb_joint_def d, sb_result code, const char *words)
+{
+    sb_joint_id id = {77};
+    cr_assert_eq(sb_world_add_joint(w, &d, &id), code, "expected %s, got '%s'", sb_result_name(code), sb_last_error());
+    cr_assert_eq(id.index, 77, "the id was written on failure");
+    cr_assert_not_null(strstr(sb_last_error(), words), "message '%s' does not mention '%s'", sb_last_error(), words);
+}
+
+Test(joints, bad_joint_definitions_are_refused_with_a_message)
+{
+    sb_world *w = make_world(G);
+    add_box(w, SB_BODY_DYNAMIC, 0, 0, 0, 0.1, 0.1, 0.1, 1.0);
+    add_box(w, SB_BODY_DYNAMIC, 1, 0, 0, 0.1, 0.1, 0.1, 1.0);
+    sb_joint_def d = sb_default_joint_def();
+    cr_assert_eq(sb_world_add_joint(NULL, &d, &(sb_joint_id){0}), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_world_add_joint(w, NULL, &(sb_joint_id){0}), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_world_add_joint(w, &d, NULL), SB_ERROR_INVALID_ARGUMENT);
+    d.type = 6;
+    expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "type");
+    d = sb_default_joint_def(), d.body_a.index = 2;
+    expect_refused(w, d, SB_ERROR_NOT_FOUND, "body_a");
+    d = sb_default_joint_def(), d.body_a.index = -1;
+    expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "world");
+    d = sb_default_joint_def(), d.body_b.index = 5;
+    expect_refused(w, d, SB_ERROR_NOT_FOUND, "body_b");
+    d = sb_default_joint_def(), d.body_b.index = 0;
+    expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "itself");
+    d = sb_default_joint_def(), d.pivot[1] = NAN;
+    expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "pivot");
+    d = sb_default_joint_def(), d.pivot[1] = 2e7;
+    expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "pivot");
+    d = sb_default_joint_def(), d.rotation[0] = 0.0;
+    expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "rotation");
+    d = sb_default_joint_def(), d.rotation[3] = INFINITY;
+    expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "rotation");
+    d = sb_default_joint_def(), d.type = SB_JOINT_HINGE, d.use_limit[5] = 1, d.lower[5] = 1.0, d.upper[5] = 0.5;
+    expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "lower is above upper");
+    d.lower[5] = -4.0;
+    expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "z rotation must be within [-pi, pi]");
+    d = sb_default_joint_def(), d.type = SB_JOINT_SLIDER, d.use_limit[0] = 1, d.upper[0] = NAN;
+    expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "x translation must be finite");
+    d = sb_default_joint_def(), d.breakable = 1, d.breaking_threshold = 0.0;
+    expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "breaking_threshold");
+    d = sb_default_joint_def(), d.breakable = 1, d.breaking_step = -1.0;
+    expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "breaking_step");
+    /* limits on coordinates the type locks are not read; an unbreakable joint's threshold neither */
+    d = sb_default_joint_def(), d.type = SB_JOINT_FIXED, d.use_limit[0] = 1, d.lower[0] = NAN, d.breaking_threshold = -1;
+    sb_joint_id id;
+    cr_assert_eq(sb_world_add_joint(w, &d, &id), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(id.index, 0);
+    cr_assert_eq(sb_joint_get_broken(w, (sb_joint_id){1}, NULL, NULL), SB_ERROR_NOT_FOUND);
+    cr_assert_eq(sb_joint_get_broken(NULL, id, NULL, NULL), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_world_get_broken_joints(w, NULL, NULL, -1, &(int32_t){0}), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_world_get_broken_joints(w, NULL, NULL, 0, NULL), SB_ERROR_INVALID_ARGUMENT);
+    sb_world_destroy(w);
 }
