@@ -12,8 +12,8 @@ from contextlib import ExitStack, contextmanager
 
 import bpy
 
-from . import (budget, cache_owner, checkpoint, failures, keyframes, native, outputs, rigid_bake, scene_io, settings,
-               transforms, unmapped)
+from . import (budget, cache_owner, checkpoint, failures, keyframes, native, outputs, rigid_bake, rigid_joints,
+               scene_io, settings, transforms, unmapped)
 from .bake_resume import BakeResume
 from .settings import SettingsError
 
@@ -113,6 +113,7 @@ class Bake(BakeResume):
                           if self.rigid_jobs else [])
         self.cloth_names = {}  # library id -> object name, for messages from the worker thread
         self.body_names = {}
+        self.joint_names = {}  # library id -> the constraint object's name
         self.progress = progress or (lambda frame, done, total: None)
         self.should_cancel = should_cancel or (lambda: False)
         self.frame_start, self.frame_end = self.props.frame_start, self.props.frame_end
@@ -342,10 +343,11 @@ class Bake(BakeResume):
         if self.rigid_jobs:
             found += unmapped.rigid_body_world(self.scene.rigidbody_world)
         baked = {job.obj for job in self.jobs} | set(bodies)
-        for obj in self.scene.objects:
-            constraint = getattr(obj, "rigid_body_constraint", None)
-            if constraint is not None and (constraint.object1 in baked or constraint.object2 in baked):
+        for obj in rigid_joints.constraint_objects(self.scene) if self.rigid_jobs else ():
+            constraint = obj.rigid_body_constraint
+            if constraint.object1 in baked or constraint.object2 in baked:
                 found += unmapped.rigid_body_constraint(obj.name, constraint)
+        for obj in self.scene.objects:
             if getattr(obj, "field", None) is not None:
                 found += unmapped.force_field(obj.name, obj.field)
         return found
@@ -372,6 +374,13 @@ class Bake(BakeResume):
                     rigid_bake.add_cloth_collider(world, job, self.warnings)
         for obstacle in self.obstacles:
             self._add_rigid(rigid_bake.add_obstacle, world, obstacle, depsgraph)
+        if self.rigid_jobs:
+            fps = render.fps / render.fps_base
+            try:
+                self.joint_names = rigid_bake.add_joints(world, self.scene, self.rigid_jobs + self.obstacles,
+                                                         depsgraph, fps, self.warnings)
+            except SettingsError as error:
+                raise BakeError(str(error)) from error
         self.cloth_names = {job.cloth_id: job.obj.name for job in self.jobs}
         self.body_names = {job.body_id: job.obj.name for job in self.rigid_jobs + self.obstacles}
         self._start_outputs()

@@ -10,7 +10,7 @@ import os
 from array import array
 
 # The add-on works with library versions of this major.minor.
-REQUIRED_VERSION = (0, 8)
+REQUIRED_VERSION = (0, 9)
 LIBRARY_NAME = "libsimbake.so"
 
 INTEGRATORS = {"IMPLICIT_EULER": 0, "EXPLICIT_EULER": 1, "MIDPOINT": 2, "RK4": 3}
@@ -18,6 +18,8 @@ BODY_TYPES = {"DYNAMIC": 0, "KINEMATIC": 1, "STATIC": 2}
 SHAPES = {"SPHERE": 0, "BOX": 1, "CONVEX_HULL": 2, "MESH": 3}
 FAILURE_KINDS = {0: "NONE", 1: "CG", 2: "STRAIN", 3: "NOT_FINITE", 4: "SPEED", 5: "OUT_OF_MEMORY", 6: "TOLERANCE"}
 OBJECT_KINDS = {0: None, 1: "CLOTH", 2: "BODY"}
+JOINT_TYPES = {"FIXED": 0, "POINT": 1, "HINGE": 2, "SLIDER": 3, "PISTON": 4, "GENERIC": 5}
+WORLD = -1  # the body index of the world, as a joint's body_b
 
 
 class NativeError(RuntimeError):
@@ -133,6 +135,28 @@ class BodyDef(ctypes.Structure):
     ]
 
 
+class JointId(ctypes.Structure):
+    """sb_joint_id"""
+    _fields_ = [("index", ctypes.c_int32)]
+
+
+class JointDef(ctypes.Structure):
+    _fields_ = [
+        ("type", ctypes.c_int32),  # sb_joint_type
+        ("body_a", BodyId),
+        ("body_b", BodyId),
+        ("pivot", ctypes.c_double * 3),
+        ("rotation", ctypes.c_double * 4),
+        ("use_limit", ctypes.c_int32 * 6),
+        ("lower", ctypes.c_double * 6),
+        ("upper", ctypes.c_double * 6),
+        ("disable_collisions", ctypes.c_int32),
+        ("breakable", ctypes.c_int32),
+        ("breaking_threshold", ctypes.c_double),
+        ("breaking_step", ctypes.c_double),
+    ]
+
+
 class BodyState(ctypes.Structure):
     _fields_ = [
         ("position", ctypes.c_double * 3),
@@ -200,6 +224,7 @@ _SIGNATURES = {
     "sb_default_cloth_def": (ClothDef, []),
     "sb_default_collider_def": (ColliderDef, []),
     "sb_default_body_def": (BodyDef, []),
+    "sb_default_joint_def": (JointDef, []),
     "sb_world_create": (ctypes.c_int, [_P(WorldDef), _P(ctypes.c_void_p)]),
     "sb_world_destroy": (None, [ctypes.c_void_p]),
     "sb_world_add_cloth": (ctypes.c_int, [ctypes.c_void_p, _P(ClothDef), _P(ClothId)]),
@@ -211,6 +236,10 @@ _SIGNATURES = {
     "sb_cloth_set_pin_targets": (
         ctypes.c_int, [ctypes.c_void_p, ClothId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_world_add_body": (ctypes.c_int, [ctypes.c_void_p, _P(BodyDef), _P(BodyId)]),
+    "sb_world_add_joint": (ctypes.c_int, [ctypes.c_void_p, _P(JointDef), _P(JointId)]),
+    "sb_joint_get_broken": (ctypes.c_int, [ctypes.c_void_p, JointId, _P(ctypes.c_int32), _P(ctypes.c_double)]),
+    "sb_world_get_broken_joints": (
+        ctypes.c_int, [ctypes.c_void_p, _P(JointId), _P(ctypes.c_double), ctypes.c_int32, _P(ctypes.c_int32)]),
     "sb_body_set_target": (ctypes.c_int, [ctypes.c_void_p, BodyId, ctypes.c_double, _P(ctypes.c_double)]),
     "sb_body_get_transform": (ctypes.c_int, [ctypes.c_void_p, BodyId, _P(ctypes.c_double)]),
     "sb_body_get_state": (ctypes.c_int, [ctypes.c_void_p, BodyId, _P(BodyState)]),
@@ -236,7 +265,7 @@ _SIGNATURES = {
 MIRRORS = {"sb_world_def": WorldDef, "sb_cloth_def": ClothDef, "sb_collider_def": ColliderDef,
            "sb_body_def": BodyDef, "sb_body_state": BodyState, "sb_cloth_info": ClothInfo,
            "sb_world_stats": WorldStats, "sb_failure": Failure, "sb_cloth_id": ClothId,
-           "sb_collider_id": ColliderId, "sb_body_id": BodyId}
+           "sb_collider_id": ColliderId, "sb_body_id": BodyId, "sb_joint_id": JointId, "sb_joint_def": JointDef}
 
 _library = None
 
@@ -493,6 +522,45 @@ class World:
         _check(self._lib.sb_world_add_body(self._handle, ctypes.byref(definition), ctypes.byref(body)))
         self._body_count += 1
         return body.index
+
+    def add_joint(self, joint_type, body_a, body_b=WORLD, pivot=(0.0, 0.0, 0.0), rotation=(1.0, 0.0, 0.0, 0.0),
+                  limits=None, disable_collisions=True, breaking_threshold=None, breaking_step=None):
+        """A joint between bodies a and b (WORLD: the world) as they are now. pivot: world
+        point; rotation: the joint frame's world orientation (w, x, y, z); limits: {axis:
+        (lower, upper)}, axes 0..2 translation along the frame's x, y, z (m), 3..5 rotation about
+        them (rad); breaking_threshold: N·s over a step of breaking_step s (None: unbreakable).
+        Returns the joint id."""
+        definition = self._lib.sb_default_joint_def()
+        definition.type = JOINT_TYPES[joint_type]
+        definition.body_a, definition.body_b = BodyId(body_a), BodyId(body_b)
+        definition.pivot[:] = [float(v) for v in pivot]
+        definition.rotation[:] = [float(v) for v in rotation]
+        for axis, (lower, upper) in (limits or {}).items():
+            definition.use_limit[axis] = 1
+            definition.lower[axis], definition.upper[axis] = float(lower), float(upper)
+        definition.disable_collisions = 1 if disable_collisions else 0
+        if breaking_threshold is not None:
+            definition.breakable = 1
+            definition.breaking_threshold = float(breaking_threshold)
+            if breaking_step is not None:
+                definition.breaking_step = float(breaking_step)
+        joint = JointId()
+        _check(self._lib.sb_world_add_joint(self._handle, ctypes.byref(definition), ctypes.byref(joint)))
+        return joint.index
+
+    def joint_broken(self, joint):
+        """When the joint broke (s), or None while it holds."""
+        broken, when = ctypes.c_int32(), ctypes.c_double()
+        _check(self._lib.sb_joint_get_broken(self._handle, JointId(joint), ctypes.byref(broken), ctypes.byref(when)))
+        return when.value if broken.value else None
+
+    def broken_joints(self):
+        """{joint id: time it broke (s)} of every joint broken so far."""
+        count = ctypes.c_int32()
+        _check(self._lib.sb_world_get_broken_joints(self._handle, None, None, 0, ctypes.byref(count)))
+        ids, times = (JointId * max(count.value, 1))(), (ctypes.c_double * max(count.value, 1))()
+        _check(self._lib.sb_world_get_broken_joints(self._handle, ids, times, count.value, ctypes.byref(count)))
+        return {ids[k].index: times[k] for k in range(count.value)}
 
     def set_body_target(self, body, time, matrix16):
         """A kinematic body moves to the pose `matrix16` (row-major rigid displacement from its

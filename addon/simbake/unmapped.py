@@ -108,13 +108,27 @@ def rigid_body_world(world):
 
 
 def rigid_body_constraint(name, constraint):
-    """An object's rigid body constraint that joins bodies of the bake."""
+    """An object's rigid body constraint that joins bodies of the bake (rigid_joints.py maps
+    the rest: type, pivot and axes, limits, breaking, disabled collisions)."""
     if not _flag(constraint, "enabled"):
         return []
-    kind = str(getattr(constraint, "type", "")).replace("_", " ").title()
+    kind = str(getattr(constraint, "type", ""))
     joined = [o.name for o in (getattr(constraint, "object1", None), getattr(constraint, "object2", None)) if o]
-    return [f"{name}: Rigid Body Constraint ({kind}, {' and '.join(joined) or 'no objects'}) {NOT_CARRIED} "
-            "(the bodies move as if unjoined)"]
+    found = []
+
+    def warn(setting, instead):
+        found.append(f"{name}: Rigid Body Constraint {setting} {NOT_CARRIED} ({instead})")
+
+    if kind == "MOTOR":
+        warn(f"Motor ({' and '.join(joined) or 'no objects'})", "the bodies move as if unjoined")
+        return found
+    springs = [axis for axis in ("x", "y", "z", "ang_x", "ang_y", "ang_z") if _flag(constraint, f"use_spring_{axis}")]
+    if kind == "GENERIC_SPRING" and springs:
+        warn(f"Springs ({', '.join(a.replace('_', ' ') for a in springs)})", "those axes move freely within "
+             "their limits")
+    if _flag(constraint, "use_override_solver_iterations"):
+        warn("Override Iterations", "joints are solved exactly with their island, or with the world's iterations")
+    return found
 
 
 def force_field(name, field):

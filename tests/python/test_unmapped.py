@@ -67,9 +67,18 @@ class OtherSettings(unittest.TestCase):
         self.assertIn("Speed", unmapped.rigid_body_world(Settings(time_scale=0.5))[0])
 
     def test_constraints_and_force_fields(self):
-        hinge = Settings(enabled=True, type="HINGE", object1=Settings(name="Door"), object2=None)
-        self.assertIn("Hinge, Door", unmapped.rigid_body_constraint("Empty", hinge)[0])
-        self.assertEqual(unmapped.rigid_body_constraint("Empty", Settings(**{**vars(hinge), "enabled": False})), [])
+        hinge = Settings(enabled=True, type="HINGE", object1=Settings(name="Door"), object2=None,
+                         use_override_solver_iterations=False)
+        self.assertEqual(unmapped.rigid_body_constraint("Empty", hinge), [])  # carried over (rigid_joints.py)
+        motor = Settings(**{**vars(hinge), "type": "MOTOR"})
+        self.assertIn("Motor (Door)", unmapped.rigid_body_constraint("Empty", motor)[0])
+        self.assertEqual(unmapped.rigid_body_constraint("Empty", Settings(**{**vars(motor), "enabled": False})), [])
+        springy = Settings(**{**vars(hinge), "type": "GENERIC_SPRING", "use_spring_x": True, "use_spring_ang_z": True,
+                              "use_override_solver_iterations": True})
+        found = unmapped.rigid_body_constraint("Empty", springy)
+        self.assertEqual(len(found), 2, found)
+        self.assertIn("Springs (x, ang z)", found[0])
+        self.assertIn("Override Iterations", found[1])
         self.assertEqual(unmapped.force_field("Fan", Settings(type="NONE")), [])
         self.assertEqual(unmapped.force_field("Fan", Settings(type="WIND")),
                          ["Fan: Wind force field is not carried over by SimBake (nothing in the bake feels it)"])
