@@ -11,6 +11,8 @@
  *      RK4 from L; a bounce starts at the moment of contact within the step;
  *   6. drift: overlaps left by round-off are removed by pseudo-velocities that move bodies
  *      without giving them velocity (no energy is added).
+ * Joints (rigid_step_joints.c) add their rows to their island's problem (joined bodies are one
+ * island), hold through the bounces, and their drift is projected away after step 6.
  * Islands small enough are solved exactly by pivoting, larger ones by Gauss-Seidel. Pivoting
  * is tried on an island only where it is likely to end within its budget: few rows, or none of
  * its contacts left to Gauss-Seidel the step before (a resting stack, new contacts); elsewhere
