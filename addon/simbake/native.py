@@ -150,6 +150,12 @@ class JointDef(ctypes.Structure):
         ("use_limit", ctypes.c_int32 * 6),
         ("lower", ctypes.c_double * 6),
         ("upper", ctypes.c_double * 6),
+        ("use_motor", ctypes.c_int32 * 6),
+        ("motor_velocity", ctypes.c_double * 6),
+        ("motor_max_force", ctypes.c_double * 6),
+        ("use_spring", ctypes.c_int32 * 6),
+        ("spring_stiffness", ctypes.c_double * 6),
+        ("spring_damping", ctypes.c_double * 6),
         ("disable_collisions", ctypes.c_int32),
         ("breakable", ctypes.c_int32),
         ("breaking_threshold", ctypes.c_double),
@@ -524,12 +530,14 @@ class World:
         return body.index
 
     def add_joint(self, joint_type, body_a, body_b=WORLD, pivot=(0.0, 0.0, 0.0), rotation=(1.0, 0.0, 0.0, 0.0),
-                  limits=None, disable_collisions=True, breaking_threshold=None, breaking_step=None):
+                  limits=None, motors=None, springs=None, disable_collisions=True, breaking_threshold=None,
+                  breaking_step=None):
         """A joint between bodies a and b (WORLD: the world) as they are now. pivot: world
         point; rotation: the joint frame's world orientation (w, x, y, z); limits: {axis:
         (lower, upper)}, axes 0..2 translation along the frame's x, y, z (m), 3..5 rotation about
-        them (rad); breaking_threshold: N·s over a step of breaking_step s (None: unbreakable).
-        Returns the joint id."""
+        them (rad); motors: {axis: (velocity, max force)} (m/s or rad/s, N or N·m); springs:
+        {axis: (stiffness, damping)} pulling the axis back to where it is now; breaking_threshold:
+        N·s over a step of breaking_step s (None: unbreakable). Returns the joint id."""
         definition = self._lib.sb_default_joint_def()
         definition.type = JOINT_TYPES[joint_type]
         definition.body_a, definition.body_b = BodyId(body_a), BodyId(body_b)
@@ -538,6 +546,12 @@ class World:
         for axis, (lower, upper) in (limits or {}).items():
             definition.use_limit[axis] = 1
             definition.lower[axis], definition.upper[axis] = float(lower), float(upper)
+        for axis, (velocity, force) in (motors or {}).items():
+            definition.use_motor[axis] = 1
+            definition.motor_velocity[axis], definition.motor_max_force[axis] = float(velocity), float(force)
+        for axis, (stiffness, damping) in (springs or {}).items():
+            definition.use_spring[axis] = 1
+            definition.spring_stiffness[axis], definition.spring_damping[axis] = float(stiffness), float(damping)
         definition.disable_collisions = 1 if disable_collisions else 0
         if breaking_threshold is not None:
             definition.breakable = 1

@@ -6,20 +6,24 @@ Constraints collection, it is enabled and both of its objects are rigid bodies o
 its object's world matrix at the first frame gives the pivot and the axes (Hinge turns about
 its Z, Slider and Piston move along its X); limits are those of Bullet's constraints, of
 object2's frame relative to object1's; Breakable breaks the constraint when one of its rows
-carries the Threshold impulse in one of Blender's substeps (Bullet's rule). What is not carried
-over (springs, motors, solver iterations) is warned about by unmapped.rigid_body_constraint."""
+carries the Threshold impulse in one of Blender's substeps (Bullet's rule); Generic Spring's
+springs pull each axis back to where it started; a Motor drives object1 relative to object2
+along and about its X (Bullet's sign), its Max Impulse a force as Bullet's 6-DOF motor reads it
+(per second, not per step). What is not carried over (Override Iterations, the old spring
+type's damping) is warned about by unmapped.rigid_body_constraint."""
 
 import math
 
 from . import transforms
 
 TYPES = {"FIXED": "FIXED", "POINT": "POINT", "HINGE": "HINGE", "SLIDER": "SLIDER", "PISTON": "PISTON",
-         "GENERIC": "GENERIC", "GENERIC_SPRING": "GENERIC"}
+         "GENERIC": "GENERIC", "GENERIC_SPRING": "GENERIC", "MOTOR": "GENERIC"}
 
 # (SimBake's coordinate, Blender's name): 0..2 translation along X, Y, Z; 3..5 rotation about them
 _AXES = ((0, "lin_x"), (1, "lin_y"), (2, "lin_z"), (3, "ang_x"), (4, "ang_y"), (5, "ang_z"))
 LIMITED_AXES = {"FIXED": (), "POINT": (), "HINGE": (5,), "SLIDER": (0,), "PISTON": (0, 3),
-                "GENERIC": (0, 1, 2, 3, 4, 5), "GENERIC_SPRING": (0, 1, 2, 3, 4, 5)}
+                "GENERIC": (0, 1, 2, 3, 4, 5), "GENERIC_SPRING": (0, 1, 2, 3, 4, 5), "MOTOR": ()}
+_SPRING_NAMES = ("x", "y", "z", "ang_x", "ang_y", "ang_z")
 
 
 def constraint_objects(scene):
@@ -65,6 +69,29 @@ def limits(constraint):
     return out, notes
 
 
+def motors(constraint):
+    """{coordinate: (velocity, max force)} of a Motor constraint. Bullet's motor row is
+    J v = target with J = +X on object1 and -X on object2: object1 turns (moves) relative to
+    object2, so SimBake's coordinate, object2's relative to object1, goes at -target."""
+    if constraint.type != "MOTOR":
+        return {}
+    out = {}
+    if constraint.use_motor_lin:
+        out[0] = (-float(constraint.motor_lin_target_velocity), float(constraint.motor_lin_max_impulse))
+    if constraint.use_motor_ang:
+        out[3] = (-float(constraint.motor_ang_target_velocity), float(constraint.motor_ang_max_impulse))
+    return out
+
+
+def springs(constraint):
+    """{coordinate: (stiffness, damping)} of a Generic Spring constraint's springs in use."""
+    if constraint.type != "GENERIC_SPRING":
+        return {}
+    return {axis: (float(getattr(constraint, f"spring_stiffness_{name}")),
+                   float(getattr(constraint, f"spring_damping_{name}")))
+            for axis, name in enumerate(_SPRING_NAMES) if getattr(constraint, f"use_spring_{name}", False)}
+
+
 def joint_settings(constraint, matrix_world, step):
     """Keyword arguments of native.World.add_joint but the bodies, for a constraint whose type
     SimBake has (TYPES), and warnings without the object's name. matrix_world: the constraint
@@ -74,6 +101,7 @@ def joint_settings(constraint, matrix_world, step):
     values = {"joint_type": TYPES[constraint.type], "pivot": (rigid[3], rigid[7], rigid[11]), "rotation": rotation,
               "disable_collisions": bool(constraint.disable_collisions)}
     values["limits"], notes = limits(constraint)
+    values["motors"], values["springs"] = motors(constraint), springs(constraint)
     if constraint.use_breaking:
         threshold = float(constraint.breaking_threshold)
         if not threshold > 0.0:  # Bullet breaks it at the first step with any load
@@ -91,7 +119,7 @@ def plan(constraint_owners, bodies):
     for owner in constraint_owners:
         constraint = owner.rigid_body_constraint
         if not constraint.enabled or constraint.type not in TYPES:
-            continue  # off, as in Blender; Motor is warned about by unmapped.rigid_body_constraint
+            continue  # off, as in Blender
         ends = (constraint.object1, constraint.object2)
         missing = [obj for obj in ends if obj is None or obj not in bodies]
         if missing:

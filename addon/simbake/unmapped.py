@@ -109,7 +109,7 @@ def rigid_body_world(world):
 
 def rigid_body_constraint(name, constraint):
     """An object's rigid body constraint that joins bodies of the bake (rigid_joints.py maps
-    the rest: type, pivot and axes, limits, breaking, disabled collisions)."""
+    the rest: type, pivot and axes, limits, springs, motors, breaking, disabled collisions)."""
     if not _flag(constraint, "enabled"):
         return []
     kind = str(getattr(constraint, "type", ""))
@@ -119,13 +119,10 @@ def rigid_body_constraint(name, constraint):
     def warn(setting, instead):
         found.append(f"{name}: Rigid Body Constraint {setting} {NOT_CARRIED} ({instead})")
 
-    if kind == "MOTOR":
-        warn(f"Motor ({' and '.join(joined) or 'no objects'})", "the bodies move as if unjoined")
-        return found
     springs = [axis for axis in ("x", "y", "z", "ang_x", "ang_y", "ang_z") if _flag(constraint, f"use_spring_{axis}")]
-    if kind == "GENERIC_SPRING" and springs:
-        warn(f"Springs ({', '.join(a.replace('_', ' ') for a in springs)})", "those axes move freely within "
-             "their limits")
+    if kind == "GENERIC_SPRING" and springs and getattr(constraint, "spring_type", "SPRING2") == "SPRING1":
+        warn(f"Spring Type Blender 2.7 ({' and '.join(joined) or 'no objects'})",
+             "its damping is read as Blender 2.8's, N·s/m or N·m·s/rad")
     if _flag(constraint, "use_override_solver_iterations"):
         warn("Override Iterations", "joints are solved exactly with their island, or with the world's iterations")
     return found

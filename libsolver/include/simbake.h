@@ -328,6 +328,17 @@ typedef struct sb_joint_def {
                                    [lower, upper]; read for the coordinates the type leaves free
                                    (0) */
     double lower[6], upper[6];  /* m for 0..2, rad within [-pi, pi] for 3..5; lower <= upper (0) */
+    int32_t use_motor[6];       /* nonzero: a motor drives the coordinate's rate towards
+                                   motor_velocity, pushing with at most motor_max_force; read for
+                                   the coordinates the type leaves free (0) */
+    double motor_velocity[6];   /* m/s or rad/s (0) */
+    double motor_max_force[6];  /* N or N·m, >= 0 (0) */
+    int32_t use_spring[6];      /* nonzero: a damped spring pulls the coordinate back to 0 (where
+                                   it was when the joint was added): force -k c - d ċ, taken
+                                   implicitly (stable at any stiffness); read for the coordinates
+                                   the type leaves free (0) */
+    double spring_stiffness[6]; /* k: N/m or N·m/rad, >= 0 (0) */
+    double spring_damping[6];   /* d: N·s/m or N·m·s/rad, >= 0 (0) */
     int32_t disable_collisions; /* nonzero: the two bodies do not collide while the joint holds (1) */
     int32_t breakable;          /* nonzero: the joint breaks, for good, when one of its rows
                                    carries breaking_threshold (0) */
@@ -344,8 +355,8 @@ SB_API sb_joint_def sb_default_joint_def(void);
 /* Adds a joint at the world's current time between the bodies as they are now; its id goes to
  * *out_joint. Errors: NOT_FOUND (a body id), INVALID_ARGUMENT (NULL, an unknown type, body_a
  * the world or both the same body, a pivot or rotation not finite, a zero rotation, a limit
- * not finite, lower above upper or an angle beyond pi, a threshold or step not positive and
- * finite), OUT_OF_MEMORY. */
+ * not finite, lower above upper or an angle beyond pi, a motor or spring value not finite or
+ * negative, a threshold or step not positive and finite), OUT_OF_MEMORY. */
 SB_API sb_result sb_world_add_joint(sb_world *world, const sb_joint_def *def, sb_joint_id *out_joint);
 /* Whether the joint has broken (*out_broken 1 or 0) and when (*out_time, s: the end of the step
  * that broke it; -1 if it holds). Either output may be NULL. Errors: NOT_FOUND,

@@ -58,7 +58,9 @@ static const struct_layout LAYOUTS[] = {
     LAYOUT(sb_joint_id, AT(sb_joint_id, index)),
     LAYOUT(sb_joint_def, AT(sb_joint_def, type), AT(sb_joint_def, body_a), AT(sb_joint_def, body_b),
            AT(sb_joint_def, pivot), AT(sb_joint_def, rotation), AT(sb_joint_def, use_limit), AT(sb_joint_def, lower),
-           AT(sb_joint_def, upper), AT(sb_joint_def, disable_collisions), AT(sb_joint_def, breakable),
+           AT(sb_joint_def, upper), AT(sb_joint_def, use_motor), AT(sb_joint_def, motor_velocity),
+           AT(sb_joint_def, motor_max_force), AT(sb_joint_def, use_spring), AT(sb_joint_def, spring_stiffness),
+           AT(sb_joint_def, spring_damping), AT(sb_joint_def, disable_collisions), AT(sb_joint_def, breakable),
            AT(sb_joint_def, breaking_threshold), AT(sb_joint_def, breaking_step)),
 };
 

@@ -66,6 +66,18 @@ bool rigid_joint_init(rigid_joint *j, const sb_joint_def *def, const rigid_body 
         j->mode[k] = AXIS_LOCKED;
         if (!type_frees((sb_joint_type)type, k)) continue;
         j->mode[k] = AXIS_FREE;
+        if (def->use_motor[k]) {
+            if (!isfinite(def->motor_velocity[k])) return refuse("the motor of the %s: velocity not finite", k);
+            if (!(def->motor_max_force[k] >= 0.0) || !isfinite(def->motor_max_force[k]))
+                return refuse("the motor of the %s: motor_max_force must be zero or positive and finite", k);
+            j->motor[k] = true, j->motor_velocity[k] = def->motor_velocity[k], j->motor_force[k] = def->motor_max_force[k];
+        }
+        if (def->use_spring[k]) {
+            double stiffness = def->spring_stiffness[k], damping = def->spring_damping[k];
+            if (!(stiffness >= 0.0) || !isfinite(stiffness) || !(damping >= 0.0) || !isfinite(damping))
+                return refuse("the spring of the %s: stiffness and damping must be zero or positive and finite", k);
+            j->spring[k] = stiffness > 0.0 || damping > 0.0, j->stiffness[k] = stiffness, j->damping[k] = damping;
+        }
         if (!def->use_limit[k]) continue;
         double lo = def->lower[k], hi = def->upper[k];
         if (!isfinite(lo) || !isfinite(hi)) return refuse("joint limits of the %s must be finite", k);
@@ -129,7 +141,6 @@ int32_t rigid_joint_rows(const rigid_joint *j, const joint_ends *e, int32_t a_in
     rigid_joint_coordinates(e, c);
     int32_t n = 0;
     for (int k = 0; k < JOINT_AXES; k++) {
-        if (j->mode[k] == AXIS_FREE) continue;
         if (j->mode[k] == AXIS_LOCKED) { /* ċ = 0: the step keeps it; drift is the correction's */
             rows[n] = axis_row(e, k, a_index, b_index, 1.0);
             rows[n].lambda = h * j->force[2 * k];
@@ -137,13 +148,29 @@ int32_t rigid_joint_rows(const rigid_joint *j, const joint_ends *e, int32_t a_in
             continue;
         }
         /* a limit as a contact: the gap may close within the step, no further */
-        for (int side = 0; side < 2; side++) {
+        for (int side = 0; side < 2 && j->mode[k] == AXIS_LIMITED; side++) {
             double gap = side == 0 ? c[k] - j->lower[k] : j->upper[k] - c[k];
             rows[n] = axis_row(e, k, a_index, b_index, side == 0 ? 1.0 : -1.0);
             rows[n].lo = 0.0;
             rows[n].bias = fmax(gap, 0.0) / h;
             rows[n].lambda = h * j->force[2 * k + side];
             slots[n++] = 2 * k + side;
+        }
+        if (j->motor[k]) { /* ċ = target while |impulse| <= force h */
+            rows[n] = axis_row(e, k, a_index, b_index, 1.0);
+            rows[n].bias = -j->motor_velocity[k];
+            rows[n].lo = -j->motor_force[k] * h, rows[n].hi = j->motor_force[k] * h;
+            rows[n].lambda = h * j->force[MOTOR_SLOT + k];
+            slots[n++] = MOTOR_SLOT + k;
+        }
+        if (j->spring[k]) {
+            /* backward Euler: λ = -h (k (c + h ċ⁺) + d ċ⁺), i.e. ċ⁺ + k c / (h k + d) + λ / (h (h k + d)) = 0 */
+            double resist = h * j->stiffness[k] + j->damping[k];
+            rows[n] = axis_row(e, k, a_index, b_index, 1.0);
+            rows[n].bias = j->stiffness[k] * c[k] / resist;
+            rows[n].soft = 1.0 / (h * resist);
+            rows[n].lambda = h * j->force[SPRING_SLOT + k];
+            slots[n++] = SPRING_SLOT + k;
         }
     }
     return n;
@@ -178,6 +205,10 @@ uint64_t rigid_joint_hash(uint64_t h, const rigid_joint *j)
     STATE_HASH(h, j->a), STATE_HASH(h, j->b), STATE_HASH(h, j->local_a), STATE_HASH(h, j->local_b);
     STATE_HASH(h, j->frame_a), STATE_HASH(h, j->frame_b), STATE_HASH(h, j->mode);
     STATE_HASH(h, j->lower), STATE_HASH(h, j->upper), STATE_HASH(h, flags), STATE_HASH(h, j->break_force);
+    uint8_t drives[2 * JOINT_AXES];
+    for (int k = 0; k < JOINT_AXES; k++) drives[k] = j->motor[k], drives[JOINT_AXES + k] = j->spring[k];
+    STATE_HASH(h, drives), STATE_HASH(h, j->motor_velocity), STATE_HASH(h, j->motor_force);
+    STATE_HASH(h, j->stiffness), STATE_HASH(h, j->damping);
     return h;
 }
 

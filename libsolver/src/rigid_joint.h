@@ -14,7 +14,9 @@
 #include "simbake.h"
 #include "state_io.h"
 
-enum { JOINT_AXES = 6, JOINT_SLOTS = 2 * JOINT_AXES /* a row per axis and side */ };
+/* Row slots of a joint (for warm starts): per axis a locked row or two limits (2 k, 2 k + 1),
+ * a motor (MOTOR_SLOT + k), a spring (SPRING_SLOT + k). */
+enum { JOINT_AXES = 6, MOTOR_SLOT = 2 * JOINT_AXES, SPRING_SLOT = 3 * JOINT_AXES, JOINT_SLOTS = 4 * JOINT_AXES };
 typedef enum axis_mode { AXIS_FREE, AXIS_LOCKED, AXIS_LIMITED } axis_mode;
 
 /* What the definition fixes (hashed into the state's fingerprint), then what stepping
@@ -25,6 +27,9 @@ typedef struct rigid_joint {
     quat frame_a, frame_b;    /* the joint's axes in each body's frame */
     uint8_t mode[JOINT_AXES]; /* axis_mode */
     double lower[JOINT_AXES], upper[JOINT_AXES]; /* locked: lower = upper = the target */
+    bool motor[JOINT_AXES], spring[JOINT_AXES];  /* on free or limited axes only */
+    double motor_velocity[JOINT_AXES], motor_force[JOINT_AXES];
+    double stiffness[JOINT_AXES], damping[JOINT_AXES];
     bool disable_collisions, breakable;
     double break_force;       /* N: a row's impulse over a step h breaks it at break_force h */
 
@@ -49,7 +54,7 @@ joint_ends rigid_joint_ends(const rigid_joint *j, const rigid_body *a, const rig
 void rigid_joint_coordinates(const joint_ends *e, double c[JOINT_AXES]);
 
 /* The velocity rows of the joint for a substep of length h into rows (at most JOINT_SLOTS),
- * each row's slot (axis * 2 + side) into slots; body indices a_index, b_index (the world's
+ * each row's slot into slots; body indices a_index, b_index (the world's
  * slot for the world). Returns the count. Rows are warm-started from the last substep. */
 int32_t rigid_joint_rows(const rigid_joint *j, const joint_ends *e, int32_t a_index, int32_t b_index, double h,
                          contact_row *rows, int32_t *slots);

@@ -296,6 +296,7 @@ static bool bounce(const rigid_system *sys, rigid_scratch *s, velocity_view *vie
     int32_t contact_extras = n;
     for (int32_t i = joint_begin; i < joint_end; i++) {
         contact_row r = s->joint_rows[i];
+        if (s->joint_slots[i] >= MOTOR_SLOT) continue;         /* motors and springs push in time */
         if (r.lo > -INFINITY && !(r.lambda > 0.0)) continue; /* a limit not touched */
         r.bias = 0.0, r.lambda = 0.0;
         s->extra[n] = r;

@@ -370,6 +370,75 @@ Test(joints, a_slider_moves_along_its_axis_only_and_stops_at_its_limit)
     sb_world_destroy(w);
 }
 
+Test(joints, a_motor_brings_a_free_wheel_to_its_speed_and_holds_it)
+{
+    /* a ball of I = 2/5 m r² = 0.072 kg m² on a hinge about z, driven at 10 rad/s with 2 N·m at most */
+    sb_world *w = make_world(G);
+    sb_body_id base = add_box(w, SB_BODY_STATIC, 0.0, 0.0, -1.0, 0.1, 0.1, 0.1, 1.0);
+    sb_body_def d = sb_default_body_def();
+    d.shape = SB_SHAPE_SPHERE, d.radius = 0.3, d.mass = 2.0;
+    sb_body_id wheel;
+    cr_assert_eq(sb_world_add_body(w, &d, &wheel), SB_OK);
+    sb_joint_def j = sb_default_joint_def();
+    j.type = SB_JOINT_HINGE, j.body_a = base, j.body_b = wheel;
+    j.use_motor[5] = 1, j.motor_velocity[5] = 10.0, j.motor_max_force[5] = 2.0;
+    add_joint(w, j);
+    double inertia = 0.4 * 2.0 * 0.3 * 0.3;
+    cr_assert_eq(sb_world_step_to(w, 0.2), SB_OK, "%s", sb_last_error());
+    double spinning_up = state_of(w, wheel).angular_velocity[2];
+    cr_assert_eq(sb_world_step_to(w, 1.0), SB_OK, "%s", sb_last_error());
+    double at_speed = state_of(w, wheel).angular_velocity[2];
+    cr_assert_eq(sb_world_step_to(w, 3.0), SB_OK, "%s", sb_last_error());
+    sb_body_state held = state_of(w, wheel);
+    printf("motor: %.4f rad/s after 0.2 s (%.4f with the torque limit), %.9f after 1 s, %.9f after 3 s; the wheel's "
+           "centre moved %.1e m\n", spinning_up, 2.0 / inertia * 0.2, at_speed, held.angular_velocity[2],
+           fabs(held.position[0]) + fabs(held.position[1]) + fabs(held.position[2]));
+    cr_assert_lt(fabs(spinning_up / (2.0 / inertia * 0.2) - 1.0), 1e-6, "not spun up at the torque limit");
+    cr_assert_lt(fabs(at_speed - 10.0), 1e-9);
+    cr_assert_lt(fabs(held.angular_velocity[2] - 10.0), 1e-9);
+    cr_assert_lt(fabs(held.angular_velocity[0]) + fabs(held.angular_velocity[1]), 1e-9);
+    cr_assert_lt(fabs(held.position[0]) + fabs(held.position[1]) + fabs(held.position[2]), 1e-9);
+    sb_world_destroy(w);
+}
+
+Test(joints, a_slider_with_a_spring_oscillates_at_its_natural_frequency)
+{
+    /* 2 kg on a horizontal slider with k = 50 N/m: ω = √(k/m) = 5 rad/s, pushed at 1 m/s */
+    sb_world *w = make_world(G);
+    sb_body_id base = add_box(w, SB_BODY_STATIC, 0.0, 0.0, -1.0, 0.1, 0.1, 0.1, 1.0);
+    sb_body_def d = sb_default_body_def();
+    d.shape = SB_SHAPE_BOX, d.mass = 2.0, d.linear_velocity[0] = 1.0;
+    d.half_extents[0] = d.half_extents[1] = d.half_extents[2] = 0.1;
+    sb_body_id slider;
+    cr_assert_eq(sb_world_add_body(w, &d, &slider), SB_OK);
+    sb_joint_def j = sb_default_joint_def();
+    j.type = SB_JOINT_SLIDER, j.body_a = base, j.body_b = slider;
+    j.use_spring[0] = 1, j.spring_stiffness[0] = 50.0;
+    add_joint(w, j);
+    double dt = 1.0 / 240.0, last_x = 0.0, first = -1.0, last = -1.0, peak = 0.0, drift = 0.0;
+    int crossings = 0;
+    for (int k = 1; k <= 5 * 240; k++) {
+        cr_assert_eq(sb_world_step_to(w, k * dt), SB_OK, "%s", sb_last_error());
+        sb_body_state s = state_of(w, slider);
+        double x = s.position[0];
+        peak = fmax(peak, fabs(x));
+        drift = fmax(drift, fabs(s.position[1]) + fabs(s.position[2]));
+        if (last_x > 0.0 && x <= 0.0) {
+            double at = (k - 1 + last_x / (last_x - x)) * dt;
+            if (first < 0.0) first = at;
+            last = at, crossings++;
+        }
+        last_x = x;
+    }
+    double period = (last - first) / (crossings - 1), expected = 2 * PI / 5.0;
+    printf("slider spring: period %.5f s, expected %.5f (%+.3f%%); swing %.4f m (0.2 undamped), off its axis %.1e m\n",
+           period, expected, 100 * (period / expected - 1), peak, drift);
+    cr_assert_lt(fabs(period / expected - 1.0), 0.002);
+    cr_assert(peak > 0.18 && peak <= 0.2, "swing %g m", peak);
+    cr_assert_lt(drift, 1e-9);
+    sb_world_destroy(w);
+}
+
 /* Two overlapping boxes in zero gravity, joined by a generic joint with no limits (it holds
  * nothing): how far they moved in 1 s. */
 static double overlap_motion(int32_t disable_collisions)
@@ -494,6 +563,12 @@ Test(joints, bad_joint_definitions_are_refused_with_a_message)
     expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "z rotation must be within [-pi, pi]");
     d = sb_default_joint_def(), d.type = SB_JOINT_SLIDER, d.use_limit[0] = 1, d.upper[0] = NAN;
     expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "x translation must be finite");
+    d = sb_default_joint_def(), d.use_motor[3] = 1, d.motor_max_force[3] = -1.0;
+    expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "motor of the x rotation");
+    d = sb_default_joint_def(), d.use_motor[4] = 1, d.motor_velocity[4] = NAN;
+    expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "velocity not finite");
+    d = sb_default_joint_def(), d.use_spring[5] = 1, d.spring_damping[5] = INFINITY;
+    expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "spring of the z rotation");
     d = sb_default_joint_def(), d.breakable = 1, d.breaking_threshold = 0.0;
     expect_refused(w, d, SB_ERROR_INVALID_ARGUMENT, "breaking_threshold");
     d = sb_default_joint_def(), d.breakable = 1, d.breaking_step = -1.0;

@@ -14,7 +14,11 @@ LIMIT_NAMES = ("lin_x", "lin_y", "lin_z", "ang_x", "ang_y", "ang_z")
 def constraint(kind="HINGE", **changes):
     """A rigid body constraint at Blender's defaults, with `changes`."""
     values = {"type": kind, "enabled": True, "disable_collisions": True, "use_breaking": False,
-              "breaking_threshold": 10.0, "object1": None, "object2": None}
+              "breaking_threshold": 10.0, "object1": None, "object2": None, "use_motor_lin": False,
+              "use_motor_ang": False, "motor_lin_target_velocity": 1.0, "motor_ang_target_velocity": 1.0,
+              "motor_lin_max_impulse": 1.0, "motor_ang_max_impulse": 1.0, "spring_type": "SPRING2"}
+    for name in ("x", "y", "z", "ang_x", "ang_y", "ang_z"):
+        values.update({f"use_spring_{name}": False, f"spring_stiffness_{name}": 10.0, f"spring_damping_{name}": 0.5})
     for name in LIMIT_NAMES:
         values.update({f"use_limit_{name}": False, f"limit_{name}_lower": -1.0 if "lin" in name else -math.pi / 4,
                        f"limit_{name}_upper": 1.0 if "lin" in name else math.pi / 4})
@@ -57,6 +61,18 @@ class Mapping(unittest.TestCase):
         self.assertEqual(limits, {4: (-math.pi, 0.0)})  # lower above upper: free, as in Bullet
         self.assertIn("ang y limits beyond ±180°", notes[0])
 
+    def test_motors_and_springs(self):
+        motor = constraint("MOTOR", use_motor_ang=True, motor_ang_target_velocity=3.0, motor_ang_max_impulse=2.0)
+        values, _ = rigid_joints.joint_settings(motor, turned_about_x(0.0), 1 / 240)
+        self.assertEqual((values["joint_type"], values["limits"], values["springs"]), ("GENERIC", {}, {}))
+        self.assertEqual(values["motors"], {3: (-3.0, 2.0)})  # object2 relative to object1: Bullet's opposite
+        motor.use_motor_lin, motor.motor_lin_target_velocity = True, 0.5
+        self.assertEqual(rigid_joints.motors(motor), {0: (-0.5, 1.0), 3: (-3.0, 2.0)})
+        springy = constraint("GENERIC_SPRING", use_spring_y=True, spring_stiffness_y=40.0, use_spring_ang_z=True)
+        self.assertEqual(rigid_joints.springs(springy), {1: (40.0, 0.5), 5: (10.0, 0.5)})
+        self.assertEqual(rigid_joints.motors(springy), {})
+        self.assertEqual(rigid_joints.springs(constraint("GENERIC", use_spring_y=True)), {})  # Generic has none
+
     def test_breaking_threshold_is_an_impulse_per_blender_substep(self):
         values, _ = rigid_joints.joint_settings(constraint("FIXED", use_breaking=True, breaking_threshold=2.5),
                                                 turned_about_x(0.0), 0.01)
@@ -71,7 +87,7 @@ class Mapping(unittest.TestCase):
         bodies = {a: 0, b: 1, c: 2}
         owners = [Settings(name="Hinge", rigid_body_constraint=constraint("HINGE", object1=a, object2=b)),
                   Settings(name="Off", rigid_body_constraint=constraint("FIXED", object1=a, object2=c, enabled=False)),
-                  Settings(name="Motor", rigid_body_constraint=constraint("MOTOR", object1=a, object2=c)),
+                  Settings(name="Unknown", rigid_body_constraint=constraint("SPRINGY", object1=a, object2=c)),
                   Settings(name="Half", rigid_body_constraint=constraint("POINT", object1=c, object2=None)),
                   Settings(name="Out", rigid_body_constraint=constraint("POINT", object1=loose, object2=c))]
         joints, warnings = rigid_joints.plan(owners, bodies)

@@ -71,14 +71,16 @@ class OtherSettings(unittest.TestCase):
                          use_override_solver_iterations=False)
         self.assertEqual(unmapped.rigid_body_constraint("Empty", hinge), [])  # carried over (rigid_joints.py)
         motor = Settings(**{**vars(hinge), "type": "MOTOR"})
-        self.assertIn("Motor (Door)", unmapped.rigid_body_constraint("Empty", motor)[0])
-        self.assertEqual(unmapped.rigid_body_constraint("Empty", Settings(**{**vars(motor), "enabled": False})), [])
-        springy = Settings(**{**vars(hinge), "type": "GENERIC_SPRING", "use_spring_x": True, "use_spring_ang_z": True,
+        self.assertEqual(unmapped.rigid_body_constraint("Empty", motor), [])
+        springy = Settings(**{**vars(hinge), "type": "GENERIC_SPRING", "use_spring_x": True, "spring_type": "SPRING2",
                               "use_override_solver_iterations": True})
         found = unmapped.rigid_body_constraint("Empty", springy)
-        self.assertEqual(len(found), 2, found)
-        self.assertIn("Springs (x, ang z)", found[0])
-        self.assertIn("Override Iterations", found[1])
+        self.assertEqual(len(found), 1, found)
+        self.assertIn("Override Iterations", found[0])
+        old_springs = Settings(**{**vars(springy), "spring_type": "SPRING1", "use_override_solver_iterations": False})
+        found = unmapped.rigid_body_constraint("Empty", Settings(**{**vars(old_springs), "enabled": False}))
+        self.assertEqual(found, [])
+        self.assertIn("Spring Type Blender 2.7 (Door)", unmapped.rigid_body_constraint("Empty", old_springs)[0])
         self.assertEqual(unmapped.force_field("Fan", Settings(type="NONE")), [])
         self.assertEqual(unmapped.force_field("Fan", Settings(type="WIND")),
                          ["Fan: Wind force field is not carried over by SimBake (nothing in the bake feels it)"])
