@@ -261,13 +261,27 @@ class Bake(BakeResume):
 
     def finish(self):
         """Writes the bake into the scene (replacing an older bake)."""
+        broken = self._broken_constraints()
         self._close()
         self.seconds = self._seconds_before + time.perf_counter() - self._started
         self._apply()
         self.props.last_bake_seconds = self.seconds
         self.props.last_bake_message = (f"Baked {len(self.jobs) + len(self.rigid_jobs)} object(s), frames "
-                                        f"{self.frame_start}-{self.frame_end}, in {self.seconds:.1f} s")
+                                        f"{self.frame_start}-{self.frame_end}, in {self.seconds:.1f} s{broken}")
         self.props.last_bake_warnings = "\n".join(self.warnings)
+
+    def _broken_constraints(self):
+        """The constraints that broke, in words for the bake's message ("" if none did)."""
+        if not self.joint_names or self._world is None:
+            return ""
+        broken = sorted(self._world.broken_joints().items(), key=lambda item: item[1])
+        if not broken:
+            return ""
+        fps = self._fps / self._fps_base
+        named = ", ".join(f"{self.joint_names[joint]} at frame {self.frame_start + round(when * fps)}"
+                          for joint, when in broken[:3])
+        more = f" and {len(broken) - 3} more" if len(broken) > 3 else ""
+        return f"; {len(broken)} rigid body constraint(s) broke: {named}{more}"
 
     def pause(self):
         """Leaves the scene as it was before begin(), keeping the caches so far for a bake

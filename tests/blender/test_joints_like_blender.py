@@ -190,6 +190,7 @@ class JointsLikeBlender(unittest.TestCase):
         _, apart, pairs = self.wall(36, ball=True)
         broken = [[pairs[k] for k, d in enumerate(run) if d > 0.02] for run in apart]  # came 2 cm apart
         where = [sorted({(k % 10, k // 10) for pair in run for k in pair}) for run in broken]
+        print(bpy.context.scene.simbake.last_bake_message, flush=True)
         print(f"wall hit by a wrecking ball: {len(broken[0])} of {len(pairs)} joined pairs came apart in Blender's "
               f"bake, {len(broken[1])} in SimBake's; bricks (column, row) of those pairs: Blender {where[0]}, "
               f"SimBake {where[1]}", flush=True)
@@ -200,6 +201,9 @@ class JointsLikeBlender(unittest.TestCase):
                             f"pairs came apart away from the ball: {found}")
         self.assertLessEqual(abs(len(broken[1]) - len(broken[0])), max(3, len(broken[0]) // 2),
                              "the walls broke by very different amounts")
+        message = bpy.context.scene.simbake.last_bake_message
+        self.assertIn("rigid body constraint(s) broke", message)  # the bake says which, and when
+        self.assertGreaterEqual(int(message.split("; ")[1].split()[0]), len(broken[1]), message)
 
 
 blender_test.main()
