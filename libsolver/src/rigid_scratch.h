@@ -30,7 +30,10 @@ typedef struct contact_entry {
 } contact_entry;
 
 /* A joint in the step: its island and its rows in joint_rows (in island order). */
-typedef struct joint_entry { int32_t joint, island, row_begin, row_count; } joint_entry;
+typedef struct joint_entry {
+    int32_t joint, island, row_begin, row_count;
+    bool exact; /* its island's velocities were solved by pivoting */
+} joint_entry;
 
 struct rigid_scratch {
     int32_t capacity;

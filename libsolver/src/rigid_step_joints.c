@@ -5,14 +5,20 @@
  * bodies turn and move along straight lines, so c drifts by O(h²) per step. After the step the
  * bodies are moved back, c + h J pv = target, by pseudo-velocities pv that change positions and
  * not velocities (as overlaps are, rigid_step.c): no energy is given, and the joint holds to
- * round-off plus what the linearised projections leave, O(drift²) after each. */
+ * round-off plus what the linearised projections leave, O(drift²) after each.
+ *
+ * Only in islands whose velocities were solved exactly (by pivoting). Where Gauss-Seidel left
+ * them inexact (a long chain: rigid_step.c's JOINT_DIRECT_MAX), a projection by Gauss-Seidel
+ * too moved the ends back only near each joint, the velocities went on pulling the island
+ * apart, and a 100-link chain stretched by metres in 2 s; left to the warm-started velocity
+ * rows alone it stretches by centimetres and holds. */
 #include <string.h>
 
 #include "grow.h"
 #include "rigid_scratch.h"
 #include "union_find.h"
 
-enum { CORRECTION_DIRECT_MAX = 120, CORRECTION_SWEEPS = 20, CORRECTION_PASSES = 3 };
+enum { CORRECTION_DIRECT_MAX = 240, CORRECTION_SWEEPS = 20, CORRECTION_PASSES = 3 };
 #define CORRECTION_TOLERANCE 1e-9 /* m or rad: drift left alone */
 
 static bool is_dynamic(const rigid_system *sys, int32_t body)
@@ -91,7 +97,7 @@ bool rigid_joints_build_rows(const rigid_system *sys, rigid_scratch *s, const ve
         const rigid_joint *j = &sys->joints[i];
         if (!joint_live(sys, j)) continue;
         int32_t dynamic = is_dynamic(sys, j->a) ? j->a : j->b;
-        s->joint_entries[s->joint_entry_count++] = (joint_entry){i, union_find_root(s->parent, dynamic), 0, 0};
+        s->joint_entries[s->joint_entry_count++] = (joint_entry){i, union_find_root(s->parent, dynamic), 0, 0, false};
     }
     if (s->joint_entry_count > 1)
         qsort(s->joint_entries, (size_t)s->joint_entry_count, sizeof *s->joint_entries, compare_entries);
@@ -149,7 +155,7 @@ static bool correct_once(rigid_system *sys, rigid_scratch *s, double h, double *
         int32_t end = begin, n = 0;
         for (; end < s->joint_entry_count && s->joint_entries[end].island == s->joint_entries[begin].island; end++) {
             const rigid_joint *j = &sys->joints[s->joint_entries[end].joint];
-            if (j->broken) continue; /* this step */
+            if (j->broken || !s->joint_entries[end].exact) continue; /* broken this step; inexact */
             joint_ends ends = ends_of(sys, j);
             n += rigid_joint_correction_rows(j, &ends, j->a, j->b >= 0 ? j->b : world, h, &s->joint_rows[n]);
         }
