@@ -12,8 +12,8 @@ from contextlib import ExitStack, contextmanager
 
 import bpy
 
-from . import (budget, cache_owner, checkpoint, failures, fields, keyframes, native, outputs, rigid_bake, scene_io,
-               settings, transforms, unmapped)
+from . import (budget, cache_owner, checkpoint, failures, fields, keyframes, native, outputs, rigid_bake,
+               rigid_joints, scene_io, settings, transforms, unmapped)
 from .bake_resume import BakeResume
 from .settings import SettingsError
 
@@ -114,6 +114,7 @@ class Bake(BakeResume):
                           if self.rigid_jobs else [])
         self.cloth_names = {}  # library id -> object name, for messages from the worker thread
         self.body_names = {}
+        self.joint_names = {}  # library id -> the constraint object's name
         self.progress = progress or (lambda frame, done, total: None)
         self.should_cancel = should_cancel or (lambda: False)
         self.frame_start, self.frame_end = self.props.frame_start, self.props.frame_end
@@ -261,13 +262,27 @@ class Bake(BakeResume):
 
     def finish(self):
         """Writes the bake into the scene (replacing an older bake)."""
+        broken = self._broken_constraints()
         self._close()
         self.seconds = self._seconds_before + time.perf_counter() - self._started
         self._apply()
         self.props.last_bake_seconds = self.seconds
         self.props.last_bake_message = (f"Baked {len(self.jobs) + len(self.rigid_jobs)} object(s), frames "
-                                        f"{self.frame_start}-{self.frame_end}, in {self.seconds:.1f} s")
+                                        f"{self.frame_start}-{self.frame_end}, in {self.seconds:.1f} s{broken}")
         self.props.last_bake_warnings = "\n".join(self.warnings)
+
+    def _broken_constraints(self):
+        """The constraints that broke, in words for the bake's message ("" if none did)."""
+        if not self.joint_names or self._world is None:
+            return ""
+        broken = sorted(self._world.broken_joints().items(), key=lambda item: item[1])
+        if not broken:
+            return ""
+        fps = self._fps / self._fps_base
+        named = ", ".join(f"{self.joint_names[joint]} at frame {self.frame_start + round(when * fps)}"
+                          for joint, when in broken[:3])
+        more = f" and {len(broken) - 3} more" if len(broken) > 3 else ""
+        return f"; {len(broken)} rigid body constraint(s) broke: {named}{more}"
 
     def pause(self):
         """Leaves the scene as it was before begin(), keeping the caches so far for a bake
@@ -342,10 +357,11 @@ class Bake(BakeResume):
         if self.rigid_jobs:
             found += unmapped.rigid_body_world(self.scene.rigidbody_world)
         baked = {job.obj for job in self.jobs} | set(bodies)
-        for obj in self.scene.objects:
-            constraint = getattr(obj, "rigid_body_constraint", None)
-            if constraint is not None and (constraint.object1 in baked or constraint.object2 in baked):
+        for obj in rigid_joints.constraint_objects(self.scene) if self.rigid_jobs else ():
+            constraint = obj.rigid_body_constraint
+            if constraint.object1 in baked or constraint.object2 in baked:
                 found += unmapped.rigid_body_constraint(obj.name, constraint)
+        for obj in self.scene.objects:
             if getattr(obj, "field", None) is not None:
                 found += unmapped.force_field(obj.name, obj.field, rigid_bodies_baked=bool(self.rigid_jobs))
         return found
@@ -374,6 +390,13 @@ class Bake(BakeResume):
         for obstacle in self.obstacles:
             self._add_rigid(rigid_bake.add_obstacle, world, obstacle, depsgraph)
         self._choose_colliders(world)
+        if self.rigid_jobs:
+            fps = render.fps / render.fps_base
+            try:
+                self.joint_names = rigid_bake.add_joints(world, self.scene, self.rigid_jobs + self.obstacles,
+                                                         depsgraph, fps, self.warnings)
+            except SettingsError as error:
+                raise BakeError(str(error)) from error
         self.cloth_names = {job.cloth_id: job.obj.name for job in self.jobs}
         self.body_names = {job.body_id: job.obj.name for job in self.rigid_jobs + self.obstacles}
         self._start_outputs()

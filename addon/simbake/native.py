@@ -22,6 +22,8 @@ FIELD_TYPES = {"WIND": 0, "FORCE": 1, "VORTEX": 2, "TURBULENCE": 3, "DRAG": 4, "
 FIELD_SHAPES = {"POINT": 0, "LINE": 1, "PLANE": 2}
 FALLOFF_SHAPES = {"SPHERE": 0, "TUBE": 1}
 FIELD_SIDES = {"BOTH": 0, "POSITIVE": 1, "NEGATIVE": 2}
+JOINT_TYPES = {"FIXED": 0, "POINT": 1, "HINGE": 2, "SLIDER": 3, "PISTON": 4, "GENERIC": 5}
+WORLD = -1  # the body index of the world, as a joint's body_b
 
 
 class NativeError(RuntimeError):
@@ -210,6 +212,34 @@ class BodyDef(ctypes.Structure):
     ]
 
 
+class JointId(ctypes.Structure):
+    """sb_joint_id"""
+    _fields_ = [("index", ctypes.c_int32)]
+
+
+class JointDef(ctypes.Structure):
+    _fields_ = [
+        ("type", ctypes.c_int32),  # sb_joint_type
+        ("body_a", BodyId),
+        ("body_b", BodyId),
+        ("pivot", ctypes.c_double * 3),
+        ("rotation", ctypes.c_double * 4),
+        ("use_limit", ctypes.c_int32 * 6),
+        ("lower", ctypes.c_double * 6),
+        ("upper", ctypes.c_double * 6),
+        ("use_motor", ctypes.c_int32 * 6),
+        ("motor_velocity", ctypes.c_double * 6),
+        ("motor_max_force", ctypes.c_double * 6),
+        ("use_spring", ctypes.c_int32 * 6),
+        ("spring_stiffness", ctypes.c_double * 6),
+        ("spring_damping", ctypes.c_double * 6),
+        ("disable_collisions", ctypes.c_int32),
+        ("breakable", ctypes.c_int32),
+        ("breaking_threshold", ctypes.c_double),
+        ("breaking_step", ctypes.c_double),
+    ]
+
+
 class BodyState(ctypes.Structure):
     _fields_ = [
         ("position", ctypes.c_double * 3),
@@ -284,6 +314,7 @@ _SIGNATURES = {
     "sb_field_set_target": (ctypes.c_int, [ctypes.c_void_p, FieldId, ctypes.c_double, _P(ctypes.c_double),
                                            _P(ctypes.c_double), ctypes.c_double]),
     "sb_cloth_set_field_weight": (ctypes.c_int, [ctypes.c_void_p, ClothId, FieldId, ctypes.c_double]),
+    "sb_default_joint_def": (JointDef, []),
     "sb_world_create": (ctypes.c_int, [_P(WorldDef), _P(ctypes.c_void_p)]),
     "sb_world_destroy": (None, [ctypes.c_void_p]),
     "sb_world_add_cloth": (ctypes.c_int, [ctypes.c_void_p, _P(ClothDef), _P(ClothId)]),
@@ -298,6 +329,10 @@ _SIGNATURES = {
     "sb_cloth_set_goal_targets": (
         ctypes.c_int, [ctypes.c_void_p, ClothId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_world_add_body": (ctypes.c_int, [ctypes.c_void_p, _P(BodyDef), _P(BodyId)]),
+    "sb_world_add_joint": (ctypes.c_int, [ctypes.c_void_p, _P(JointDef), _P(JointId)]),
+    "sb_joint_get_broken": (ctypes.c_int, [ctypes.c_void_p, JointId, _P(ctypes.c_int32), _P(ctypes.c_double)]),
+    "sb_world_get_broken_joints": (
+        ctypes.c_int, [ctypes.c_void_p, _P(JointId), _P(ctypes.c_double), ctypes.c_int32, _P(ctypes.c_int32)]),
     "sb_body_set_target": (ctypes.c_int, [ctypes.c_void_p, BodyId, ctypes.c_double, _P(ctypes.c_double)]),
     "sb_body_get_transform": (ctypes.c_int, [ctypes.c_void_p, BodyId, _P(ctypes.c_double)]),
     "sb_body_get_state": (ctypes.c_int, [ctypes.c_void_p, BodyId, _P(BodyState)]),
@@ -323,7 +358,8 @@ _SIGNATURES = {
 MIRRORS = {"sb_world_def": WorldDef, "sb_cloth_def": ClothDef, "sb_collider_def": ColliderDef,
            "sb_body_def": BodyDef, "sb_body_state": BodyState, "sb_cloth_info": ClothInfo,
            "sb_world_stats": WorldStats, "sb_failure": Failure, "sb_cloth_id": ClothId,
-           "sb_collider_id": ColliderId, "sb_body_id": BodyId, "sb_field_def": FieldDef, "sb_field_id": FieldId}
+           "sb_collider_id": ColliderId, "sb_body_id": BodyId, "sb_field_def": FieldDef, "sb_field_id": FieldId,
+           "sb_joint_id": JointId, "sb_joint_def": JointDef}
 
 _library = None
 
@@ -654,6 +690,53 @@ class World:
         _check(self._lib.sb_world_add_body(self._handle, ctypes.byref(definition), ctypes.byref(body)))
         self._body_count += 1
         return body.index
+
+    def add_joint(self, joint_type, body_a, body_b=WORLD, pivot=(0.0, 0.0, 0.0), rotation=(1.0, 0.0, 0.0, 0.0),
+                  limits=None, motors=None, springs=None, disable_collisions=True, breaking_threshold=None,
+                  breaking_step=None):
+        """A joint between bodies a and b (WORLD: the world) as they are now. pivot: world
+        point; rotation: the joint frame's world orientation (w, x, y, z); limits: {axis:
+        (lower, upper)}, axes 0..2 translation along the frame's x, y, z (m), 3..5 rotation about
+        them (rad); motors: {axis: (velocity, max force)} (m/s or rad/s, N or N·m); springs:
+        {axis: (stiffness, damping)} pulling the axis back to where it is now; breaking_threshold:
+        N·s over a step of breaking_step s (None: unbreakable). Returns the joint id."""
+        definition = self._lib.sb_default_joint_def()
+        definition.type = JOINT_TYPES[joint_type]
+        definition.body_a, definition.body_b = BodyId(body_a), BodyId(body_b)
+        definition.pivot[:] = [float(v) for v in pivot]
+        definition.rotation[:] = [float(v) for v in rotation]
+        for axis, (lower, upper) in (limits or {}).items():
+            definition.use_limit[axis] = 1
+            definition.lower[axis], definition.upper[axis] = float(lower), float(upper)
+        for axis, (velocity, force) in (motors or {}).items():
+            definition.use_motor[axis] = 1
+            definition.motor_velocity[axis], definition.motor_max_force[axis] = float(velocity), float(force)
+        for axis, (stiffness, damping) in (springs or {}).items():
+            definition.use_spring[axis] = 1
+            definition.spring_stiffness[axis], definition.spring_damping[axis] = float(stiffness), float(damping)
+        definition.disable_collisions = 1 if disable_collisions else 0
+        if breaking_threshold is not None:
+            definition.breakable = 1
+            definition.breaking_threshold = float(breaking_threshold)
+            if breaking_step is not None:
+                definition.breaking_step = float(breaking_step)
+        joint = JointId()
+        _check(self._lib.sb_world_add_joint(self._handle, ctypes.byref(definition), ctypes.byref(joint)))
+        return joint.index
+
+    def joint_broken(self, joint):
+        """When the joint broke (s), or None while it holds."""
+        broken, when = ctypes.c_int32(), ctypes.c_double()
+        _check(self._lib.sb_joint_get_broken(self._handle, JointId(joint), ctypes.byref(broken), ctypes.byref(when)))
+        return when.value if broken.value else None
+
+    def broken_joints(self):
+        """{joint id: time it broke (s)} of every joint broken so far."""
+        count = ctypes.c_int32()
+        _check(self._lib.sb_world_get_broken_joints(self._handle, None, None, 0, ctypes.byref(count)))
+        ids, times = (JointId * max(count.value, 1))(), (ctypes.c_double * max(count.value, 1))()
+        _check(self._lib.sb_world_get_broken_joints(self._handle, ids, times, count.value, ctypes.byref(count)))
+        return {ids[k].index: times[k] for k in range(count.value)}
 
     def set_body_target(self, body, time, matrix16):
         """A kinematic body moves to the pose `matrix16` (row-major rigid displacement from its

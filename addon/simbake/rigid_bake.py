@@ -3,7 +3,7 @@ they meet (static, or following their own animation)."""
 
 from array import array
 
-from . import native, rigid_settings, scene_io, settings, transforms
+from . import native, rigid_joints, rigid_settings, scene_io, settings, transforms
 from .settings import SettingsError
 
 IDENTITY = transforms.IDENTITY
@@ -158,3 +158,22 @@ def record_frame(job, transforms_now, depsgraph):
     job.displacements.extend(transforms_now[16 * job.body_id:16 * job.body_id + 16])
     if job.parent_animated:
         job.parents.append(_effective_parent(job.obj.evaluated_get(depsgraph)))
+
+
+def add_joints(world, scene, jobs, depsgraph, fps, warnings):
+    """Blender's rigid body constraints between the bake's bodies (`jobs`: moving and
+    obstacles) as joints (rigid_joints.py). Returns {joint id: constraint object's name}."""
+    bodies = {job.obj: job.body_id for job in jobs}
+    joints, notes = rigid_joints.plan(rigid_joints.constraint_objects(scene), bodies)
+    warnings.extend(notes)
+    step = rigid_joints.breaking_step(scene.rigidbody_world, fps)
+    names = {}
+    for owner, body_a, body_b in joints:
+        matrix = native.matrix_rows(owner.evaluated_get(depsgraph).matrix_world)
+        values, notes = rigid_joints.joint_settings(owner.rigid_body_constraint, matrix, step)
+        warnings.extend(f"{owner.name}: {note}" for note in notes)
+        try:
+            names[world.add_joint(body_a=body_a, body_b=body_b, **values)] = owner.name
+        except native.NativeError as error:
+            raise SettingsError(f"{owner.name}: its rigid body constraint: {error}") from error
+    return names

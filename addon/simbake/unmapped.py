@@ -90,13 +90,24 @@ def rigid_body_world(world):
 
 
 def rigid_body_constraint(name, constraint):
-    """An object's rigid body constraint that joins bodies of the bake."""
+    """An object's rigid body constraint that joins bodies of the bake (rigid_joints.py maps
+    the rest: type, pivot and axes, limits, springs, motors, breaking, disabled collisions)."""
     if not _flag(constraint, "enabled"):
         return []
-    kind = str(getattr(constraint, "type", "")).replace("_", " ").title()
+    kind = str(getattr(constraint, "type", ""))
     joined = [o.name for o in (getattr(constraint, "object1", None), getattr(constraint, "object2", None)) if o]
-    return [f"{name}: Rigid Body Constraint ({kind}, {' and '.join(joined) or 'no objects'}) {NOT_CARRIED} "
-            "(the bodies move as if unjoined)"]
+    found = []
+
+    def warn(setting, instead):
+        found.append(f"{name}: Rigid Body Constraint {setting} {NOT_CARRIED} ({instead})")
+
+    springs = [axis for axis in ("x", "y", "z", "ang_x", "ang_y", "ang_z") if _flag(constraint, f"use_spring_{axis}")]
+    if kind == "GENERIC_SPRING" and springs and getattr(constraint, "spring_type", "SPRING2") == "SPRING1":
+        warn(f"Spring Type Blender 2.7 ({' and '.join(joined) or 'no objects'})",
+             "its damping is read as Blender 2.8's, N·s/m or N·m·s/rad")
+    if _flag(constraint, "use_override_solver_iterations"):
+        warn("Override Iterations", "joints are solved exactly with their island, or with the world's iterations")
+    return found
 
 
 CARRIED_FIELD_TYPES = ("WIND", "FORCE", "VORTEX", "TURBULENCE", "DRAG", "HARMONIC")

@@ -498,6 +498,87 @@ SB_API sb_result sb_body_get_state(const sb_world *world, sb_body_id body, sb_bo
  * the number of bodies in the world. Errors: INVALID_ARGUMENT (NULL, another count). */
 SB_API sb_result sb_world_get_body_transforms(const sb_world *world, double *out, int32_t body_count);
 
+/* ==== Joints ============================================================================== */
+
+/* A joint holds two bodies, or a body and the world, together (Baraff 1989 §7: each locked
+ * axis is an equality row, each limit a one-sided row, in the same complementarity problem as
+ * the contacts of the bodies' island; bodies joined are one island). An island of up to 240
+ * rows (a joint has up to 6, a contact 3) is solved exactly: velocities obey its joints, and
+ * what round-off and the turning of the bodies leave apart is moved back at the end of the
+ * step by moving the bodies, not by giving them velocity, so the joint adds no energy. A
+ * larger island is solved by rigid_iterations Gauss-Seidel sweeps, warm-started: its joints
+ * give a little (a 120-link chain swinging opens by about a centimetre).
+ *
+ * The joint's frame: a pivot point and three axes, given in world space as the bodies are now
+ * and fixed from then on in each body's frame (and the world's). The six coordinates of a
+ * joint are those of b's copy of the frame in a's: 0..2 the translation along a's x, y, z
+ * axes (m), 3..5 the rotation about them (rad, the components of the rotation vector). Each
+ * is locked (held at 0), free, or limited to [lower, upper]. */
+typedef struct sb_joint_id { int32_t index; } sb_joint_id;
+
+typedef enum sb_joint_type {
+    SB_JOINT_FIXED = 0,   /* all six locked: the bodies move as one */
+    SB_JOINT_POINT = 1,   /* translations locked, rotations free (a ball joint) */
+    SB_JOINT_HINGE = 2,   /* all but the rotation about z locked (limits: axis 5) */
+    SB_JOINT_SLIDER = 3,  /* all but the translation along x locked (limits: axis 0) */
+    SB_JOINT_PISTON = 4,  /* all but translation along and rotation about x locked (axes 0, 3) */
+    SB_JOINT_GENERIC = 5  /* every axis free, or limited where use_limit says (lower == upper
+                             locks it there) */
+} sb_joint_type;
+
+/* A joint's definition; sb_default_joint_def() gives the defaults in brackets. */
+typedef struct sb_joint_def {
+    sb_joint_type type;         /* (SB_JOINT_POINT) */
+    sb_body_id body_a;          /* ({0}) */
+    sb_body_id body_b;          /* another body, or index -1: the world ({-1}) */
+    double pivot[3];            /* the frame's origin, world, now, m ((0, 0, 0)) */
+    double rotation[4];         /* the frame's axes, world, now (w, x, y, z); normalised
+                                   ((1, 0, 0, 0)) */
+    int32_t use_limit[6];       /* per coordinate (see above): nonzero keeps it within
+                                   [lower, upper]; read for the coordinates the type leaves free
+                                   (0) */
+    double lower[6], upper[6];  /* m for 0..2, rad within [-pi, pi] for 3..5; lower <= upper (0) */
+    int32_t use_motor[6];       /* nonzero: a motor drives the coordinate's rate towards
+                                   motor_velocity, pushing with at most motor_max_force; read for
+                                   the coordinates the type leaves free (0) */
+    double motor_velocity[6];   /* m/s or rad/s (0) */
+    double motor_max_force[6];  /* N or N·m, >= 0 (0) */
+    int32_t use_spring[6];      /* nonzero: a damped spring pulls the coordinate back to 0 (where
+                                   it was when the joint was added): force -k c - d ċ, taken
+                                   implicitly (stable at any stiffness); read for the coordinates
+                                   the type leaves free (0) */
+    double spring_stiffness[6]; /* k: N/m or N·m/rad, >= 0 (0) */
+    double spring_damping[6];   /* d: N·s/m or N·m·s/rad, >= 0 (0) */
+    int32_t disable_collisions; /* nonzero: the two bodies do not collide while the joint holds (1) */
+    int32_t breakable;          /* nonzero: the joint breaks, for good, when one of its rows
+                                   carries breaking_threshold (0) */
+    double breaking_threshold;  /* N·s, > 0: the impulse a row may carry over a step of
+                                   breaking_step (Blender's and Bullet's threshold, per solver
+                                   step); a joint breaks at the force threshold / step, whatever
+                                   the library's own step (10) */
+    double breaking_step;       /* s, > 0: the step the threshold is measured over (1/240:
+                                   Blender's 10 substeps a frame at 24 fps) */
+} sb_joint_def;
+
+SB_API sb_joint_def sb_default_joint_def(void);
+
+/* Adds a joint at the world's current time between the bodies as they are now; its id goes to
+ * *out_joint. Errors: NOT_FOUND (a body id), INVALID_ARGUMENT (NULL, an unknown type, body_a
+ * the world or both the same body, a pivot or rotation not finite, a zero rotation, a limit
+ * not finite, lower above upper or an angle beyond pi, a motor or spring value not finite or
+ * negative, a threshold or step not positive and finite), OUT_OF_MEMORY. */
+SB_API sb_result sb_world_add_joint(sb_world *world, const sb_joint_def *def, sb_joint_id *out_joint);
+/* Whether the joint has broken (*out_broken 1 or 0) and when (*out_time, s: the end of the step
+ * that broke it; -1 if it holds). Either output may be NULL. Errors: NOT_FOUND,
+ * INVALID_ARGUMENT (NULL world). */
+SB_API sb_result sb_joint_get_broken(const sb_world *world, sb_joint_id joint, int32_t *out_broken,
+                                     double *out_time);
+/* The joints broken so far, in id order: at most `capacity` ids into out_joints and their
+ * times into out_times (either may be NULL), their number (even beyond capacity) into
+ * *out_count. Errors: INVALID_ARGUMENT (NULL world or out_count, capacity < 0). */
+SB_API sb_result sb_world_get_broken_joints(const sb_world *world, sb_joint_id *out_joints, double *out_times,
+                                            int32_t capacity, int32_t *out_count);
+
 /* ==== Stepping ============================================================================ */
 
 /* A world's figures so far. */
@@ -562,10 +643,11 @@ SB_API sb_result sb_world_get_stats(const sb_world *world, sb_world_stats *out_s
 /* ==== Saved states ======================================================================== */
 
 /* Resumable bakes. A world's state is everything that changes as it steps (time, positions,
- * velocities, contacts, step size, collision trees, warm starts, statistics) and the pin,
- * collider, kinematic body and force field targets: a world built again from the same
- * definitions (field weights included), added in the same order, and given this state goes on
- * bit for bit as the saved one would have (on any number of threads: see Threads). The state is bytes in this machine's byte order,
+ * velocities, contacts, step size, collision trees, warm starts, statistics, which joints broke
+ * and when) and the pin, goal, collider, kinematic body and force field targets: a world built
+ * again from the same definitions (field weights and colliders met included), added in the
+ * same order, and given this state goes on bit for bit as the saved one would have (on any
+ * number of threads: see Threads). The state is bytes in this machine's byte order,
  * checksummed, owned by the caller. */
 
 /* The size in bytes of the world's state now into *out_size. Errors: INVALID_ARGUMENT (NULL). */

@@ -76,6 +76,13 @@ static const struct_layout LAYOUTS[] = {
     LAYOUT(sb_collider_id, AT(sb_collider_id, index)),
     LAYOUT(sb_body_id, AT(sb_body_id, index)),
     LAYOUT(sb_field_id, AT(sb_field_id, index)),
+    LAYOUT(sb_joint_id, AT(sb_joint_id, index)),
+    LAYOUT(sb_joint_def, AT(sb_joint_def, type), AT(sb_joint_def, body_a), AT(sb_joint_def, body_b),
+           AT(sb_joint_def, pivot), AT(sb_joint_def, rotation), AT(sb_joint_def, use_limit), AT(sb_joint_def, lower),
+           AT(sb_joint_def, upper), AT(sb_joint_def, use_motor), AT(sb_joint_def, motor_velocity),
+           AT(sb_joint_def, motor_max_force), AT(sb_joint_def, use_spring), AT(sb_joint_def, spring_stiffness),
+           AT(sb_joint_def, spring_damping), AT(sb_joint_def, disable_collisions), AT(sb_joint_def, breakable),
+           AT(sb_joint_def, breaking_threshold), AT(sb_joint_def, breaking_step)),
 };
 
 /* Bindings mirror every enum field as an int32 (the add-on: c_int32), and pass ids as a struct
@@ -83,10 +90,10 @@ static const struct_layout LAYOUTS[] = {
 _Static_assert(sizeof(sb_result) == 4 && sizeof(sb_integrator) == 4 && sizeof(sb_body_type) == 4 &&
                    sizeof(sb_shape) == 4 && sizeof(sb_failure_kind) == 4 && sizeof(sb_object_kind) == 4 &&
                    sizeof(sb_field_type) == 4 && sizeof(sb_field_shape) == 4 && sizeof(sb_falloff_shape) == 4 &&
-                   sizeof(sb_field_side) == 4,
+                   sizeof(sb_field_side) == 4 && sizeof(sb_joint_type) == 4,
                "an enum is 4 bytes");
 _Static_assert(sizeof(sb_cloth_id) == 4 && sizeof(sb_collider_id) == 4 && sizeof(sb_body_id) == 4 &&
-                   sizeof(sb_field_id) == 4,
+                   sizeof(sb_field_id) == 4 && sizeof(sb_joint_id) == 4,
                "an id is one int32");
 
 SB_API sb_result sb_struct_layout(const char *struct_name, uint64_t *out_size, uint64_t *out_offsets,

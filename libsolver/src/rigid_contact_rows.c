@@ -81,7 +81,9 @@ static void gauss_seidel(contact_row *rows, int32_t count, velocity_view *view, 
             if (!(r->inv_mass > 0.0)) continue;
             double lo = r->lo, hi = r->hi;
             if (r->normal_back > 0) hi = r->mu * rows[i - r->normal_back].lambda, lo = -hi;
-            double lambda = r->lambda - (row_velocity(r, view) + r->bias) / r->inv_mass;
+            double lambda = r->soft > 0.0 ? r->lambda - (row_velocity(r, view) + r->bias + r->soft * r->lambda) /
+                                                (r->inv_mass + r->soft)
+                                          : r->lambda - (row_velocity(r, view) + r->bias) / r->inv_mass;
             lambda = lambda < lo ? lo : (lambda > hi ? hi : lambda);
             row_apply(r, view, lambda - r->lambda);
             r->lambda = lambda;
@@ -124,6 +126,7 @@ int32_t rows_solve(row_solver *s, contact_row *rows, int32_t count, velocity_vie
     for (int32_t i = 0; i < count; i++) {
         for (int32_t j = i; j < count; j++)
             p->a[(size_t)i * count + j] = p->a[(size_t)j * count + i] = coupling(&rows[i], &rows[j], view);
+        if (rows[i].soft > 0.0) p->a[(size_t)i * count + i] += rows[i].soft;
         p->lo[i] = rows[i].lo, p->hi[i] = rows[i].hi;
         p->normal_of[i] = rows[i].normal_back > 0 ? i - rows[i].normal_back : -1, p->mu[i] = rows[i].mu;
         int32_t normal = i - rows[i].normal_back;

@@ -25,6 +25,7 @@ typedef struct contact_row {
     vec3 lin, ang_a, ang_b; /* J = [lin, r_a × lin] for a, [lin, r_b × lin] for b (negated) */
     double bias;            /* w = J v + bias */
     double lo, hi;          /* bounds (friction rows: from their normal) */
+    double soft;            /* w = J v + bias + soft λ: a spring's compliance (0: rigid) */
     int32_t normal_back;    /* friction rows: how many rows before them their normal row is
                                (rows of one contact stay together); 0 for other rows */
     double mu;

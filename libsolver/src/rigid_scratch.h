@@ -29,6 +29,12 @@ typedef struct contact_entry {
     bool exact;       /* its island was solved by pivoting */
 } contact_entry;
 
+/* A joint in the step: its island and its rows in joint_rows (in island order). */
+typedef struct joint_entry {
+    int32_t joint, island, row_begin, row_count;
+    bool exact; /* its island's velocities were solved by pivoting */
+} joint_entry;
+
 struct rigid_scratch {
     int32_t capacity;
     vec3 *x_saved, *p_saved, *l_saved; /* at the start of the advance: undo, carried colliders */
@@ -55,12 +61,31 @@ struct rigid_scratch {
     cached_contact *cache, *next_cache;
     int32_t cache_count, cache_capacity, next_capacity;
     row_solver solver;
+    joint_entry *joint_entries; /* live joints with a dynamic end, by island */
+    int32_t joint_entry_count, joint_entry_capacity;
+    contact_row *joint_rows, *island_rows; /* an island's contact rows then its joint rows */
+    int32_t *joint_slots;       /* each joint row's slot in its joint's force[] */
+    int32_t joint_row_count, joint_row_capacity, joint_slot_capacity, island_row_capacity;
+    uint64_t *apart;            /* body pairs (a << 32 | b, a < b) that do not collide: sorted */
+    int32_t apart_count, apart_capacity;
     bool out_of_memory;
 };
 
 /* Room for `bodies` bodies in the per-body arrays. */
 bool rigid_scratch_reserve(rigid_scratch *s, int32_t bodies);
 void rigid_scratch_free(rigid_scratch *s);
+
+/* Joints in the substep (rigid_step_joints.c). Before the broad phase: the pairs joints keep
+ * apart (want_pair asks rigid_joints_apart); with the contacts' islands: joined bodies are
+ * one island; after the contact rows: the joints' rows by island, prepared; after the solve:
+ * their forces kept and the joints that broke; after integrating: the drift moved away. False
+ * when out of memory. */
+bool rigid_joints_filter(const rigid_system *sys, rigid_scratch *s);
+bool rigid_joints_apart(const rigid_scratch *s, int32_t a, int32_t b);
+void rigid_joints_unite(const rigid_system *sys, rigid_scratch *s);
+bool rigid_joints_build_rows(const rigid_system *sys, rigid_scratch *s, const velocity_view *view, double h);
+void rigid_joints_remember(rigid_system *sys, rigid_scratch *s, double t, double h);
+bool rigid_joints_correct(rigid_system *sys, rigid_scratch *s, double h);
 
 /* One substep [t, t + h] of every body (rigid_step.c); false when out of memory, the bodies
  * then part way. */

@@ -11,6 +11,8 @@
  *      RK4 from L; a bounce starts at the moment of contact within the step;
  *   6. drift: overlaps left by round-off are removed by pseudo-velocities that move bodies
  *      without giving them velocity (no energy is added).
+ * Joints (rigid_step_joints.c) add their rows to their island's problem (joined bodies are one
+ * island), hold through the bounces, and their drift is projected away after step 6.
  * Islands small enough are solved exactly by pivoting, larger ones by Gauss-Seidel. Pivoting
  * is tried on an island only where it is likely to end within its budget: few rows, or none of
  * its contacts left to Gauss-Seidel the step before (a resting stack, new contacts); elsewhere
@@ -24,6 +26,10 @@
 #include "union_find.h"
 
 enum { DIRECT_MAX = 120, DIRECT_ALWAYS = 24, PIVOT_RETRY = 16, CORRECTION_SWEEPS = 10 };
+/* Islands with joints are pivoted up to more rows: equality rows need no pivots (one
+ * factorisation), and Gauss-Seidel converges slowly along chains (a 50-link chain drifts
+ * millimetres with it, femtometres pivoted). */
+enum { JOINT_DIRECT_MAX = 240 };
 #define CORRECTION_RATE 0.2 /* fraction of an overlap removed per step */
 #define CORRECTION_SLOP 0.05 /* overlap left alone, as a fraction of the contact margin */
 
@@ -38,6 +44,7 @@ void rigid_scratch_free(rigid_scratch *s)
     free(s->narrow), free(s->pairs);
     free(s->manifolds), free(s->keys), free(s->contacts), free(s->rows), free(s->extra), free(s->extra_contact);
     free(s->cache), free(s->next_cache);
+    free(s->joint_entries), free(s->joint_rows), free(s->island_rows), free(s->joint_slots), free(s->apart);
     row_solver_free(&s->solver);
     free(s);
 }
@@ -95,6 +102,9 @@ static void load_velocities(rigid_system *sys, rigid_scratch *s, double t, doubl
         double sweep = h * (v3_len(s->v[i]) + v3_len(s->w[i]) * b->model.radius);
         s->bounds[i] = rigid_body_bounds(b, sys->settings.contact_margin + sweep);
     }
+    int32_t world = sys->body_count; /* the world's slot: the far end of joints to it */
+    s->v[world] = s->w[world] = s->v_forced[world] = v3(0, 0, 0);
+    s->inv_mass[world] = 0.0, s->inv_inertia[world] = m3_zero();
 }
 
 /* --- contacts --------------------------------------------------------------------------------- */
@@ -107,7 +117,8 @@ typedef struct pair_context {
 static bool want_pair(void *ctx, int32_t a, int32_t b)
 {
     pair_context *pc = ctx;
-    return pc->sys->bodies[a]->model.type == SB_BODY_DYNAMIC || pc->sys->bodies[b]->model.type == SB_BODY_DYNAMIC;
+    return (pc->sys->bodies[a]->model.type == SB_BODY_DYNAMIC || pc->sys->bodies[b]->model.type == SB_BODY_DYNAMIC) &&
+           !(pc->s->apart_count > 0 && rigid_joints_apart(pc->s, a, b));
 }
 
 static void report_pair(void *ctx, int32_t a, int32_t b)
@@ -180,6 +191,7 @@ static bool find_contacts(const rigid_system *sys, rigid_scratch *s, double h)
         if (sys->bodies[mf->a]->model.type == SB_BODY_DYNAMIC && sys->bodies[mf->b]->model.type == SB_BODY_DYNAMIC)
             union_find_unite(s->parent, mf->a, mf->b);
     }
+    rigid_joints_unite(sys, s); /* joined bodies are one island */
     if (!grow((void **)&s->contacts, &s->contact_capacity, count, sizeof *s->contacts) ||
         !grow((void **)&s->rows, &s->row_capacity, 3 * count, sizeof *s->rows) ||
         !grow((void **)&s->extra, &s->extra_capacity, count, sizeof *s->extra) ||
@@ -265,9 +277,10 @@ static void build_rows(const rigid_system *sys, rigid_scratch *s, int32_t i, dou
     c->was_inexact = cached && !cached->exact;
 }
 
-/* Bounces of an island's contacts [begin, end) that closed fast this step, all at once. */
+/* Bounces of an island's contacts [begin, end) that closed fast this step, all at once, with
+ * its joint rows [joint_begin, joint_end) held (their impulses added to the joints'). */
 static bool bounce(const rigid_system *sys, rigid_scratch *s, velocity_view *view, int32_t begin, int32_t end, double h,
-                   int32_t direct_max)
+                   int32_t direct_max, int32_t joint_begin, int32_t joint_end)
 {
     double threshold = 2.0 * h * v3_len(sys->settings.gravity) + 1e-3;
     int32_t n = 0;
@@ -284,8 +297,18 @@ static bool bounce(const rigid_system *sys, rigid_scratch *s, velocity_view *vie
         s->extra_contact[n++] = i;
     }
     if (!any) return true; /* the rows are copies, prepared already */
+    int32_t contact_extras = n;
+    for (int32_t i = joint_begin; i < joint_end; i++) {
+        contact_row r = s->joint_rows[i];
+        if (s->joint_slots[i] >= MOTOR_SLOT) continue;         /* motors and springs push in time */
+        if (r.lo > -INFINITY && !(r.lambda > 0.0)) continue; /* a limit not touched */
+        r.bias = 0.0, r.lambda = 0.0;
+        s->extra[n] = r;
+        s->extra_contact[n++] = i;
+    }
     if (rows_solve(&s->solver, s->extra, n, view, direct_max, sys->settings.iterations) == -2) return false;
-    for (int32_t k = 0; k < n; k++) {
+    for (int32_t k = contact_extras; k < n; k++) s->joint_rows[s->extra_contact[k]].lambda += s->extra[k].lambda;
+    for (int32_t k = 0; k < contact_extras; k++) {
         const contact_entry *c = &s->contacts[s->extra_contact[k]];
         if (!(s->extra[k].lambda > 0.0) || !(c->restitution > 0.0 && c->approach < -threshold)) continue;
         s->rows[3 * s->extra_contact[k]].lambda += s->extra[k].lambda; /* in the force statistics */
@@ -389,30 +412,63 @@ static bool correct_overlaps(rigid_system *sys, rigid_scratch *s, double h)
     return true;
 }
 
+/* The island's contacts [begin, end) and joints [joint, joint_end) as one problem: pivoting
+ * where it is small or was solved exactly before, Gauss-Seidel otherwise; then its bounces. */
+static bool solve_island(const rigid_system *sys, rigid_scratch *s, velocity_view *view, int32_t begin, int32_t end,
+                         int32_t joint, int32_t joint_end, double h, bool retry)
+{
+    int32_t contact_rows = 3 * (end - begin), joint_begin = 0, joint_rows = 0;
+    if (joint < joint_end) {
+        const joint_entry *last = &s->joint_entries[joint_end - 1];
+        joint_begin = s->joint_entries[joint].row_begin;
+        joint_rows = last->row_begin + last->row_count - joint_begin;
+    }
+    bool resting = true;
+    for (int32_t i = begin; i < end; i++) resting = resting && !s->contacts[i].was_inexact;
+    int32_t count = contact_rows + joint_rows;
+    int32_t direct_max = resting || retry || count <= DIRECT_ALWAYS ? (joint_rows > 0 ? JOINT_DIRECT_MAX : DIRECT_MAX) : 0;
+    contact_row *rows = &s->rows[3 * begin];
+    if (joint_rows > 0) { /* contact rows first: a friction row finds its normal as before */
+        rows = s->island_rows;
+        memcpy(rows, &s->rows[3 * begin], (size_t)contact_rows * sizeof *rows);
+        memcpy(rows + contact_rows, &s->joint_rows[joint_begin], (size_t)joint_rows * sizeof *rows);
+    }
+    int32_t pivots = rows_solve(&s->solver, rows, count, view, direct_max, sys->settings.iterations);
+    if (pivots == -2) return false;
+    if (joint_rows > 0) {
+        memcpy(&s->rows[3 * begin], rows, (size_t)contact_rows * sizeof *rows);
+        memcpy(&s->joint_rows[joint_begin], rows + contact_rows, (size_t)joint_rows * sizeof *rows);
+    }
+    for (int32_t i = begin; i < end; i++) s->contacts[i].exact = pivots >= 0;
+    for (int32_t e = joint; e < joint_end; e++) s->joint_entries[e].exact = pivots >= 0;
+    return bounce(sys, s, view, begin, end, h, direct_max, joint_begin, joint_begin + joint_rows);
+}
+
 bool rigid_substep(rigid_system *sys, double t, double h)
 {
     rigid_scratch *s = sys->scratch;
     load_velocities(sys, s, t, h);
+    if (!rigid_joints_filter(sys, s)) return false;
     if (!find_contacts(sys, s, h)) return false;
     velocity_view view = {s->v, s->w, s->inv_mass, s->inv_inertia};
     for (int32_t i = 0; i < s->contact_count; i++) build_rows(sys, s, i, h);
     rows_prepare(s->rows, 3 * s->contact_count, &view);
+    if (!rigid_joints_build_rows(sys, s, &view, h)) return false;
     bool retry = llround(t / h) % PIVOT_RETRY == 0;
-    for (int32_t begin = 0; begin < s->contact_count;) {
-        int32_t end = begin + 1;
-        bool resting = true;
-        while (end < s->contact_count && s->contacts[end].island == s->contacts[begin].island) end++;
-        for (int32_t i = begin; i < end; i++) resting = resting && !s->contacts[i].was_inexact;
-        int32_t direct_max = resting || retry || 3 * (end - begin) <= DIRECT_ALWAYS ? DIRECT_MAX : 0;
-        int32_t pivots = rows_solve(&s->solver, &s->rows[3 * begin], 3 * (end - begin), &view, direct_max,
-                                    sys->settings.iterations);
-        if (pivots == -2) return false;
-        for (int32_t i = begin; i < end; i++) s->contacts[i].exact = pivots >= 0;
-        if (!bounce(sys, s, &view, begin, end, h, direct_max)) return false;
-        begin = end;
+    /* islands in the order of their roots, each with its contacts and its joints */
+    for (int32_t begin = 0, joint = 0; begin < s->contact_count || joint < s->joint_entry_count;) {
+        int32_t island = begin < s->contact_count ? s->contacts[begin].island : INT32_MAX;
+        if (joint < s->joint_entry_count && s->joint_entries[joint].island < island)
+            island = s->joint_entries[joint].island;
+        int32_t end = begin, joint_end = joint;
+        while (end < s->contact_count && s->contacts[end].island == island) end++;
+        while (joint_end < s->joint_entry_count && s->joint_entries[joint_end].island == island) joint_end++;
+        if (!solve_island(sys, s, &view, begin, end, joint, joint_end, h, retry)) return false;
+        begin = end, joint = joint_end;
     }
     if (!remember(sys, s, h)) return false;
+    rigid_joints_remember(sys, s, t, h);
     integrate(sys, s, t, h);
-    return correct_overlaps(sys, s, h);
+    return correct_overlaps(sys, s, h) && rigid_joints_correct(sys, s, h);
 }
 

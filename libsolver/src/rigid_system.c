@@ -18,7 +18,7 @@ void rigid_system_init(rigid_system *sys, rigid_settings settings)
 void rigid_system_free(rigid_system *sys)
 {
     for (int32_t i = 0; i < sys->body_count; i++) rigid_body_destroy(sys->bodies[i]);
-    free(sys->bodies);
+    free(sys->bodies), free(sys->joints), free(sys->joints_saved);
     rigid_scratch_free(sys->scratch);
     *sys = (rigid_system){.settings = sys->settings};
 }
@@ -35,6 +35,27 @@ sb_result rigid_system_add_body(rigid_system *sys, const sb_body_def *def, doubl
     return SB_OK;
 }
 
+sb_result rigid_system_add_joint(rigid_system *sys, const sb_joint_def *def, int32_t *out_joint)
+{
+    int32_t a = def->body_a.index, b = def->body_b.index;
+    if (a < 0 || a >= sys->body_count)
+        return error_set(a == -1 ? SB_ERROR_INVALID_ARGUMENT : SB_ERROR_NOT_FOUND, a == -1 ?
+                         "joint body_a is the world: give the world as body_b" : "joint body_a: no body with id %d "
+                         "(the world has %d)", (int)a, (int)sys->body_count);
+    if (b < -1 || b >= sys->body_count)
+        return error_set(SB_ERROR_NOT_FOUND, "joint body_b: no body with id %d (the world has %d; -1 is the world)",
+                         (int)b, (int)sys->body_count);
+    if (a == b) return error_set(SB_ERROR_INVALID_ARGUMENT, "joint joins body %d to itself", (int)a);
+    rigid_joint j;
+    if (!rigid_joint_init(&j, def, sys->bodies[a], b >= 0 ? sys->bodies[b] : NULL)) return SB_ERROR_INVALID_ARGUMENT;
+    j.a = a, j.b = b;
+    if (!grow((void **)&sys->joints, &sys->joint_capacity, sys->joint_count + 1, sizeof *sys->joints))
+        return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a joint");
+    sys->joints[sys->joint_count] = j;
+    *out_joint = sys->joint_count++;
+    return SB_OK;
+}
+
 /* --- advancing ------------------------------------------------------------------------------ */
 
 /* Bodies back where they were at the start of rigid_system_advance. */
@@ -47,6 +68,7 @@ static void rollback(rigid_system *sys)
         b->state.x = s->x_saved[i], b->state.q = s->q_saved[i], b->state.P = s->p_saved[i], b->state.L = s->l_saved[i];
         rigid_body_update_derived(b);
     }
+    if (sys->joint_count > 0) memcpy(sys->joints, sys->joints_saved, (size_t)sys->joint_count * sizeof *sys->joints);
 }
 
 sb_result rigid_system_advance(rigid_system *sys, double t, double h, sb_failure *failure)
@@ -55,8 +77,11 @@ sb_result rigid_system_advance(rigid_system *sys, double t, double h, sb_failure
     if (!sys->scratch && !(sys->scratch = calloc(1, sizeof *sys->scratch)))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory for rigid bodies");
     rigid_scratch *s = sys->scratch;
-    if (!rigid_scratch_reserve(s, sys->body_count))
+    /* one more slot: the world, the other end of joints to it */
+    if (!rigid_scratch_reserve(s, sys->body_count + 1) ||
+        !grow((void **)&sys->joints_saved, &sys->joints_saved_capacity, sys->joint_count, sizeof *sys->joints))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory for rigid bodies");
+    if (sys->joint_count > 0) memcpy(sys->joints_saved, sys->joints, (size_t)sys->joint_count * sizeof *sys->joints);
     for (int32_t i = 0; i < sys->body_count; i++) {
         const rigid_body *b = sys->bodies[i];
         s->x_saved[i] = b->state.x, s->q_saved[i] = b->state.q, s->p_saved[i] = b->state.P, s->l_saved[i] = b->state.L;

@@ -5,6 +5,7 @@
 #define SB_RIGID_SYSTEM_H
 
 #include "rigid_body.h"
+#include "rigid_joint.h"
 #include "simbake.h"
 #include "state_io.h"
 
@@ -25,6 +26,10 @@ typedef struct rigid_system {
     rigid_settings settings;
     rigid_body **bodies;
     int32_t body_count, body_capacity;
+    rigid_joint *joints;
+    int32_t joint_count, joint_capacity;
+    rigid_joint *joints_saved; /* as they were at the start of the advance: undo */
+    int32_t joints_saved_capacity;
     rigid_scratch *scratch; /* NULL until the first step with bodies, or a state that has one */
 } rigid_system;
 
@@ -34,10 +39,13 @@ void rigid_system_free(rigid_system *s);
 /* A body from its definition, starting at `time`: its id in *out_body. */
 sb_result rigid_system_add_body(rigid_system *s, const sb_body_def *def, double time, int32_t *out_body);
 
+/* A joint from its definition between bodies as they are now: its id in *out_joint. */
+sb_result rigid_system_add_joint(rigid_system *s, const sb_joint_def *def, int32_t *out_joint);
+
 /* The bodies over [t, t + h] in substeps of at most settings.max_step. On failure they are
  * back at t and *failure says why (not touched on success). */
 sb_result rigid_system_advance(rigid_system *s, double t, double h, sb_failure *failure);
-/* Bodies back where the last rigid_system_advance found them. */
+/* Bodies (and joints) back where the last rigid_system_advance found them. */
 void rigid_system_undo_advance(rigid_system *s);
 /* Body `body`'s pose at the start (x0, q0) and the end (x1, q1) of the last advance, which
  * succeeded. */

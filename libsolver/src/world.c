@@ -287,6 +287,50 @@ SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, sb_b
     return r;
 }
 
+SB_API sb_joint_def sb_default_joint_def(void)
+{
+    return (sb_joint_def){.type = SB_JOINT_POINT, .body_a = {0}, .body_b = {-1}, .rotation = {1, 0, 0, 0},
+                          .disable_collisions = 1, .breaking_threshold = 10.0, .breaking_step = 1.0 / 240.0};
+}
+
+SB_API sb_result sb_world_add_joint(sb_world *world, const sb_joint_def *def, sb_joint_id *out_joint)
+{
+    if (!world || !def || !out_joint) return error_set(SB_ERROR_INVALID_ARGUMENT, "world, def or out_joint is NULL");
+    int32_t index = 0;
+    sb_result r = rigid_system_add_joint(&world->rigid, def, &index);
+    if (r == SB_OK) *out_joint = (sb_joint_id){index};
+    return r;
+}
+
+SB_API sb_result sb_joint_get_broken(const sb_world *world, sb_joint_id joint, int32_t *out_broken, double *out_time)
+{
+    if (!world) return error_set(SB_ERROR_INVALID_ARGUMENT, "world is NULL");
+    if (joint.index < 0 || joint.index >= world->rigid.joint_count)
+        return error_set(SB_ERROR_NOT_FOUND, "no joint with id %d (the world has %d)", (int)joint.index,
+                         (int)world->rigid.joint_count);
+    const rigid_joint *j = &world->rigid.joints[joint.index];
+    if (out_broken) *out_broken = j->broken;
+    if (out_time) *out_time = j->broken_time;
+    return SB_OK;
+}
+
+SB_API sb_result sb_world_get_broken_joints(const sb_world *world, sb_joint_id *out_joints, double *out_times,
+                                            int32_t capacity, int32_t *out_count)
+{
+    if (!world || !out_count) return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_count is NULL");
+    if (capacity < 0) return error_set(SB_ERROR_INVALID_ARGUMENT, "capacity must not be negative, got %d", (int)capacity);
+    int32_t n = 0;
+    for (int32_t i = 0; i < world->rigid.joint_count; i++) {
+        const rigid_joint *j = &world->rigid.joints[i];
+        if (!j->broken) continue;
+        if (n < capacity && out_joints) out_joints[n] = (sb_joint_id){i};
+        if (n < capacity && out_times) out_times[n] = j->broken_time;
+        n++;
+    }
+    *out_count = n;
+    return SB_OK;
+}
+
 /* Rigid displacement M (4x4 row-major) as rotation r and translation t; false if not rigid. */
 static bool rigid_from_matrix(const double m[16], mat3 *r, vec3 *t)
 {

@@ -9,8 +9,9 @@
  * pairs it finds come in an order of their own (collision_pairs.c).
  *
  * Layout: a header (magic, byte order, format, payload size, payload checksum), then the
- * world, each cloth, collider and body, the rigid step's memory and each force field's path, in
- * native byte order. */
+ * world, each cloth, collider and body, the rigid step's memory, each force field's path, and
+ * the joints (their count, the fingerprint of their definitions, each one's broken flag, time
+ * and warm start), in native byte order. */
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,13 @@ static uint64_t world_fingerprint(const sb_world *w)
     return h;
 }
 
+static uint64_t joints_fingerprint(const rigid_system *r)
+{
+    uint64_t h = STATE_HASH_START;
+    for (int32_t i = 0; i < r->joint_count; i++) h = rigid_joint_hash(h, &r->joints[i]);
+    return h;
+}
+
 /* --- writing ------------------------------------------------------------------------------ */
 
 static void write_stats(state_writer *out, const sb_world_stats *s)
@@ -63,6 +71,9 @@ static void write_payload(state_writer *out, const sb_world *w)
     rigid_system_state_write(&w->rigid, out);
     STATE_PUT(out, w->field_count);
     for (int32_t i = 0; i < w->field_count; i++) field_state_write(w->fields[i], out);
+    uint64_t joints = joints_fingerprint(&w->rigid);
+    STATE_PUT(out, w->rigid.joint_count), STATE_PUT(out, joints);
+    for (int32_t i = 0; i < w->rigid.joint_count; i++) rigid_joint_state_write(&w->rigid.joints[i], out);
 }
 
 SB_API sb_result sb_world_get_state_size(const sb_world *world, uint64_t *out_size)
@@ -146,6 +157,17 @@ static bool read_payload(state_reader *in, sb_world *w)
                          "fields, the state %d", (int)w->field_count, (int)fields);
     for (int32_t i = 0; i < w->field_count; i++)
         if (!field_state_read(w->fields[i], i, in)) return false;
+    int32_t joints = 0;
+    uint64_t joint_fingerprint = 0;
+    if (!STATE_TAKE(in, joints) || !STATE_TAKE(in, joint_fingerprint)) return state_damaged(in, "it ends before its joints");
+    if (in->pass == PASS_CHECK && joints != w->rigid.joint_count)
+        return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: it has %d joints, the "
+                          "state %d", (int)w->rigid.joint_count, (int)joints);
+    if (in->pass == PASS_CHECK && joint_fingerprint != joints_fingerprint(&w->rigid))
+        return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: its joints' "
+                          "definitions (bodies, frames, limits, thresholds) differ from the state's");
+    for (int32_t i = 0; i < w->rigid.joint_count; i++)
+        if (!rigid_joint_state_read(&w->rigid.joints[i], i, in)) return false;
     if (in->pass == PASS_CHECK && in->at != in->end) return state_damaged(in, "bytes left over after its last section");
     return true;
 }

@@ -1,6 +1,7 @@
 """The ctypes bindings against the built library."""
 
 import ctypes
+import math
 import os
 import subprocess
 import sys
@@ -257,6 +258,27 @@ class Bindings(unittest.TestCase):
             self.assertIn("radius", str(caught.exception))
             with self.assertRaises(native.NativeError):
                 world.set_body_target(box, 3.0, move)
+
+    def test_joints_through_the_bindings(self):
+        with native.World() as world:
+            bob = world.add_body("DYNAMIC", "BOX", half_extents=(0.05, 0.05, 0.5), center=(0, 0, -0.5), mass=1.0)
+            heavy = world.add_body("DYNAMIC", "BOX", half_extents=(0.1, 0.1, 0.1), center=(0, 0, -1.1), mass=3.0)
+            hinge = world.add_joint("HINGE", bob, pivot=(0, 0, 0), rotation=(math.sqrt(0.5), math.sqrt(0.5), 0, 0),
+                                    limits={5: (-0.5, 0.5)})
+            weak = world.add_joint("FIXED", heavy, bob, pivot=(0, 0, -1.0), breaking_threshold=0.1,
+                                   breaking_step=1 / 60)  # 6 N: less than the heavy box's weight
+            world.step_to(1.0)
+            self.assertIsNone(world.joint_broken(hinge))
+            when = world.joint_broken(weak)
+            self.assertTrue(0.0 < when < 0.01, when)
+            self.assertEqual(world.broken_joints(), {weak: when})
+            self.assertLess(abs(world.body_state(bob)["position"][2] + 0.5), 1e-9)  # still hanging
+            with self.assertRaises(native.NativeError) as caught:
+                world.add_joint("POINT", bob, bob)
+            self.assertIn("itself", str(caught.exception))
+            with self.assertRaises(native.NativeError) as caught:
+                world.add_joint("HINGE", bob, limits={5: (1.0, -1.0)})
+            self.assertIn("lower is above upper", str(caught.exception))
 
     def test_transform_points(self):
         matrix = array("d", [2, 0, 0, 1, 0, 2, 0, 0, 0, 0, 2, -1, 0, 0, 0, 1])

@@ -83,9 +83,20 @@ class OtherSettings(unittest.TestCase):
         self.assertIn("Speed", unmapped.rigid_body_world(Settings(time_scale=0.5))[0])
 
     def test_constraints_and_force_fields(self):
-        hinge = Settings(enabled=True, type="HINGE", object1=Settings(name="Door"), object2=None)
-        self.assertIn("Hinge, Door", unmapped.rigid_body_constraint("Empty", hinge)[0])
-        self.assertEqual(unmapped.rigid_body_constraint("Empty", Settings(**{**vars(hinge), "enabled": False})), [])
+        hinge = Settings(enabled=True, type="HINGE", object1=Settings(name="Door"), object2=None,
+                         use_override_solver_iterations=False)
+        self.assertEqual(unmapped.rigid_body_constraint("Empty", hinge), [])  # carried over (rigid_joints.py)
+        motor = Settings(**{**vars(hinge), "type": "MOTOR"})
+        self.assertEqual(unmapped.rigid_body_constraint("Empty", motor), [])
+        springy = Settings(**{**vars(hinge), "type": "GENERIC_SPRING", "use_spring_x": True, "spring_type": "SPRING2",
+                              "use_override_solver_iterations": True})
+        found = unmapped.rigid_body_constraint("Empty", springy)
+        self.assertEqual(len(found), 1, found)
+        self.assertIn("Override Iterations", found[0])
+        old_springs = Settings(**{**vars(springy), "spring_type": "SPRING1", "use_override_solver_iterations": False})
+        found = unmapped.rigid_body_constraint("Empty", Settings(**{**vars(old_springs), "enabled": False}))
+        self.assertEqual(found, [])
+        self.assertIn("Spring Type Blender 2.7 (Door)", unmapped.rigid_body_constraint("Empty", old_springs)[0])
         self.assertEqual(unmapped.force_field("Fan", Settings(type="NONE")), [])
         self.assertEqual(unmapped.force_field("Fan", Settings(type="MAGNET")),
                          ["Fan: Magnet force field is not carried over by SimBake (nothing in the bake feels it)"])
