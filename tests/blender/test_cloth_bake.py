@@ -4,6 +4,8 @@ free_bake restores the object exactly, and bad input is refused without changing
 import math
 import os
 import sys
+import tempfile
+import types
 import unittest
 from array import array
 
@@ -12,7 +14,7 @@ import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does not add it
 import blender_test  # noqa: E402
-from simbake import bake, outputs  # noqa: E402
+from simbake import bake, outputs, ui  # noqa: E402
 
 
 class RecordingBake(bake.Bake):
@@ -309,6 +311,61 @@ class ShrinkingLikeBlender(unittest.TestCase):
               f"SimBake's {simbake:.1%}", flush=True)
         self.assertAlmostEqual(blender, 0.64, delta=0.03, msg="Blender's sheet does not shrink to 64%: not the scene meant")
         self.assertAlmostEqual(simbake, 0.64, delta=0.03, msg="SimBake's sheet does not keep 64% ± 3% of its area")
+
+
+class PanelLayout:
+    """Stands in for a panel's layout: keeps the labels' texts, ignores the rest."""
+
+    def __init__(self, lines=None):
+        self.lines = [] if lines is None else lines
+
+    def label(self, text="", icon="NONE"):
+        self.lines.append(text)
+
+    def __getattr__(self, name):  # column, row, box, operator, prop: more of the same layout
+        return lambda *args, **kwargs: PanelLayout(self.lines)
+
+
+def stdout_of(call):
+    """What `call` writes to the process's standard output (where headless Blender prints an
+    operator's reports), and its result."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with tempfile.TemporaryFile(mode="w+b") as captured:
+        os.dup2(captured.fileno(), 1)
+        try:
+            result = call()
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+        captured.seek(0)
+        return captured.read().decode(errors="replace"), result
+
+
+class UnmappedSettingsAreWarnedAbout(unittest.TestCase):
+    def test_a_setting_not_carried_over_is_in_the_operators_report_and_the_panel(self):
+        """Issue 28: a cloth with Dynamic Mesh and Impulse Clamping, which SimBake does not carry
+        over, bakes; each setting is named with its object in the operator's report and in the
+        panel (the JSON report's warnings: tests/cli/test_simbake_bake.py)."""
+        blender_test.empty_scene()
+        scene = bpy.context.scene
+        scene.simbake.frame_start, scene.simbake.frame_end = 1, 3
+        obj = blender_test.grid_object("Sail", role="NONE")
+        modifier = obj.modifiers.new("Cloth", "CLOTH")
+        modifier.settings.use_dynamic_mesh = True
+        modifier.collision_settings.impulse_clamp = 2.0
+        printed, result = stdout_of(bpy.ops.simbake.bake)
+        self.assertEqual(result, {"FINISHED"})
+        layout = PanelLayout()
+        ui.draw_bake_controls(layout, types.SimpleNamespace(window_manager=bpy.context.window_manager, scene=scene))
+        panel = " ".join(layout.lines)
+        for words in ("Sail: Cloth Dynamic Mesh is not carried over by SimBake",
+                      "Sail: Cloth Impulse Clamping is not carried over by SimBake"):
+            self.assertIn(f"Warning: {words}", printed, "the operator does not report it")
+            self.assertIn(words, scene.simbake.last_bake_warnings)
+            self.assertIn(" ".join(words.split()[:3]), panel, "the panel does not show it")
+        self.assertTrue(outputs.is_baked(obj), "the bake did not go ahead")
 
 
 class BlenderFieldWeights(unittest.TestCase):
