@@ -219,19 +219,30 @@ BLENDER_MIN_PRESSURE_VOLUME = 1e-6
 
 
 def enclosed_volume(positions, triangles, weights=None):
-    """Volume (m³) the triangles enclose, 1/6 Σ a·(b × c) over flat xyz positions and flat
-    vertex indices; with weights, only triangles none of whose corners weighs 0 count, as in
-    Blender's cloth_calc_rest_volume."""
+    """Volume (m³) the triangles enclose, 1/6 Σ w a·(b × c) over flat xyz positions and flat
+    vertex indices, measured as the library measures the volume its pressure keeps: about the
+    mean of all the vertices (so an open sheet encloses nothing wherever it is) and, with
+    weights, each triangle by its corners' mean weight, a triangle with a corner of weight 0 left
+    out (as in Blender's cloth_calc_rest_volume). Blender measures about the world origin, which
+    gives an open sheet away from it a "volume"; SimBake's gas term must have a volume the
+    library agrees on, or the bake is refused (cloth_pressure.c)."""
+    count = len(positions) // 3
+    if count == 0:
+        return 0.0
+    o = [sum(positions[k::3]) / count for k in range(3)]
     six_v = 0.0
     p = positions
     for t in range(0, len(triangles), 3):
         a, b, c = triangles[t], triangles[t + 1], triangles[t + 2]
-        if weights is not None and (weights[a] == 0.0 or weights[b] == 0.0 or weights[c] == 0.0):
-            continue
-        ax, ay, az = p[3 * a], p[3 * a + 1], p[3 * a + 2]
-        bx, by, bz = p[3 * b], p[3 * b + 1], p[3 * b + 2]
-        cx, cy, cz = p[3 * c], p[3 * c + 1], p[3 * c + 2]
-        six_v += ax * (by * cz - bz * cy) + ay * (bz * cx - bx * cz) + az * (bx * cy - by * cx)
+        w = 1.0
+        if weights is not None:
+            if weights[a] == 0.0 or weights[b] == 0.0 or weights[c] == 0.0:
+                continue
+            w = (weights[a] + weights[b] + weights[c]) / 3.0
+        ax, ay, az = p[3 * a] - o[0], p[3 * a + 1] - o[1], p[3 * a + 2] - o[2]
+        bx, by, bz = p[3 * b] - o[0], p[3 * b + 1] - o[1], p[3 * b + 2] - o[2]
+        cx, cy, cz = p[3 * c] - o[0], p[3 * c + 1] - o[1], p[3 * c + 2] - o[2]
+        six_v += w * (ax * (by * cz - bz * cy) + ay * (bz * cx - bx * cz) + az * (bx * cy - by * cx))
     return six_v / 6.0
 
 

@@ -4,6 +4,8 @@ free_bake restores the object exactly, and bad input is refused without changing
 import math
 import os
 import sys
+import tempfile
+import types
 import unittest
 from array import array
 
@@ -12,7 +14,7 @@ import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does not add it
 import blender_test  # noqa: E402
-from simbake import bake, outputs  # noqa: E402
+from simbake import bake, outputs, ui  # noqa: E402
 
 
 class RecordingBake(bake.Bake):
@@ -264,6 +266,106 @@ class BlenderShrinking(unittest.TestCase):
         obj, rest, positions = self.bake_weightless(0.0, 0.3, group_left=True)
         self.assertAlmostEqual(self.edge_ratio(obj, rest, positions, lambda x: x < -0.1), 0.7, delta=0.05)
         self.assertAlmostEqual(self.edge_ratio(obj, rest, positions, lambda x: x > 0.1), 1.0, delta=0.05)
+
+
+def mesh_area(obj, positions):
+    """Area of obj's faces at the given world positions (each polygon as a fan of triangles)."""
+    def point(v):
+        return positions[3 * v:3 * v + 3]
+
+    def triangle(a, b, c):
+        u = [b[k] - a[k] for k in range(3)]
+        w = [c[k] - a[k] for k in range(3)]
+        return 0.5 * math.hypot(u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0])
+    return sum(triangle(point(p.vertices[0]), point(p.vertices[i]), point(p.vertices[i + 1]))
+               for p in obj.data.polygons for i in range(1, len(p.vertices) - 1))
+
+
+class ShrinkingLikeBlender(unittest.TestCase):
+    def test_a_shrinking_factor_of_0_2_leaves_64_percent_of_the_area_as_in_blenders_bake(self):
+        """Issue 28: a free cloth without gravity and Shrinking Factor 0.2 ends with 64% ± 3% of
+        its area (0.8²), in SimBake's bake and in Blender's own of the same scene in this run
+        (2 s at 24 fps)."""
+        blender_test.empty_scene()
+        scene = bpy.context.scene
+        frames = 48
+        scene.render.fps = 24
+        scene.use_gravity = False
+        scene.frame_start, scene.frame_end = 1, frames
+        scene.simbake.frame_start, scene.simbake.frame_end = 1, frames
+        obj = blender_test.grid_object("Sheet", size=1.0, cuts=10, role="NONE")
+        cloth = obj.modifiers.new("Cloth", "CLOTH")
+        cloth.settings.shrink_min = 0.2
+        cloth.point_cache.frame_start, cloth.point_cache.frame_end = 1, frames
+        scene.frame_set(1)
+        rest = mesh_area(obj, blender_test.world_vertices(obj))
+        for frame in range(2, frames + 1):  # Blender's own bake, frame by frame into its cache
+            scene.frame_set(frame)
+        blender = mesh_area(obj, blender_test.world_vertices(obj)) / rest
+        scene.frame_set(1)
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
+        self.assertNotIn("Shrinking", scene.simbake.last_bake_warnings)
+        scene.frame_set(frames)
+        simbake = mesh_area(obj, blender_test.world_vertices(obj)) / rest
+        print(f"shrinking 0.2 after {frames} frames: Blender's sheet keeps {blender:.1%} of its area, "
+              f"SimBake's {simbake:.1%}", flush=True)
+        self.assertAlmostEqual(blender, 0.64, delta=0.03, msg="Blender's sheet does not shrink to 64%: not the scene meant")
+        self.assertAlmostEqual(simbake, 0.64, delta=0.03, msg="SimBake's sheet does not keep 64% ± 3% of its area")
+
+
+class PanelLayout:
+    """Stands in for a panel's layout: keeps the labels' texts, ignores the rest."""
+
+    def __init__(self, lines=None):
+        self.lines = [] if lines is None else lines
+
+    def label(self, text="", icon="NONE"):
+        self.lines.append(text)
+
+    def __getattr__(self, name):  # column, row, box, operator, prop: more of the same layout
+        return lambda *args, **kwargs: PanelLayout(self.lines)
+
+
+def stdout_of(call):
+    """What `call` writes to the process's standard output (where headless Blender prints an
+    operator's reports), and its result."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with tempfile.TemporaryFile(mode="w+b") as captured:
+        os.dup2(captured.fileno(), 1)
+        try:
+            result = call()
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+        captured.seek(0)
+        return captured.read().decode(errors="replace"), result
+
+
+class UnmappedSettingsAreWarnedAbout(unittest.TestCase):
+    def test_a_setting_not_carried_over_is_in_the_operators_report_and_the_panel(self):
+        """Issue 28: a cloth with Dynamic Mesh and Impulse Clamping, which SimBake does not carry
+        over, bakes; each setting is named with its object in the operator's report and in the
+        panel (the JSON report's warnings: tests/cli/test_simbake_bake.py)."""
+        blender_test.empty_scene()
+        scene = bpy.context.scene
+        scene.simbake.frame_start, scene.simbake.frame_end = 1, 3
+        obj = blender_test.grid_object("Sail", role="NONE")
+        modifier = obj.modifiers.new("Cloth", "CLOTH")
+        modifier.settings.use_dynamic_mesh = True
+        modifier.collision_settings.impulse_clamp = 2.0
+        printed, result = stdout_of(bpy.ops.simbake.bake)
+        self.assertEqual(result, {"FINISHED"})
+        layout = PanelLayout()
+        ui.draw_bake_controls(layout, types.SimpleNamespace(window_manager=bpy.context.window_manager, scene=scene))
+        panel = " ".join(layout.lines)
+        for words in ("Sail: Cloth Dynamic Mesh is not carried over by SimBake",
+                      "Sail: Cloth Impulse Clamping is not carried over by SimBake"):
+            self.assertIn(f"Warning: {words}", printed, "the operator does not report it")
+            self.assertIn(words, scene.simbake.last_bake_warnings)
+            self.assertIn(" ".join(words.split()[:3]), panel, "the panel does not show it")
+        self.assertTrue(outputs.is_baked(obj), "the bake did not go ahead")
 
 
 class BlenderFieldWeights(unittest.TestCase):

@@ -24,8 +24,9 @@ FRAMES = 72
 COLUMNS, ROWS = 20, 10
 
 
-def flag_object():
-    """The flag in the XZ plane, x 0..2 m, z 0..1 m, its top row pinned."""
+def flag_object(pinned="top"):
+    """The flag in the XZ plane, x 0..2 m, z 0..1 m, its top row pinned (or with pinned="side"
+    its column at x = 0, as on a flagpole)."""
     vertices = [(2.0 * i / COLUMNS, 0.0, 1.0 - j / ROWS) for j in range(ROWS + 1) for i in range(COLUMNS + 1)]
     row = COLUMNS + 1
     faces = [(j * row + i, j * row + i + 1, (j + 1) * row + i + 1, (j + 1) * row + i)
@@ -35,7 +36,8 @@ def flag_object():
     mesh.update()
     flag = bpy.data.objects.new("Flag", mesh)
     bpy.context.scene.collection.objects.link(flag)
-    flag.vertex_groups.new(name="Pin").add(list(range(row)), 1.0, "REPLACE")
+    pins = list(range(row)) if pinned == "top" else [j * row for j in range(ROWS + 1)]
+    flag.vertex_groups.new(name="Pin").add(pins, 1.0, "REPLACE")
     modifier = flag.modifiers.new("Cloth", "CLOTH")
     modifier.settings.vertex_group_mass = "Pin"
     modifier.settings.air_damping = 7.5
@@ -67,8 +69,7 @@ class WindLikeBlender(unittest.TestCase):
         scene.frame_start, scene.frame_end = 1, FRAMES
         scene.simbake.frame_start, scene.simbake.frame_end = 1, FRAMES
         flag = flag_object()
-        bpy.ops.object.effector_add(type="WIND", location=(1.0, -2.0, 0.5), rotation=(-math.pi / 2, 0.0, 0.0))
-        bpy.context.object.field.strength = 750.0
+        wind_field()
         for frame in range(1, FRAMES + 1):  # Blender's own bake, frame by frame into its cache
             scene.frame_set(frame)
         blender_mean, blender_edge = last_second(scene, flag)
@@ -85,6 +86,71 @@ class WindLikeBlender(unittest.TestCase):
                         "SimBake's flag is blown more than 25% farther or less far than Blender's")
         self.assertLess(abs(simbake_edge - blender_edge), 0.25 * blender_edge,
                         "the free edges of the two flags are blown to different places")
+
+
+def wind_field():
+    """Blender's Wind of strength 750 blowing along +y onto the flag (defaults otherwise)."""
+    bpy.ops.object.effector_add(type="WIND", location=(1.0, -2.0, 0.5), rotation=(-math.pi / 2, 0.0, 0.0))
+    bpy.context.object.field.strength = 750.0
+
+
+def corner_track(scene, flag):
+    """The free corner's (x = 2 m, z = 0 at rest) positions over the last second, and the
+    flag's mean y and mean x over it."""
+    corner = ROWS * (COLUMNS + 1) + COLUMNS
+    track, mean_y, mean_x = [], 0.0, 0.0
+    for frame in range(FRAMES - 23, FRAMES + 1):
+        scene.frame_set(frame)
+        positions = blender_test.world_vertices(flag)
+        track.append(tuple(positions[3 * corner:3 * corner + 3]))
+        mean_y += sum(positions[1::3]) / len(positions[1::3]) / 24
+        mean_x += sum(positions[0::3]) / len(positions[0::3]) / 24
+    return track, mean_y, mean_x
+
+
+class FlutterLikeBlender(unittest.TestCase):
+    def test_a_flag_on_a_pole_flutters_and_streams_downwind_as_in_blenders_bake(self):
+        """Issue 28: the same flag pinned along one vertical side (x = 0) in the same wind
+        flutters (its free bottom corner's height varies over the last second) and streams
+        downwind, as Blender's does."""
+        blender_test.empty_scene()
+        scene = bpy.context.scene
+        scene.render.fps = 24
+        scene.frame_start, scene.frame_end = 1, FRAMES
+        scene.simbake.frame_start, scene.simbake.frame_end = 1, FRAMES
+        flag = flag_object(pinned="side")
+        wind_field()
+        for frame in range(1, FRAMES + 1):  # Blender's own bake, frame by frame into its cache
+            scene.frame_set(frame)
+        blender, blender_y, blender_x = corner_track(scene, flag)
+        scene.frame_set(1)
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
+        simbake, simbake_y, simbake_x = corner_track(scene, flag)
+
+        def flutter(track):
+            """How far the corner's height varies, and how often it turns between rising and
+            falling (a flag still settling or drifting one way never turns; Blender's swings
+            slowly, turning once in the second)."""
+            heights = [p[2] for p in track]
+            steps = [b - a for a, b in zip(heights, heights[1:]) if abs(b - a) > 1e-4]
+            return max(heights) - min(heights), sum(1 for a, b in zip(steps, steps[1:]) if a * b < 0)
+
+        def report(track):
+            return (f"corner height {min(p[2] for p in track):.3f}..{max(p[2] for p in track):.3f} m, "
+                    f"downwind {min(p[1] for p in track):.3f}..{max(p[1] for p in track):.3f} m")
+        print(f"flag on a pole over the last second: Blender {report(blender)}, varies {flutter(blender)[0]:.3f} m "
+              f"turning {flutter(blender)[1]} times, flag's mean y {blender_y:.3f} m, "
+              f"mean x {blender_x:.3f} m; SimBake {report(simbake)}, varies {flutter(simbake)[0]:.3f} m turning "
+              f"{flutter(simbake)[1]} times, mean y {simbake_y:.3f} m, "
+              f"mean x {simbake_x:.3f} m", flush=True)
+        self.assertGreater(flutter(blender)[0], 0.02, "Blender's flag does not flutter: the scene is not the one meant")
+        self.assertGreaterEqual(flutter(blender)[1], 1, "Blender's flag does not flutter: the scene is not the one meant")
+        self.assertGreater(blender_y, 0.2, "Blender's flag is not blown downwind: the scene is not the one meant")
+        self.assertGreater(simbake_y, 0.2, "SimBake's flag on a pole is not blown downwind")
+        self.assertLess(abs(simbake_y / blender_y - 1.0), 0.25,
+                        "SimBake's flag on a pole streams more than 25% farther or less far downwind than Blender's")
+        self.assertGreater(flutter(simbake)[0], 0.02, "SimBake's flag on a pole does not flutter in the wind")
+        self.assertGreaterEqual(flutter(simbake)[1], 1, "SimBake's flag on a pole only drifts: it does not flutter")
 
 
 def turned_round_z(positions):

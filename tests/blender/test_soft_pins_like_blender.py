@@ -74,6 +74,63 @@ def mean_drop(by_frame, top, goal_height):
     return sum(drops) / len(drops)
 
 
+def edge_cloth(name, x, weight):
+    """A 1 m grid standing in the XZ plane at x, its top row (z = 1.5) in the pin group at
+    `weight` (None: no pin group, a free cloth), Pin Stiffness 1, Blender's defaults otherwise."""
+    cloth = blender_test.grid_object(name, size=1.0, cuts=CUTS, location=(x, 0, 1.0), role="NONE")
+    cloth.rotation_euler = (math.pi / 2, 0.0, 0.0)  # local +y up
+    top = [v.index for v in cloth.data.vertices if v.co.y > 0.499]
+    modifier = cloth.modifiers.new("Cloth", "CLOTH")
+    modifier.point_cache.frame_start, modifier.point_cache.frame_end = 1, FRAMES
+    if weight is not None:
+        cloth.vertex_groups.new(name="pins").add(top, weight, "REPLACE")
+        modifier.settings.vertex_group_mass = "pins"
+        modifier.settings.pin_stiffness = 1.0
+    return cloth, top
+
+
+class SoftPinsBetweenHardAndFree(unittest.TestCase):
+    def test_a_soft_pinned_edge_sags_between_a_hard_pinned_and_a_free_one_as_in_blender(self):
+        """Issue 28's case: three cloths in one scene, the top edge of the first pinned hard
+        (weight 1), of the second soft (weight 0.5, Pin Stiffness 1), the third free; each top
+        edge's mean drop over the last 8 frames, in Blender's bake and in SimBake's."""
+        blender_test.empty_scene()
+        scene = bpy.context.scene
+        scene.render.fps = 24
+        scene.frame_start, scene.frame_end = 1, FRAMES
+        scene.simbake.frame_start, scene.simbake.frame_end = 1, FRAMES
+        cloths = [edge_cloth(name, x, weight) for name, x, weight in
+                  (("Hard", -1.5, 1.0), ("Soft", 0.0, 0.5), ("Free", 1.5, None))]
+        blender = {}
+        for frame in range(1, FRAMES + 1):  # Blender's own bake, frame by frame into its cache
+            scene.frame_set(frame)
+            if frame > FRAMES - 8:
+                for cloth, _ in cloths:
+                    blender.setdefault(cloth.name, {})[frame] = blender_test.world_vertices(cloth)
+        scene.frame_set(1)
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
+        simbake = {}
+        for frame in range(FRAMES - 7, FRAMES + 1):
+            scene.frame_set(frame)
+            for cloth, _ in cloths:
+                simbake.setdefault(cloth.name, {})[frame] = blender_test.world_vertices(cloth)
+        drops = {solver: [mean_drop(frames[cloth.name], top, 1.5) for cloth, top in cloths]
+                 for solver, frames in (("Blender", blender), ("SimBake", simbake))}
+        print("top edges hard / soft 0.5 / free hang " + "; ".join(
+            f"{solver} {', '.join(f'{d * 1000:.1f}' for d in values)} mm" for solver, values in drops.items())
+            + " below where they were pinned", flush=True)
+        hard, soft, free = drops["Blender"]
+        self.assertLess(hard, 0.001, "Blender's hard pins move: the scene is not the one meant")
+        self.assertGreater(soft, hard + 0.005, "Blender's soft pins hold as hard pins: the scene is not the one meant")
+        self.assertGreater(free, soft + 0.1, "Blender's soft pins let go: the scene is not the one meant")
+        hard, soft, free = drops["SimBake"]
+        self.assertLess(hard, 0.001, "SimBake's hard-pinned edge moves")
+        self.assertGreater(soft, hard + 0.005, "SimBake's soft-pinned edge sags no more than a hard-pinned one")
+        self.assertGreater(free, soft + 0.1, "SimBake's soft-pinned edge sags as much as a free one")
+        self.assertLess(abs(soft - drops["Blender"][1]), 0.25 * drops["Blender"][1],
+                        "the soft-pinned edge sags differently from Blender's")
+
+
 class SoftPinsLikeBlender(unittest.TestCase):
     def test_a_soft_pinned_row_sags_as_in_blenders_own_bake(self):
         scene, cloth, top = hanging_cloth()

@@ -122,17 +122,28 @@ class Materials(unittest.TestCase):
         self.assertEqual(mapped["pressure_target_volume"], 0.0, "0: the library keeps the rest volume")
         custom = NS(**{**vars(on), "use_pressure_volume": True, "target_volume": 3.5})
         self.assertEqual(settings.blender_pressure(custom, positions, triangles)["pressure_target_volume"], 3.5)
-        # no volume to keep (an open sheet, or a Custom Volume of 0): Blender has no gas term
-        sheet = settings.blender_pressure(on, positions, triangles[:6])  # the face z = 0
-        self.assertAlmostEqual(sheet["pressure"], 10000.0, places=6)
-        self.assertEqual(sheet["pressure_scale"], 0.0)
+        # no volume to keep (an open sheet, or a Custom Volume of 0): no gas term; the sheet is
+        # measured about its own middle, as the library measures it, so lifting it off the
+        # world origin (Blender would find a "volume" of area x height / 3) changes nothing
+        for lift in (0.0, 1.0, -3.0):
+            lifted = [c + (lift if k % 3 == 2 else 0.0) for k, c in enumerate(positions)]
+            self.assertAlmostEqual(settings.enclosed_volume(lifted, triangles), 1.0, places=12, msg="closed: any place")
+            face = [v for v in range(4)]  # the face z = 0 alone, as its own open mesh
+            sheet = settings.blender_pressure(on, [c for v in face for c in lifted[3 * v:3 * v + 3]], triangles[:6])
+            self.assertAlmostEqual(sheet["pressure"], 10000.0, places=6)
+            self.assertEqual(sheet["pressure_scale"], 0.0, f"an open sheet {lift} m up has no volume to keep")
         self.assertEqual(settings.blender_pressure(NS(**{**vars(custom), "target_volume": 0.0}), positions,
                                                    triangles)["pressure_scale"], 0.0)
-        # a pressure group leaves out the triangles with a corner of weight 0 (all but the top and
-        # bottom's), which enclose nothing
+        # a pressure group leaves out the triangles with a corner of weight 0 (all but the
+        # bottom's) and weighs the others by their corners' mean weight, as the library does:
+        # the bottom face, 0.5 below the cube's middle, encloses 1/6 of weight 1, 1/12 of weight 0.5
         weights = [1.0 if v in (0, 1, 2, 3) else 0.0 for v in range(8)]
-        self.assertAlmostEqual(settings.enclosed_volume(positions, triangles, weights), 0.0)
-        self.assertEqual(settings.blender_pressure(on, positions, triangles, weights)["pressure_scale"], 0.0)
+        self.assertAlmostEqual(settings.enclosed_volume(positions, triangles, weights), 1 / 6)
+        self.assertAlmostEqual(settings.enclosed_volume(positions, triangles, [w / 2 for w in weights]), 1 / 12)
+        self.assertAlmostEqual(settings.blender_pressure(on, positions, triangles, weights)["pressure_scale"], 2000.0,
+                               places=9)
+        nothing = [1.0 if v in (0, 1) else 0.0 for v in range(8)]  # no triangle without a weight-0 corner
+        self.assertEqual(settings.blender_pressure(on, positions, triangles, nothing)["pressure_scale"], 0.0)
 
     def test_blender_soft_pins_become_goal_springs(self):
         weights = [0.0, 0.3, 0.5, 0.9, 0.9997, 0.99975, 1.0]
