@@ -92,14 +92,20 @@ static bool make_triangle(triangle_poly *t, vec3 a, vec3 b, vec3 c, vec3 toward)
 
 /* --- separating axes ---------------------------------------------------------------------- */
 
-/* Largest separation of B from the planes of A's faces. */
-static double face_query(const world_poly *a, const world_poly *b, int32_t *face)
+/* Largest separation of B from the planes of A's faces. Stops at the first face that
+ * separates them by more than `margin` (the pair is apart whichever face is the largest), and
+ * leaves a face's vertices once they are no farther than the best face (it cannot be chosen). */
+static double face_query(const world_poly *a, const world_poly *b, double margin, int32_t *face)
 {
     double best = -INFINITY;
     for (int32_t f = 0; f < a->face_count; f++) {
         double sep = INFINITY;
-        for (int32_t i = 0; i < b->vertex_count; i++) sep = fmin(sep, v3_dot(a->n[f], b->v[i]) - a->o[f]);
+        for (int32_t i = 0; i < b->vertex_count && sep > best; i++) {
+            double d = v3_dot(a->n[f], b->v[i]) - a->o[f];
+            sep = d < sep ? d : sep; /* fmin without its NaN handling: a call in the hottest loop */
+        }
         if (sep > best) best = sep, *face = f;
+        if (best > margin) return best;
     }
     return best;
 }
@@ -113,15 +119,36 @@ static bool minkowski_face(vec3 a, vec3 b, vec3 c, vec3 d)
     return cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0;
 }
 
-static double edge_query(const world_poly *a, const world_poly *b, int32_t *edge_a, int32_t *edge_b, vec3 *axis_out)
+enum { EDGE_ARCS_MAX = 64 };
+
+/* Largest separation along the cross products of A's and B's edges that bound a face of the
+ * Minkowski difference; stops once one separates them by more than `margin`. */
+static double edge_query(const world_poly *a, const world_poly *b, double margin, int32_t *edge_a, int32_t *edge_b,
+                         vec3 *axis_out)
 {
+    /* B's arcs (its faces' normals turned round) and their cross products, once per pair
+     * rather than once per edge of A: the same numbers minkowski_face would compute */
+    vec3 arc_c[EDGE_ARCS_MAX], arc_d[EDGE_ARCS_MAX], arc_dxc[EDGE_ARCS_MAX];
+    bool cached = b->edge_count <= EDGE_ARCS_MAX;
+    for (int32_t j = 0; cached && j < b->edge_count; j++) {
+        arc_c[j] = v3_scale(b->edge_normals[2 * j], -1.0), arc_d[j] = v3_scale(b->edge_normals[2 * j + 1], -1.0);
+        arc_dxc[j] = v3_cross(arc_d[j], arc_c[j]);
+    }
     double best = -INFINITY;
     for (int32_t i = 0; i < a->edge_count; i++) {
         vec3 pa = a->v[a->edges[2 * i]], qa = a->v[a->edges[2 * i + 1]], da = v3_sub(qa, pa);
         vec3 na = a->edge_normals[2 * i], nb = a->edge_normals[2 * i + 1];
+        vec3 bxa = v3_cross(nb, na);
         for (int32_t j = 0; j < b->edge_count; j++) {
-            vec3 nc = v3_scale(b->edge_normals[2 * j], -1.0), nd = v3_scale(b->edge_normals[2 * j + 1], -1.0);
-            if (!minkowski_face(na, nb, nc, nd)) continue;
+            if (cached) { /* minkowski_face(na, nb, arc_c[j], arc_d[j]), its cross products reused */
+                double cba = v3_dot(arc_c[j], bxa), dba = v3_dot(arc_d[j], bxa);
+                if (!(cba * dba < 0.0)) continue;
+                double adc = v3_dot(na, arc_dxc[j]), bdc = v3_dot(nb, arc_dxc[j]);
+                if (!(adc * bdc < 0.0 && cba * bdc > 0.0)) continue;
+            } else {
+                vec3 nc = v3_scale(b->edge_normals[2 * j], -1.0), nd = v3_scale(b->edge_normals[2 * j + 1], -1.0);
+                if (!minkowski_face(na, nb, nc, nd)) continue;
+            }
             vec3 pb = b->v[b->edges[2 * j]], db = v3_sub(b->v[b->edges[2 * j + 1]], pb);
             vec3 axis = v3_cross(da, db);
             double len = v3_len(axis);
@@ -130,6 +157,7 @@ static double edge_query(const world_poly *a, const world_poly *b, int32_t *edge
             if (v3_dot(axis, v3_sub(pa, a->center)) < 0.0) axis = v3_scale(axis, -1.0);
             double sep = v3_dot(axis, v3_sub(pb, pa));
             if (sep > best) best = sep, *edge_a = i, *edge_b = j, *axis_out = axis;
+            if (best > margin) return best;
         }
     }
     return best;
@@ -227,12 +255,12 @@ static int32_t face_contact(const world_poly *ref, int32_t face, const world_pol
 static int32_t collide_polys(const world_poly *a, const world_poly *b, double margin, rigid_contact *out)
 {
     int32_t fa = -1, fb = -1, ea = -1, eb = -1;
-    double sa = face_query(a, b, &fa);
+    double sa = face_query(a, b, margin, &fa);
     if (sa > margin) return 0;
-    double sb = face_query(b, a, &fb);
+    double sb = face_query(b, a, margin, &fb);
     if (sb > margin) return 0;
     vec3 axis = v3(0, 0, 0);
-    double se = edge_query(a, b, &ea, &eb, &axis);
+    double se = edge_query(a, b, margin, &ea, &eb, &axis);
     if (se > margin) return 0;
     /* prefer faces, they give whole manifolds, and A's face to B's: the other must be clearly
      * better (relative tolerances as in Gregorius' SAT; nearly parallel edges give an axis
