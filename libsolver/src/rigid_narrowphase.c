@@ -14,6 +14,7 @@ typedef struct world_poly {
     const int32_t *face_first, *face_loops;
     const int32_t *edges;              /* 2 vertex ids per edge */
     const vec3 *edge_normals;          /* 2 per edge: the normals of the faces meeting there */
+    const int32_t *edge_faces;         /* 2 per edge: those faces (NULL for a triangle) */
     vec3 center;
 } world_poly;
 
@@ -54,7 +55,7 @@ static bool place_polytope(const rigid_body *body, vec3 **v, vec3 **n, double **
         edge_normals[2 * e + 1] = (*n)[p->edge_faces[2 * e + 1]];
     }
     *out = (world_poly){p->vertex_count, p->face_count, p->edge_count, *v, *n, *o, p->face_first, p->face_loops,
-                        p->edges, edge_normals, body->state.x};
+                        p->edges, edge_normals, p->edge_faces, body->state.x};
     return true;
 }
 
@@ -85,7 +86,7 @@ static bool make_triangle(triangle_poly *t, vec3 a, vec3 b, vec3 c, vec3 toward)
         t->edge_normals[2 * e] = n;
         t->edge_normals[2 * e + 1] = v3_scale(side, 1.0 / v3_len(side));
     }
-    t->poly = (world_poly){3, 1, 3, t->v, t->n, t->o, first, loop, edges, t->edge_normals,
+    t->poly = (world_poly){3, 1, 3, t->v, t->n, t->o, first, loop, edges, t->edge_normals, NULL,
                            v3_scale(v3_add(v3_add(a, b), c), 1.0 / 3.0)};
     return true;
 }
@@ -119,7 +120,7 @@ static bool minkowski_face(vec3 a, vec3 b, vec3 c, vec3 d)
     return cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0;
 }
 
-enum { EDGE_ARCS_MAX = 64 };
+enum { EDGE_ARCS_MAX = 64, FACE_SIDES_MAX = 64 };
 
 /* Largest separation along the cross products of A's and B's edges that bound a face of the
  * Minkowski difference; stops once one separates them by more than `margin`. */
@@ -129,19 +130,28 @@ static double edge_query(const world_poly *a, const world_poly *b, double margin
     /* B's arcs (its faces' normals turned round) and their cross products, once per pair
      * rather than once per edge of A: the same numbers minkowski_face would compute */
     vec3 arc_c[EDGE_ARCS_MAX], arc_d[EDGE_ARCS_MAX], arc_dxc[EDGE_ARCS_MAX];
+    double length_b[EDGE_ARCS_MAX]; /* and B's edges' lengths */
     bool cached = b->edge_count <= EDGE_ARCS_MAX;
     for (int32_t j = 0; cached && j < b->edge_count; j++) {
         arc_c[j] = v3_scale(b->edge_normals[2 * j], -1.0), arc_d[j] = v3_scale(b->edge_normals[2 * j + 1], -1.0);
         arc_dxc[j] = v3_cross(arc_d[j], arc_c[j]);
+        length_b[j] = v3_len(v3_sub(b->v[b->edges[2 * j + 1]], b->v[b->edges[2 * j]]));
     }
+    /* each arc of B ends at one of its faces' normals (turned round): the side of A's arc's
+     * plane each face is on, once per face rather than twice per edge */
+    double side[FACE_SIDES_MAX];
+    bool by_face = cached && b->edge_faces && b->face_count <= FACE_SIDES_MAX;
     double best = -INFINITY;
     for (int32_t i = 0; i < a->edge_count; i++) {
         vec3 pa = a->v[a->edges[2 * i]], qa = a->v[a->edges[2 * i + 1]], da = v3_sub(qa, pa);
         vec3 na = a->edge_normals[2 * i], nb = a->edge_normals[2 * i + 1];
         vec3 bxa = v3_cross(nb, na);
+        double length_a = v3_len(da);
+        for (int32_t f = 0; by_face && f < b->face_count; f++) side[f] = v3_dot(v3_scale(b->n[f], -1.0), bxa);
         for (int32_t j = 0; j < b->edge_count; j++) {
             if (cached) { /* minkowski_face(na, nb, arc_c[j], arc_d[j]), its cross products reused */
-                double cba = v3_dot(arc_c[j], bxa), dba = v3_dot(arc_d[j], bxa);
+                double cba = by_face ? side[b->edge_faces[2 * j]] : v3_dot(arc_c[j], bxa);
+                double dba = by_face ? side[b->edge_faces[2 * j + 1]] : v3_dot(arc_d[j], bxa);
                 if (!(cba * dba < 0.0)) continue;
                 double adc = v3_dot(na, arc_dxc[j]), bdc = v3_dot(nb, arc_dxc[j]);
                 if (!(adc * bdc < 0.0 && cba * bdc > 0.0)) continue;
@@ -152,7 +162,8 @@ static double edge_query(const world_poly *a, const world_poly *b, double margin
             vec3 pb = b->v[b->edges[2 * j]], db = v3_sub(b->v[b->edges[2 * j + 1]], pb);
             vec3 axis = v3_cross(da, db);
             double len = v3_len(axis);
-            if (len < 1e-9 * v3_len(da) * v3_len(db)) continue; /* parallel: a face axis covers it */
+            /* parallel: a face axis covers it */
+            if (len < 1e-9 * length_a * (cached ? length_b[j] : v3_len(db))) continue;
             axis = v3_scale(axis, 1.0 / len);
             if (v3_dot(axis, v3_sub(pa, a->center)) < 0.0) axis = v3_scale(axis, -1.0);
             double sep = v3_dot(axis, v3_sub(pb, pa));
