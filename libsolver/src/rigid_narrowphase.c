@@ -33,29 +33,58 @@ static bool reserve(vec3 **v, vec3 **n, double **o, int32_t *capacity, int32_t n
 
 void narrow_scratch_free(narrow_scratch *s)
 {
-    free(s->va), free(s->vb), free(s->na), free(s->nb), free(s->oa), free(s->ob);
+    for (int k = 0; k < 2; k++) free(s->slot[k].v), free(s->slot[k].n), free(s->slot[k].o);
     memset(s, 0, sizeof *s);
 }
 
-/* The body's polytope moved to its pose, in scratch storage. */
-static bool place_polytope(const rigid_body *body, vec3 **v, vec3 **n, double **o, int32_t *capacity, world_poly *out)
+void narrow_scratch_forget(narrow_scratch *s) { s->slot[0].body = s->slot[1].body = NULL; }
+
+/* The body's polytope as placed in `slot` (by place_polytope). */
+static world_poly placed_view(const rigid_body *body, const placed_polytope *slot)
+{
+    const polytope *p = &body->model.hull;
+    return (world_poly){p->vertex_count, p->face_count, p->edge_count, slot->v, slot->n, slot->o, p->face_first,
+                        p->face_loops, p->edges, slot->n + p->face_count, p->edge_faces, body->state.x};
+}
+
+/* The body's polytope moved to its pose, in the slot. */
+static bool place_polytope(const rigid_body *body, placed_polytope *slot)
 {
     const polytope *p = &body->model.hull;
     int32_t needed = p->vertex_count > p->face_count + p->edge_count ? p->vertex_count : p->face_count + p->edge_count;
-    if (!reserve(v, n, o, capacity, needed + 1)) return false;
-    for (int32_t i = 0; i < p->vertex_count; i++)
-        (*v)[i] = v3_add(body->state.x, m3_mul_v(body->state.R, p->vertices[i]));
+    slot->body = NULL;
+    if (!reserve(&slot->v, &slot->n, &slot->o, &slot->capacity, needed + 1)) return false;
+    vec3 *v = slot->v, *n = slot->n;
+    double *o = slot->o;
+    for (int32_t i = 0; i < p->vertex_count; i++) v[i] = v3_add(body->state.x, m3_mul_v(body->state.R, p->vertices[i]));
     for (int32_t f = 0; f < p->face_count; f++) {
-        (*n)[f] = m3_mul_v(body->state.R, p->normals[f]);
-        (*o)[f] = p->offsets[f] + v3_dot((*n)[f], body->state.x);
+        n[f] = m3_mul_v(body->state.R, p->normals[f]);
+        o[f] = p->offsets[f] + v3_dot(n[f], body->state.x);
     }
-    vec3 *edge_normals = *n + p->face_count;
+    vec3 *edge_normals = n + p->face_count;
     for (int32_t e = 0; e < p->edge_count; e++) {
-        edge_normals[2 * e] = (*n)[p->edge_faces[2 * e]];
-        edge_normals[2 * e + 1] = (*n)[p->edge_faces[2 * e + 1]];
+        edge_normals[2 * e] = n[p->edge_faces[2 * e]];
+        edge_normals[2 * e + 1] = n[p->edge_faces[2 * e + 1]];
     }
-    *out = (world_poly){p->vertex_count, p->face_count, p->edge_count, *v, *n, *o, p->face_first, p->face_loops,
-                        p->edges, edge_normals, p->edge_faces, body->state.x};
+    slot->body = body;
+    return true;
+}
+
+/* The polytopes of a and b placed, each reused where a slot holds it already (never both in
+ * one slot). */
+static bool place_pair(const rigid_body *a, const rigid_body *b, bool poly_a, bool poly_b, narrow_scratch *s,
+                       world_poly *pa, world_poly *pb)
+{
+    int ka = s->slot[1].body == a || s->slot[0].body == b ? 1 : 0;
+    if (poly_a) {
+        if (s->slot[ka].body != a && !place_polytope(a, &s->slot[ka])) return false;
+        *pa = placed_view(a, &s->slot[ka]);
+    }
+    if (poly_b) {
+        placed_polytope *slot = &s->slot[1 - ka];
+        if (slot->body != b && !place_polytope(b, slot)) return false;
+        *pb = placed_view(b, slot);
+    }
     return true;
 }
 
@@ -432,8 +461,7 @@ bool collide_bodies(const rigid_body *a, const rigid_body *b, double margin, nar
     }
     world_poly pa, pb;
     bool poly_a = a->model.shape == SHAPE_POLYTOPE, poly_b = b->model.shape == SHAPE_POLYTOPE;
-    if (poly_a && !place_polytope(a, &s->va, &s->na, &s->oa, &s->capacity_a, &pa)) return false;
-    if (poly_b && !place_polytope(b, &s->vb, &s->nb, &s->ob, &s->capacity_b, &pb)) return false;
+    if (!place_pair(a, b, poly_a, poly_b, s, &pa, &pb)) return false;
     rigid_contact *c = out->points;
     if (b->model.shape == SHAPE_MESH) {
         out->count = convex_mesh(a, poly_a ? &pa : NULL, b, margin, c);
