@@ -14,7 +14,7 @@ import os
 import sys
 
 CLOTH_SOLVERS = ("blender_default", "blender_lowest", "simbake")
-RIGID_ORDER = ("tower", "pile100", "pile1000", "pile3000")
+RIGID_ORDER = ("tower", "pile100", "pile1000", "pile3000", "heap100", "heap400", "heap1000", "heap3000")
 DASH = "–"
 
 

@@ -23,7 +23,6 @@ addon/), e.g. an older commit's, to compare; give it the library with SIMBAKE_LI
 import argparse
 import cProfile
 import json
-import math
 import os
 import pstats
 import statistics
@@ -31,7 +30,6 @@ import sys
 import time
 
 import bpy
-from mathutils import Quaternion
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HEAP_FRAMES, DRAPE_FRAMES = 72, 40
@@ -80,34 +78,10 @@ class TimedBake(bake.Bake):
             self.solver_seconds += time.perf_counter() - began
 
 
-def random_rotation(uniform):
-    """A uniformly random rotation as Euler XYZ angles (Shoemake's quaternion), from three
-    numbers in [0, 1)."""
-    u1, u2, u3 = uniform(), uniform(), uniform()
-    a, b = math.sqrt(1.0 - u1), math.sqrt(u1)
-    return Quaternion((a * math.sin(2 * math.pi * u2), a * math.cos(2 * math.pi * u2),
-                       b * math.sin(2 * math.pi * u3), b * math.cos(2 * math.pi * u3))).to_euler("XYZ")
-
-
 def build_heap(count=400):
-    """`count` randomly turned boxes over a square of the floor, in layers far enough apart
-    that no two touch before they fall."""
-    rigid_vs_blender.clear()
-    seed = [12345]
-
-    def uniform():  # the LCG of bench/rigid_stacks.c, so every run has the same heap
-        seed[0] = (seed[0] * 6364136223846793005 + 1442695040888963407) % 2 ** 64
-        return (seed[0] >> 11) * (1.0 / 9007199254740992.0)
-
-    rigid_vs_blender.add_box("Floor", (20.0, 20.0, 1.0), (0.0, 0.0, -0.5), "PASSIVE")
-    side, spacing = 8, 0.36  # 0.36 m > the box's diagonal, 0.35 m
-    for i in range(count):
-        location = ((i % side - (side - 1) * 0.5) * spacing + 0.05 * (uniform() - 0.5),
-                    (i // side % side - (side - 1) * 0.5) * spacing + 0.05 * (uniform() - 0.5),
-                    0.3 + (i // (side * side)) * spacing)
-        rigid_vs_blender.add_box(f"Box {i}", (0.2, 0.2, 0.2), location, "ACTIVE", random_rotation(uniform))
+    """rigid_vs_blender.py's heap: `count` randomly turned boxes over a square of the floor."""
+    rigid_vs_blender.build_heap(count)
     scene = bpy.context.scene
-    rigid_vs_blender.make_rigid(list(scene.objects))
     scene.rigidbody_world.point_cache.frame_end = 1  # Blender's own simulation is not timed
     scene.simbake.frame_start, scene.simbake.frame_end = 1, HEAP_FRAMES
     scene.frame_set(1)

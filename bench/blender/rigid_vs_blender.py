@@ -2,13 +2,17 @@
 world at its defaults and by SimBake (through the add-on, as a user would).
 
     blender -b --factory-startup --python-exit-code 1 -P bench/blender/rigid_vs_blender.py -- \
-        OUT.json [CASE ...]          CASE: tower, pile100, pile1000, pile3000 (default: all)
+        OUT.json [CASE ...]          CASE: tower, pile100, pile1000, pile3000, heap100, heap400,
+                                     heap1000, heap3000 (default: all)
 
 Cases (as bench/rigid_stacks.c):
 - tower: 10 boxes of 0.5 m stacked on a floor, 240 frames (10 s); quality: how far the top
   box drifts;
 - pileN: N boxes of 0.2 m dropped in ten layers into a walled square, 72 frames (3 s);
-  quality: the deepest overlap of two boxes at the end.
+  quality: the deepest overlap of two boxes at the end;
+- heapN: N boxes of 0.2 m, each turned by a random rotation (seeded), in layers of 8 x 8 far
+  enough apart that none touch, dropped on an open floor, 72 frames (addon_share.py's heap400,
+  bench_rigid's heapN); quality as the piles'.
 Time per frame: Blender, each scene.frame_set() of its rigid body world; SimBake, each
 frame of the bake (solver and reading back), and the whole bake including writing keys."""
 
@@ -20,7 +24,7 @@ import sys
 import time
 
 import bpy
-from mathutils import Vector
+from mathutils import Quaternion, Vector
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "addon"))
@@ -103,6 +107,37 @@ def build_pile(count):
                     0.3 + (i // (side * side)) * spacing)
         boxes.append(add_box(f"Box {i}", (2 * half,) * 3, location, "ACTIVE",
                              rotation=(0.2 * jitter, -0.3 * jitter, 0.0)))
+    make_rigid(list(bpy.context.scene.objects))
+    return boxes
+
+
+def random_rotation(uniform):
+    """A uniformly random rotation as Euler XYZ angles (Shoemake's quaternion), from three
+    numbers in [0, 1)."""
+    u1, u2, u3 = uniform(), uniform(), uniform()
+    a, b = math.sqrt(1.0 - u1), math.sqrt(u1)
+    return Quaternion((a * math.sin(2 * math.pi * u2), a * math.cos(2 * math.pi * u2),
+                       b * math.sin(2 * math.pi * u3), b * math.cos(2 * math.pi * u3))).to_euler("XYZ")
+
+
+def build_heap(count):
+    """`count` randomly turned boxes over a square of the floor, in layers far enough apart
+    that no two touch before they fall; returns the boxes."""
+    clear()
+    seed = [12345]
+
+    def uniform():  # the LCG of bench/rigid_stacks.c, so every run has the same heap
+        seed[0] = (seed[0] * 6364136223846793005 + 1442695040888963407) % 2 ** 64
+        return (seed[0] >> 11) * (1.0 / 9007199254740992.0)
+
+    add_box("Floor", (20.0, 20.0, 1.0), (0.0, 0.0, -0.5), "PASSIVE")
+    side, spacing = 8, 0.36  # 0.36 m > the box's diagonal, 0.35 m
+    boxes = []
+    for i in range(count):
+        location = ((i % side - (side - 1) * 0.5) * spacing + 0.05 * (uniform() - 0.5),
+                    (i // side % side - (side - 1) * 0.5) * spacing + 0.05 * (uniform() - 0.5),
+                    0.3 + (i // (side * side)) * spacing)
+        boxes.append(add_box(f"Box {i}", (0.2, 0.2, 0.2), location, "ACTIVE", random_rotation(uniform)))
     make_rigid(list(bpy.context.scene.objects))
     return boxes
 
@@ -196,6 +231,10 @@ CASES = {
     "pile100": (lambda: build_pile(100), PILE_FRAMES),
     "pile1000": (lambda: build_pile(1000), PILE_FRAMES),
     "pile3000": (lambda: build_pile(3000), PILE_FRAMES),
+    "heap100": (lambda: build_heap(100), PILE_FRAMES),
+    "heap400": (lambda: build_heap(400), PILE_FRAMES),
+    "heap1000": (lambda: build_heap(1000), PILE_FRAMES),
+    "heap3000": (lambda: build_heap(3000), PILE_FRAMES),
 }
 
 

@@ -21,13 +21,14 @@ void rows_prepare(contact_row *rows, int32_t count, const velocity_view *view)
     }
 }
 
-double row_velocity(const contact_row *r, const velocity_view *view)
+/* Inline in Gauss-Seidel's inner loop, where the calls cost a quarter of its time. */
+static inline double velocity_along(const contact_row *r, const velocity_view *view)
 {
     return v3_dot(r->lin, v3_sub(view->v[r->a], view->v[r->b])) + v3_dot(r->ang_a, view->w[r->a]) -
            v3_dot(r->ang_b, view->w[r->b]);
 }
 
-void row_apply(const contact_row *r, velocity_view *view, double impulse)
+static inline void apply_impulse(const contact_row *r, velocity_view *view, double impulse)
 {
     if (view->inv_mass[r->a] > 0.0) {
         view->v[r->a] = v3_madd(view->v[r->a], r->lin, impulse * view->inv_mass[r->a]);
@@ -38,6 +39,10 @@ void row_apply(const contact_row *r, velocity_view *view, double impulse)
         view->w[r->b] = v3_madd(view->w[r->b], r->turn_b, -impulse);
     }
 }
+
+double row_velocity(const contact_row *r, const velocity_view *view) { return velocity_along(r, view); }
+
+void row_apply(const contact_row *r, velocity_view *view, double impulse) { apply_impulse(r, view, impulse); }
 
 /* Entry (i, j) of J M⁻¹ Jᵀ: the bodies the two rows share. */
 static double coupling(const contact_row *ri, const contact_row *rj, const velocity_view *view)
@@ -74,18 +79,18 @@ void row_solver_free(row_solver *s)
 
 static void gauss_seidel(contact_row *rows, int32_t count, velocity_view *view, int32_t sweeps)
 {
-    for (int32_t i = 0; i < count; i++) row_apply(&rows[i], view, rows[i].lambda); /* warm start */
+    for (int32_t i = 0; i < count; i++) apply_impulse(&rows[i], view, rows[i].lambda); /* warm start */
     for (int32_t sweep = 0; sweep < sweeps; sweep++)
         for (int32_t i = 0; i < count; i++) {
             contact_row *r = &rows[i];
             if (!(r->inv_mass > 0.0)) continue;
             double lo = r->lo, hi = r->hi;
             if (r->normal_back > 0) hi = r->mu * rows[i - r->normal_back].lambda, lo = -hi;
-            double lambda = r->soft > 0.0 ? r->lambda - (row_velocity(r, view) + r->bias + r->soft * r->lambda) /
+            double lambda = r->soft > 0.0 ? r->lambda - (velocity_along(r, view) + r->bias + r->soft * r->lambda) /
                                                 (r->inv_mass + r->soft)
-                                          : r->lambda - (row_velocity(r, view) + r->bias) / r->inv_mass;
+                                          : r->lambda - (velocity_along(r, view) + r->bias) / r->inv_mass;
             lambda = lambda < lo ? lo : (lambda > hi ? hi : lambda);
-            row_apply(r, view, lambda - r->lambda);
+            apply_impulse(r, view, lambda - r->lambda);
             r->lambda = lambda;
         }
 }

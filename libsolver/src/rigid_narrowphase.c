@@ -14,6 +14,7 @@ typedef struct world_poly {
     const int32_t *face_first, *face_loops;
     const int32_t *edges;              /* 2 vertex ids per edge */
     const vec3 *edge_normals;          /* 2 per edge: the normals of the faces meeting there */
+    const int32_t *edge_faces;         /* 2 per edge: those faces (NULL for a triangle) */
     vec3 center;
 } world_poly;
 
@@ -32,29 +33,58 @@ static bool reserve(vec3 **v, vec3 **n, double **o, int32_t *capacity, int32_t n
 
 void narrow_scratch_free(narrow_scratch *s)
 {
-    free(s->va), free(s->vb), free(s->na), free(s->nb), free(s->oa), free(s->ob);
+    for (int k = 0; k < 2; k++) free(s->slot[k].v), free(s->slot[k].n), free(s->slot[k].o);
     memset(s, 0, sizeof *s);
 }
 
-/* The body's polytope moved to its pose, in scratch storage. */
-static bool place_polytope(const rigid_body *body, vec3 **v, vec3 **n, double **o, int32_t *capacity, world_poly *out)
+void narrow_scratch_forget(narrow_scratch *s) { s->slot[0].body = s->slot[1].body = NULL; }
+
+/* The body's polytope as placed in `slot` (by place_polytope). */
+static world_poly placed_view(const rigid_body *body, const placed_polytope *slot)
+{
+    const polytope *p = &body->model.hull;
+    return (world_poly){p->vertex_count, p->face_count, p->edge_count, slot->v, slot->n, slot->o, p->face_first,
+                        p->face_loops, p->edges, slot->n + p->face_count, p->edge_faces, body->state.x};
+}
+
+/* The body's polytope moved to its pose, in the slot. */
+static bool place_polytope(const rigid_body *body, placed_polytope *slot)
 {
     const polytope *p = &body->model.hull;
     int32_t needed = p->vertex_count > p->face_count + p->edge_count ? p->vertex_count : p->face_count + p->edge_count;
-    if (!reserve(v, n, o, capacity, needed + 1)) return false;
-    for (int32_t i = 0; i < p->vertex_count; i++)
-        (*v)[i] = v3_add(body->state.x, m3_mul_v(body->state.R, p->vertices[i]));
+    slot->body = NULL;
+    if (!reserve(&slot->v, &slot->n, &slot->o, &slot->capacity, needed + 1)) return false;
+    vec3 *v = slot->v, *n = slot->n;
+    double *o = slot->o;
+    for (int32_t i = 0; i < p->vertex_count; i++) v[i] = v3_add(body->state.x, m3_mul_v(body->state.R, p->vertices[i]));
     for (int32_t f = 0; f < p->face_count; f++) {
-        (*n)[f] = m3_mul_v(body->state.R, p->normals[f]);
-        (*o)[f] = p->offsets[f] + v3_dot((*n)[f], body->state.x);
+        n[f] = m3_mul_v(body->state.R, p->normals[f]);
+        o[f] = p->offsets[f] + v3_dot(n[f], body->state.x);
     }
-    vec3 *edge_normals = *n + p->face_count;
+    vec3 *edge_normals = n + p->face_count;
     for (int32_t e = 0; e < p->edge_count; e++) {
-        edge_normals[2 * e] = (*n)[p->edge_faces[2 * e]];
-        edge_normals[2 * e + 1] = (*n)[p->edge_faces[2 * e + 1]];
+        edge_normals[2 * e] = n[p->edge_faces[2 * e]];
+        edge_normals[2 * e + 1] = n[p->edge_faces[2 * e + 1]];
     }
-    *out = (world_poly){p->vertex_count, p->face_count, p->edge_count, *v, *n, *o, p->face_first, p->face_loops,
-                        p->edges, edge_normals, body->state.x};
+    slot->body = body;
+    return true;
+}
+
+/* The polytopes of a and b placed, each reused where a slot holds it already (never both in
+ * one slot). */
+static bool place_pair(const rigid_body *a, const rigid_body *b, bool poly_a, bool poly_b, narrow_scratch *s,
+                       world_poly *pa, world_poly *pb)
+{
+    int ka = s->slot[1].body == a || s->slot[0].body == b ? 1 : 0;
+    if (poly_a) {
+        if (s->slot[ka].body != a && !place_polytope(a, &s->slot[ka])) return false;
+        *pa = placed_view(a, &s->slot[ka]);
+    }
+    if (poly_b) {
+        placed_polytope *slot = &s->slot[1 - ka];
+        if (slot->body != b && !place_polytope(b, slot)) return false;
+        *pb = placed_view(b, slot);
+    }
     return true;
 }
 
@@ -85,21 +115,27 @@ static bool make_triangle(triangle_poly *t, vec3 a, vec3 b, vec3 c, vec3 toward)
         t->edge_normals[2 * e] = n;
         t->edge_normals[2 * e + 1] = v3_scale(side, 1.0 / v3_len(side));
     }
-    t->poly = (world_poly){3, 1, 3, t->v, t->n, t->o, first, loop, edges, t->edge_normals,
+    t->poly = (world_poly){3, 1, 3, t->v, t->n, t->o, first, loop, edges, t->edge_normals, NULL,
                            v3_scale(v3_add(v3_add(a, b), c), 1.0 / 3.0)};
     return true;
 }
 
 /* --- separating axes ---------------------------------------------------------------------- */
 
-/* Largest separation of B from the planes of A's faces. */
-static double face_query(const world_poly *a, const world_poly *b, int32_t *face)
+/* Largest separation of B from the planes of A's faces. Stops at the first face that
+ * separates them by more than `margin` (the pair is apart whichever face is the largest), and
+ * leaves a face's vertices once they are no farther than the best face (it cannot be chosen). */
+static double face_query(const world_poly *a, const world_poly *b, double margin, int32_t *face)
 {
     double best = -INFINITY;
     for (int32_t f = 0; f < a->face_count; f++) {
         double sep = INFINITY;
-        for (int32_t i = 0; i < b->vertex_count; i++) sep = fmin(sep, v3_dot(a->n[f], b->v[i]) - a->o[f]);
+        for (int32_t i = 0; i < b->vertex_count && sep > best; i++) {
+            double d = v3_dot(a->n[f], b->v[i]) - a->o[f];
+            sep = d < sep ? d : sep; /* fmin without its NaN handling: a call in the hottest loop */
+        }
         if (sep > best) best = sep, *face = f;
+        if (best > margin) return best;
     }
     return best;
 }
@@ -113,23 +149,55 @@ static bool minkowski_face(vec3 a, vec3 b, vec3 c, vec3 d)
     return cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0;
 }
 
-static double edge_query(const world_poly *a, const world_poly *b, int32_t *edge_a, int32_t *edge_b, vec3 *axis_out)
+enum { EDGE_ARCS_MAX = 64, FACE_SIDES_MAX = 64 };
+
+/* Largest separation along the cross products of A's and B's edges that bound a face of the
+ * Minkowski difference; stops once one separates them by more than `margin`. */
+static double edge_query(const world_poly *a, const world_poly *b, double margin, int32_t *edge_a, int32_t *edge_b,
+                         vec3 *axis_out)
 {
+    /* B's arcs (its faces' normals turned round) and their cross products, once per pair
+     * rather than once per edge of A: the same numbers minkowski_face would compute */
+    vec3 arc_c[EDGE_ARCS_MAX], arc_d[EDGE_ARCS_MAX], arc_dxc[EDGE_ARCS_MAX];
+    double length_b[EDGE_ARCS_MAX]; /* and B's edges' lengths */
+    bool cached = b->edge_count <= EDGE_ARCS_MAX;
+    for (int32_t j = 0; cached && j < b->edge_count; j++) {
+        arc_c[j] = v3_scale(b->edge_normals[2 * j], -1.0), arc_d[j] = v3_scale(b->edge_normals[2 * j + 1], -1.0);
+        arc_dxc[j] = v3_cross(arc_d[j], arc_c[j]);
+        length_b[j] = v3_len(v3_sub(b->v[b->edges[2 * j + 1]], b->v[b->edges[2 * j]]));
+    }
+    /* each arc of B ends at one of its faces' normals (turned round): the side of A's arc's
+     * plane each face is on, once per face rather than twice per edge */
+    double side[FACE_SIDES_MAX];
+    bool by_face = cached && b->edge_faces && b->face_count <= FACE_SIDES_MAX;
     double best = -INFINITY;
     for (int32_t i = 0; i < a->edge_count; i++) {
         vec3 pa = a->v[a->edges[2 * i]], qa = a->v[a->edges[2 * i + 1]], da = v3_sub(qa, pa);
         vec3 na = a->edge_normals[2 * i], nb = a->edge_normals[2 * i + 1];
+        vec3 bxa = v3_cross(nb, na);
+        double length_a = v3_len(da);
+        for (int32_t f = 0; by_face && f < b->face_count; f++) side[f] = v3_dot(v3_scale(b->n[f], -1.0), bxa);
         for (int32_t j = 0; j < b->edge_count; j++) {
-            vec3 nc = v3_scale(b->edge_normals[2 * j], -1.0), nd = v3_scale(b->edge_normals[2 * j + 1], -1.0);
-            if (!minkowski_face(na, nb, nc, nd)) continue;
+            if (cached) { /* minkowski_face(na, nb, arc_c[j], arc_d[j]), its cross products reused */
+                double cba = by_face ? side[b->edge_faces[2 * j]] : v3_dot(arc_c[j], bxa);
+                double dba = by_face ? side[b->edge_faces[2 * j + 1]] : v3_dot(arc_d[j], bxa);
+                if (!(cba * dba < 0.0)) continue;
+                double adc = v3_dot(na, arc_dxc[j]), bdc = v3_dot(nb, arc_dxc[j]);
+                if (!(adc * bdc < 0.0 && cba * bdc > 0.0)) continue;
+            } else {
+                vec3 nc = v3_scale(b->edge_normals[2 * j], -1.0), nd = v3_scale(b->edge_normals[2 * j + 1], -1.0);
+                if (!minkowski_face(na, nb, nc, nd)) continue;
+            }
             vec3 pb = b->v[b->edges[2 * j]], db = v3_sub(b->v[b->edges[2 * j + 1]], pb);
             vec3 axis = v3_cross(da, db);
             double len = v3_len(axis);
-            if (len < 1e-9 * v3_len(da) * v3_len(db)) continue; /* parallel: a face axis covers it */
+            /* parallel: a face axis covers it */
+            if (len < 1e-9 * length_a * (cached ? length_b[j] : v3_len(db))) continue;
             axis = v3_scale(axis, 1.0 / len);
             if (v3_dot(axis, v3_sub(pa, a->center)) < 0.0) axis = v3_scale(axis, -1.0);
             double sep = v3_dot(axis, v3_sub(pb, pa));
             if (sep > best) best = sep, *edge_a = i, *edge_b = j, *axis_out = axis;
+            if (best > margin) return best;
         }
     }
     return best;
@@ -227,12 +295,12 @@ static int32_t face_contact(const world_poly *ref, int32_t face, const world_pol
 static int32_t collide_polys(const world_poly *a, const world_poly *b, double margin, rigid_contact *out)
 {
     int32_t fa = -1, fb = -1, ea = -1, eb = -1;
-    double sa = face_query(a, b, &fa);
+    double sa = face_query(a, b, margin, &fa);
     if (sa > margin) return 0;
-    double sb = face_query(b, a, &fb);
+    double sb = face_query(b, a, margin, &fb);
     if (sb > margin) return 0;
     vec3 axis = v3(0, 0, 0);
-    double se = edge_query(a, b, &ea, &eb, &axis);
+    double se = edge_query(a, b, margin, &ea, &eb, &axis);
     if (se > margin) return 0;
     /* prefer faces, they give whole manifolds, and A's face to B's: the other must be clearly
      * better (relative tolerances as in Gregorius' SAT; nearly parallel edges give an axis
@@ -393,8 +461,7 @@ bool collide_bodies(const rigid_body *a, const rigid_body *b, double margin, nar
     }
     world_poly pa, pb;
     bool poly_a = a->model.shape == SHAPE_POLYTOPE, poly_b = b->model.shape == SHAPE_POLYTOPE;
-    if (poly_a && !place_polytope(a, &s->va, &s->na, &s->oa, &s->capacity_a, &pa)) return false;
-    if (poly_b && !place_polytope(b, &s->vb, &s->nb, &s->ob, &s->capacity_b, &pb)) return false;
+    if (!place_pair(a, b, poly_a, poly_b, s, &pa, &pb)) return false;
     rigid_contact *c = out->points;
     if (b->model.shape == SHAPE_MESH) {
         out->count = convex_mesh(a, poly_a ? &pa : NULL, b, margin, c);

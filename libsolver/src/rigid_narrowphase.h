@@ -22,10 +22,17 @@ typedef struct rigid_manifold {
     rigid_contact points[MANIFOLD_MAX];
 } rigid_manifold;
 
+/* A body's polytope moved to its pose: world vertices, face normals (then 2 per edge), face
+ * offsets. Kept for the next pair: the broad phase reports a body's pairs one after another. */
+typedef struct placed_polytope {
+    vec3 *v, *n;
+    double *o;
+    int32_t capacity;
+    const rigid_body *body; /* whose polytope it holds, NULL for none */
+} placed_polytope;
+
 typedef struct narrow_scratch {
-    vec3 *va, *vb, *na, *nb; /* world vertices and face normals of the two polytopes */
-    double *oa, *ob;         /* world face offsets */
-    int32_t capacity_a, capacity_b;
+    placed_polytope slot[2];
 } narrow_scratch;
 
 /* Contacts of a and b closer than `margin` into out (count 0: apart). A mesh is always
@@ -33,5 +40,7 @@ typedef struct narrow_scratch {
 bool collide_bodies(const rigid_body *a, const rigid_body *b, double margin, narrow_scratch *scratch,
                     rigid_manifold *out);
 void narrow_scratch_free(narrow_scratch *s);
+/* The bodies moved: forget the polytopes placed at their old poses. */
+void narrow_scratch_forget(narrow_scratch *s);
 
 #endif

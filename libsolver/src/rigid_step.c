@@ -143,6 +143,7 @@ static bool collide_pairs(const rigid_system *sys, rigid_scratch *s, double h)
         s->narrow = more, s->narrow_count = threads;
     }
     if (!grow((void **)&s->manifolds, &s->manifold_capacity, s->pair_count, sizeof *s->manifolds)) return false;
+    for (int32_t i = 0; i < s->narrow_count; i++) narrow_scratch_forget(&s->narrow[i]);
     bool failed = false;
 #pragma omp parallel for schedule(dynamic, 32) reduction(|| : failed) if (s->pair_count > 256)
     for (int32_t i = 0; i < s->pair_count; i++) {
