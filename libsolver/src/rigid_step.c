@@ -428,16 +428,17 @@ static bool solve_island(const rigid_system *sys, rigid_scratch *s, velocity_vie
     for (int32_t i = begin; i < end; i++) resting = resting && !s->contacts[i].was_inexact;
     int32_t count = contact_rows + joint_rows;
     int32_t direct_max = resting || retry || count <= DIRECT_ALWAYS ? (joint_rows > 0 ? JOINT_DIRECT_MAX : DIRECT_MAX) : 0;
-    contact_row *rows = &s->rows[3 * begin];
+    contact_row *rows = contact_rows > 0 ? &s->rows[3 * begin] : NULL; /* NULL: no contacts allocated yet */
     if (joint_rows > 0) { /* contact rows first: a friction row finds its normal as before */
         rows = s->island_rows;
-        memcpy(rows, &s->rows[3 * begin], (size_t)contact_rows * sizeof *rows);
+        /* an island of joints alone has no contact rows, and s->rows may be NULL then */
+        if (contact_rows > 0) memcpy(rows, &s->rows[3 * begin], (size_t)contact_rows * sizeof *rows);
         memcpy(rows + contact_rows, &s->joint_rows[joint_begin], (size_t)joint_rows * sizeof *rows);
     }
     int32_t pivots = rows_solve(&s->solver, rows, count, view, direct_max, sys->settings.iterations);
     if (pivots == -2) return false;
     if (joint_rows > 0) {
-        memcpy(&s->rows[3 * begin], rows, (size_t)contact_rows * sizeof *rows);
+        if (contact_rows > 0) memcpy(&s->rows[3 * begin], rows, (size_t)contact_rows * sizeof *rows);
         memcpy(&s->joint_rows[joint_begin], rows + contact_rows, (size_t)joint_rows * sizeof *rows);
     }
     for (int32_t i = begin; i < end; i++) s->contacts[i].exact = pivots >= 0;
