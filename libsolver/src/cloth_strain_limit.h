@@ -14,7 +14,7 @@
  * stretch triangles again (a landing at 20 m/s stops the front of the cloth while the rest
  * still moves), so the projection runs again, the vertices the response moved or a collider
  * holds made heavy (they barely move), and the response checks the paths it changed; round
- * after round until neither moves anything, for at most STRAIN_ROUNDS. The response always has
+ * after round while a triangle is beyond its limit, for at most STRAIN_ROUNDS. The response always has
  * the last word: non-penetration wins over the limit where both cannot hold (a vertex squeezed
  * between two colliders; with self collision, a fold whose layers the response's proximity
  * pass pushes apart while the projection pulls them back: the 64² drape of Blender's default
