@@ -98,6 +98,7 @@ static drape_result drape(int n, int frames, int blender, const double *sp, cons
     cd.vertex_count = nv, cd.positions = pos, cd.triangle_count = nt, cd.triangles = tris;
     cd.self_collision = 1;
     if (blender) blender_material(&cd, n);
+    if (getenv("MAXSTRETCH")) cd.max_stretch = cd.max_compression = atof(getenv("MAXSTRETCH"));
     sb_collider_def kd = sb_default_collider_def();
     kd.vertex_count = snv, kd.positions = sp, kd.triangle_count = snt, kd.triangles = st;
     if (blender) kd.thickness = 0.02, kd.friction = 0.05; /* Collision modifier defaults, mapped */

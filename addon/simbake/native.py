@@ -165,6 +165,8 @@ class ClothDef(ctypes.Structure):
         ("self_friction", ctypes.c_double),
         ("self_collision_off", ctypes.POINTER(ctypes.c_uint8)),
         ("object_collision_off", ctypes.POINTER(ctypes.c_uint8)),
+        ("max_stretch", ctypes.c_double),
+        ("max_compression", ctypes.c_double),
     ]
 
 
@@ -280,6 +282,7 @@ class WorldStats(ctypes.Structure):
         ("last_contacts", ctypes.c_int32),
         ("collisions", ctypes.c_int64),
         ("impact_zones", ctypes.c_int64),
+        ("strain_violations", ctypes.c_int64),
     ]
 
 

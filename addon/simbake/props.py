@@ -61,6 +61,14 @@ class SimBakeObjectSettings(bpy.types.PropertyGroup):
                                                            "between them (m); 0: the same as Thickness")
     friction: FloatProperty(name="Friction", default=0.5, min=0.0, soft_max=2.0,
                             description="Coulomb friction; a contact uses the product of both objects' values")
+    max_stretch: FloatProperty(name="Max Stretch", default=0.1, min=0.0, max=10.0, soft_max=1.0, precision=3,
+                               description="Strain limit: no edge ever longer than 1 + this times its rest "
+                                           "length at the end of a step (fraction: 0.1 is 10%, as woven "
+                                           "cloth; 0: no limit)")
+    max_compression: FloatProperty(name="Max Compression", default=0.1, min=0.0, max=0.99, precision=3,
+                                   description="Strain limit: no edge ever shorter than 1 - this times its rest "
+                                               "length at the end of a step; woven cloth buckles rather than "
+                                               "compressing in its plane (fraction; 0: no limit)")
 
     # bookkeeping of a bake in place (JSON), so free_bake can restore the object exactly
     bake_record: StringProperty(options={"HIDDEN"})

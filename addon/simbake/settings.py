@@ -11,7 +11,9 @@ ROLES = ("NONE", "CLOTH", "RIGID", "COLLIDER")
 
 # Fields of the library's cloth definition that come from the object's settings.
 CLOTH_MATERIAL_FIELDS = ("density", "stretch_stiffness", "shear_stiffness", "bend_stiffness",
-                         "damping", "air_drag", "thickness", "friction", "self_collision", "self_thickness")
+                         "damping", "air_drag", "thickness", "friction", "self_collision", "self_thickness",
+                         "max_stretch", "max_compression")
+# Blender's cloth has no strain limit: with role None the library's applies (10% each way).
 
 # With role Cloth, a pin group weight at or above this pins the vertex; lower ones are free.
 PIN_WEIGHT_THRESHOLD = 0.5
@@ -354,6 +356,8 @@ def cloth_material(obj, vertex_count, measure):
             continue
         if name == "gravity_scale" and math.isfinite(value):
             continue
+        if name == "max_compression" and value >= 1.0:
+            raise SettingsError(f"{obj.name}: cloth max_compression is {value:g}; it must be below 1 (0: no limit)")
         if not math.isfinite(value) or value < 0 or (name == "density" and value == 0):
             raise SettingsError(f"{obj.name}: cloth {name} is {value:g}; it must be "
                                 f"{'positive' if name == 'density' else 'zero or positive'}")

@@ -123,6 +123,11 @@ class SIMBAKE_PT_cloth_stiffness(ClothSubPanel, bpy.types.Panel):
     properties = ("stretch_stiffness", "shear_stiffness", "bend_stiffness")
 
 
+class SIMBAKE_PT_cloth_strain_limit(ClothSubPanel, bpy.types.Panel):
+    bl_label = "Strain Limit"
+    properties = ("max_stretch", "max_compression")
+
+
 class SIMBAKE_PT_cloth_damping(ClothSubPanel, bpy.types.Panel):
     bl_label = "Damping"
     properties = ("damping",)
@@ -236,7 +241,8 @@ class SIMBAKE_PT_scene_bake(ScenePanel, bpy.types.Panel):
         draw_bake_controls(self.layout, context)
 
 
-CLASSES = (SIMBAKE_PT_object, SIMBAKE_PT_cloth, SIMBAKE_PT_cloth_stiffness, SIMBAKE_PT_cloth_damping,
+CLASSES = (SIMBAKE_PT_object, SIMBAKE_PT_cloth, SIMBAKE_PT_cloth_stiffness, SIMBAKE_PT_cloth_strain_limit,
+           SIMBAKE_PT_cloth_damping,
            SIMBAKE_PT_cloth_shape, SIMBAKE_PT_cloth_collisions, SIMBAKE_PT_rigid, SIMBAKE_PT_rigid_surface,
            SIMBAKE_PT_rigid_motion, SIMBAKE_PT_collider, SIMBAKE_PT_object_bake, SIMBAKE_PT_scene,
            SIMBAKE_PT_scene_output, SIMBAKE_PT_scene_bake)

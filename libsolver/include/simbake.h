@@ -218,6 +218,18 @@ typedef struct sb_cloth_def {
                                             cloth); other cloths still meet them */
     const uint8_t *object_collision_off; /* from colliders (sb_cloth_set_colliders chooses which
                                             colliders the rest meets) */
+    /* Strain limiting (Wang, O'Brien & Ramamoorthi 2010; ARCSim): at the end of every step each
+     * triangle's in-plane deformation ∂x/∂u (its two singular values σ, the stretch along its
+     * principal directions) is projected into [1 - max_compression, 1 + max_stretch], moving
+     * its corners by mass (pins never), and each moved vertex's velocity changes by its
+     * displacement / step. Since |F e| <= σ_max |e|, every edge then lies within
+     * [1 - max_compression, 1 + max_stretch] x its rest length, however fast the cloth lands.
+     * Collisions come first: where the collision response holds a vertex (on a collider, or
+     * squeezed between two) the limit may be left unmet in that step, never the other way
+     * round (libsolver/src/cloth_strain_limit.h). 0: that side is not limited. */
+    double max_stretch;         /* fraction, 0 or in (0, 10] (0.1: 10%, as real woven cloth) */
+    double max_compression;     /* fraction, 0 or in (0, 1) (0.1; woven cloth buckles out of its
+                                   plane rather than compressing in it) */
 } sb_cloth_def;
 
 /* What the library made of a cloth's mesh. */
@@ -592,6 +604,9 @@ typedef struct sb_world_stats {
     int32_t last_contacts;      /* cloth vertices held on colliders in the last step */
     int64_t collisions;         /* continuous collisions resolved by impulses */
     int64_t impact_zones;       /* steps that needed rigid impact zones (the failsafe) */
+    int64_t strain_violations;  /* steps that ended with a triangle beyond its cloth's strain
+                                   limit (max_stretch, max_compression) because the collision
+                                   response held it there: non-penetration wins */
 } sb_world_stats;
 
 /* Why the last sb_world_step_to failed, for callers that explain it in their own words

@@ -69,6 +69,14 @@ static sb_result validate_def(const sb_cloth_def *d)
                                  flags[k].name, (int)i, (int)flags[k].values[i]);
     if (!(isfinite(d->self_friction)))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth self_friction must be finite, got %g", d->self_friction);
+    if (!(d->max_stretch >= 0.0 && d->max_stretch <= 10.0))
+        return error_set(SB_ERROR_INVALID_ARGUMENT,
+                         "cloth max_stretch must be 0 (no limit) or a fraction up to 10 (0.1: 10%%), got %g",
+                         d->max_stretch);
+    if (!(d->max_compression >= 0.0 && d->max_compression < 1.0))
+        return error_set(SB_ERROR_INVALID_ARGUMENT,
+                         "cloth max_compression must be 0 (no limit) or a fraction below 1 (0.1: 10%%), got %g",
+                         d->max_compression);
     struct { const char *name; double value; bool positive; } params[] = {
         {"density", d->density, true},
         {"stretch_stiffness", d->stretch_stiffness, false},
@@ -359,6 +367,7 @@ static sb_result build_model(cloth_model *m, const sb_cloth_def *def)
     m->meets_collider_count = -1;
     m->gravity_scale = def->gravity_scale;
     m->self_collision = def->self_collision != 0;
+    m->max_stretch = def->max_stretch, m->max_compression = def->max_compression;
     m->info.vertex_count = nv;
     m->info.triangle_count = def->triangle_count;
     if (!build_triangles(m, def))
@@ -449,10 +458,11 @@ static bool init_scratch(cloth_scratch *s, const cloth_model *m)
     for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++)
         if (!(*vectors[i] = calloc(len, sizeof(double)))) return false;
     s->filter_kind = calloc((size_t)m->vertex_count, sizeof *s->filter_kind);
+    s->held = calloc((size_t)m->vertex_count, sizeof *s->held);
     s->filter_proj = calloc(3 * len, sizeof *s->filter_proj);
     s->contacts_start = malloc((size_t)m->vertex_count * sizeof *s->contacts_start);
     s->boxes = malloc(((size_t)m->triangle_count + 1) * sizeof *s->boxes);
-    if (!s->filter_kind || !s->filter_proj || !s->contacts_start || !s->boxes) return false;
+    if (!s->filter_kind || !s->held || !s->filter_proj || !s->contacts_start || !s->boxes) return false;
     if (m->pressure.on && !(s->pressure_gradient = calloc(len, sizeof *s->pressure_gradient))) return false;
     return cg_workspace_init(&s->cg, m->vertex_count);
 }
@@ -501,7 +511,7 @@ void cloth_destroy(cloth *c)
     cloth_scratch *w = &c->scratch;
     free(w->boxes);
     bvh_free(&w->tree);
-    free(w->filter_kind), free(w->filter_proj), free(w->target_velocity), free(w->target_offset);
+    free(w->filter_kind), free(w->held), free(w->filter_proj), free(w->target_velocity), free(w->target_offset);
     free(w->external_force), free(w->contacts_start);
     bsr_free(&w->system);
     free(w->triangle_blocks), free(w->hinge_blocks), free(w->spring_blocks);

@@ -77,6 +77,7 @@ typedef struct cloth_model {
     double gravity_scale;        /* of the world's gravity, on this cloth */
     cloth_pressure pressure;     /* of a gas inside (cloth_pressure.h) */
     bool self_collision;
+    double max_stretch, max_compression; /* strain limits, fractions (0: that side free) */
     topology topo;               /* edges and feature ownership of the kept triangles */
     rest_neighbours near_at_rest; /* with self collision: features within 1.5 x twice the self
                                      thickness in the rest shape (never pushed apart) */
@@ -111,6 +112,7 @@ typedef struct cloth_scratch {
     aabb *boxes;                 /* triangle_count: swept boxes of the current step */
     bvh tree;                    /* over boxes; the pairs it finds are sorted (collision_pairs.c) */
     uint8_t *filter_kind;        /* vertex_count: FILTER_* of the current step */
+    uint8_t *held;               /* vertex_count: not moved by the strain limit's projection */
     double *filter_proj;         /* vertex_count x 9: S_i of FILTER_PROJECT vertices */
     double *target_velocity;     /* vertex_count x 3: prescribed velocity of constrained parts */
     double *target_offset;       /* vertex_count x 3: extra displacement of constrained parts */

@@ -12,7 +12,7 @@ enum { CONTACT_BYTES = 4 + 7 * 8 + 2 };
 
 #if UINTPTR_MAX == UINT64_MAX
 _Static_assert(sizeof(cloth_state) == 120, "a cloth_state field was added: save it in cloth_state_write/read");
-_Static_assert(sizeof(cloth_model) == 712, "a cloth_model field was added: fingerprint it in cloth_model_hash "
+_Static_assert(sizeof(cloth_model) == 728, "a cloth_model field was added: fingerprint it in cloth_model_hash "
                                            "if the definition gives it");
 #endif
 
@@ -65,6 +65,9 @@ uint64_t cloth_model_hash(const cloth_model *m)
         h = state_hash(h, m->left_out.vertex, (size_t)m->vertex_count);
         h = state_hash(h, m->left_out.triangle, triangles);
     }
+    /* only with a limit, so a cloth without keeps its fingerprint of before */
+    if (m->max_stretch > 0.0 || m->max_compression > 0.0)
+        STATE_HASH(h, m->max_stretch), STATE_HASH(h, m->max_compression);
     if (m->meets_collider_count >= 0) {
         STATE_HASH(h, m->meets_collider_count);
         h = state_hash(h, m->meets_collider, (size_t)m->meets_collider_count);

@@ -51,6 +51,8 @@ SB_API sb_cloth_def sb_default_cloth_def(void)
         .friction = 0.5,
         .self_collision = 0,
         .self_friction = -1.0,
+        .max_stretch = 0.1,
+        .max_compression = 0.1,
     };
 }
 

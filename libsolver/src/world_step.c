@@ -8,6 +8,7 @@
 #include "collision_response.h"
 #include "cloth_contact.h"
 #include "cloth_fields.h"
+#include "cloth_strain_limit.h"
 #include "api_error.h"
 #include "world_ode.h"
 #include "wall_clock.h"
@@ -134,9 +135,88 @@ static bool resolve_collisions(sb_world *w, double h, step_outcome *outcome, col
     return resolved;
 }
 
-static void accept_step(sb_world *w, double h, double end, bool lands, int32_t contacts, int32_t iterations,
-                        const collision_report *collisions)
+/* Strain limits on the solve's result, before the response (cloth_strain_limit.h): pins
+ * fixed, sticking contacts heavy. */
+static void limit_solved_strain(sb_world *w, double h)
 {
+    for (int32_t i = 0; i < w->cloth_count; i++) {
+        cloth *c = w->cloths[i];
+        if (!strain_limit_on(&c->model)) continue;
+        for (int32_t v = 0; v < c->model.vertex_count; v++)
+            c->scratch.held[v] = c->model.pinned[v]                           ? STRAIN_FIXED
+                                 : c->scratch.filter_kind[v] == FILTER_FIXED ? STRAIN_HEAVY
+                                                                              : STRAIN_FREE;
+        strain_limit_project(c, h);
+    }
+}
+
+/* The response's impulses and zones may stretch what the projection limited (a landing at
+ * 20 m/s stops the front of the cloth while the rest still moves): while a triangle is beyond
+ * its limit, project again, vertices resting on a collider or moved by the response made
+ * heavy, and let the response check the paths the projection changed; for at most this many
+ * rounds (the landing at 20 m/s takes 8). The response has the last word: where it leaves a
+ * triangle beyond its limit, the step counts in stats.strain_violations. Self collision can
+ * fight the limit (its proximity pass pushes layers of a fold apart by up to twice the self
+ * thickness, which the projection pulls back): there the rounds end with the excess reduced,
+ * not gone. */
+enum { STRAIN_ROUNDS = 8 };
+
+static double responded_excess(const sb_world *w)
+{
+    double excess = 0.0;
+    for (int32_t i = 0; i < w->cloth_count; i++)
+        if (strain_limit_on(&w->cloths[i]->model))
+            excess = fmax(excess, strain_limit_excess(w->cloths[i], w->cloths[i]->scratch.x_new));
+    return excess;
+}
+
+static void project_responded(sb_world *w, double h)
+{
+    for (int32_t i = 0; i < w->cloth_count; i++) {
+        cloth *c = w->cloths[i];
+        if (!strain_limit_on(&c->model)) continue;
+        for (int32_t v = 0; v < c->model.vertex_count; v++) {
+            bool touched = c->state.collided[v] || c->state.contacts[v].collider >= 0 ||
+                           c->scratch.filter_kind[v] == FILTER_FIXED;
+            c->scratch.held[v] = c->model.pinned[v] ? STRAIN_FIXED : touched ? STRAIN_HEAVY : STRAIN_FREE;
+        }
+        strain_limit_project(c, h);
+    }
+}
+
+static bool limit_responded_strain(sb_world *w, double h, step_outcome *outcome, collision_report *collisions,
+                                   bool *violated)
+{
+    for (int32_t round = 0; round < STRAIN_ROUNDS; round++) {
+        if (responded_excess(w) <= STRAIN_SLACK) return true;
+        project_responded(w, h);
+        /* the response marks the vertices it moves this time; those of the rounds before stay marked */
+        for (int32_t i = 0; i < w->cloth_count; i++)
+            memcpy(w->cloths[i]->scratch.held, w->cloths[i]->state.collided, (size_t)w->cloths[i]->model.vertex_count);
+        collision_report again = {0};
+        double start = wall_seconds();
+        if (!collisions_resolve(&w->collision, w->cloths, w->cloth_count, w->colliders, w->collider_count, h,
+                                zones_allowed(w, h), &again))
+            return false;
+        w->phases.pairs += again.pairs_seconds;
+        w->phases.response += wall_seconds() - start - again.pairs_seconds;
+        for (int32_t i = 0; i < w->cloth_count; i++)
+            for (int32_t v = 0; v < w->cloths[i]->model.vertex_count; v++)
+                w->cloths[i]->state.collided[v] |= w->cloths[i]->scratch.held[v];
+        collisions->impulses += again.impulses, collisions->zone_rounds += again.zone_rounds;
+        if (again.needs_zones) {
+            *outcome = STEP_NEEDS_ZONES;
+            return true;
+        }
+    }
+    *violated = responded_excess(w) > STRAIN_SLACK;
+    return true;
+}
+
+static void accept_step(sb_world *w, double h, double end, bool lands, int32_t contacts, int32_t iterations,
+                        const collision_report *collisions, bool strain_violated)
+{
+    w->stats.strain_violations += strain_violated;
     w->stats.collisions += collisions->impulses;
     w->stats.impact_zones += collisions->zone_rounds > 0;
     w->stats.last_contacts = contacts;
@@ -174,7 +254,8 @@ static sb_result reject_step(sb_world *w, double h, step_outcome outcome, int32_
 }
 
 /* Adaptive implicit Euler: each step moves the colliders, prepares the contacts, solves every
- * cloth, resolves the collisions, then is accepted or tried again at half its length. */
+ * cloth, limits its strain, resolves the collisions (limiting the strain again where they
+ * moved the cloth), then is accepted or tried again at half its length. */
 static sb_result step_implicit(sb_world *w, double end)
 {
     implicit_params params = {
@@ -204,12 +285,16 @@ static sb_result step_implicit(sb_world *w, double end)
         step_report report = {0};
         collision_report collisions = {0};
         step_outcome outcome = solve_cloths(w, h, &params, &report, &failed, &iterations);
-        if (outcome == STEP_ACCEPTED && !resolve_collisions(w, h, &outcome, &collisions)) {
+        bool strain_violated = false;
+        if (outcome == STEP_ACCEPTED) limit_solved_strain(w, h);
+        if (outcome == STEP_ACCEPTED && (!resolve_collisions(w, h, &outcome, &collisions) ||
+                                         (outcome == STEP_ACCEPTED &&
+                                          !limit_responded_strain(w, h, &outcome, &collisions, &strain_violated)))) {
             rigid_system_undo_advance(&w->rigid);
             return out_of_memory(w, "resolving collisions");
         }
         if (outcome == STEP_ACCEPTED) {
-            accept_step(w, h, end, lands, contacts, iterations, &collisions);
+            accept_step(w, h, end, lands, contacts, iterations, &collisions, strain_violated);
             continue;
         }
         sb_result rejected = reject_step(w, h, outcome, failed, &report);

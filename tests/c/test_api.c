@@ -274,7 +274,7 @@ Test(api, struct_layouts_are_reported_and_bad_questions_refused)
     int32_t fields = 0;
     cr_assert_eq(sb_struct_layout("sb_cloth_def", &size, offsets, 64, &fields), SB_OK, "%s", sb_last_error());
     cr_assert_eq(size, sizeof(sb_cloth_def));
-    cr_assert_eq(fields, 46);
+    cr_assert_eq(fields, 48);
     cr_assert_eq(offsets[4], offsetof(sb_cloth_def, uvs));
     cr_assert_eq(offsets[7], offsetof(sb_cloth_def, compression_stiffness));
     cr_assert_eq(offsets[17], offsetof(sb_cloth_def, self_thickness));
@@ -295,6 +295,8 @@ Test(api, struct_layouts_are_reported_and_bad_questions_refused)
     cr_assert_eq(offsets[43], offsetof(sb_cloth_def, self_friction));
     cr_assert_eq(offsets[44], offsetof(sb_cloth_def, self_collision_off));
     cr_assert_eq(offsets[45], offsetof(sb_cloth_def, object_collision_off));
+    cr_assert_eq(offsets[46], offsetof(sb_cloth_def, max_stretch));
+    cr_assert_eq(offsets[47], offsetof(sb_cloth_def, max_compression));
     cr_assert_eq(sb_struct_layout("sb_field_def", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());
     cr_assert(size == sizeof(sb_field_def) && fields == 26, "sb_field_def: %llu bytes, %d fields",
               (unsigned long long)size, fields);

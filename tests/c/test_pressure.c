@@ -242,6 +242,10 @@ static sb_cloth_def balloon_def(const solid_mesh *m, double stiffness)
     def.triangle_count = m->triangle_count, def.triangles = m->triangles;
     def.stretch_stiffness = stiffness;
     def.compression_stiffness = -1.0;
+    /* these tests weigh the gas against the stiffness alone: the strain limit (10% by default)
+     * would cap the balloon's stretch, and the pillow's panels, which must gather in their plane
+     * along the seam as they puff, would buckle unevenly under the compression limit */
+    def.max_stretch = def.max_compression = 0.0;
     return def;
 }
 

@@ -1,0 +1,185 @@
+#include "cloth_strain_limit.h"
+
+#include <math.h>
+
+/* Sweeps before the projection gives up on a step (its report says what is left). A landing at
+ * 20 m/s, whose solve stretches the contact ring by some 100%, takes a few dozen. */
+enum { MAX_SWEEPS = 400, PARALLEL_TRIANGLES = 2048 };
+
+/* Mass factor of STRAIN_HEAVY vertices: they move a tenth of what their neighbours do (heavier
+ * ones slow the sweeps down as much as they hold them). */
+#define HEAVY 10.0
+
+typedef struct limits {
+    double lo, hi; /* bounds on σ: 0 and +inf where a side is not limited */
+} limits;
+
+static limits limits_of(const cloth_model *m)
+{
+    return (limits){m->max_compression > 0.0 ? 1.0 - m->max_compression : 0.0,
+                    m->max_stretch > 0.0 ? 1.0 + m->max_stretch : INFINITY};
+}
+
+/* The deformation F = [w_u w_v] = ∂x/∂u of triangle t at x, and its singular values from
+ * FᵀF = [[a, b], [b, d]]:  σ² = (a + d)/2 ± sqrt(((a - d)/2)² + b²). */
+typedef struct deformation {
+    vec3 wu, wv;
+    double a, b, d, s1, s2; /* s1 >= s2 >= 0 */
+} deformation;
+
+static deformation deformation_of(const cloth *c, int32_t t, const double *x)
+{
+    const int32_t *tri = &c->model.triangles[3 * (size_t)t];
+    const tri_rest *r = &c->model.rest[t];
+    deformation f = {.wu = v3(0, 0, 0), .wv = v3(0, 0, 0)};
+    for (int k = 0; k < 3; k++) {
+        vec3 p = v3_load(&x[3 * (size_t)tri[k]]);
+        f.wu = v3_madd(f.wu, p, r->cu[k]);
+        f.wv = v3_madd(f.wv, p, r->cv[k]);
+    }
+    f.a = v3_dot(f.wu, f.wu), f.b = v3_dot(f.wu, f.wv), f.d = v3_dot(f.wv, f.wv);
+    double mean = 0.5 * (f.a + f.d), radius = hypot(0.5 * (f.a - f.d), f.b);
+    f.s1 = sqrt(mean + radius);
+    f.s2 = sqrt(fmax(mean - radius, 0.0));
+    return f;
+}
+
+/* Relative excess of σ over the limits: σ_max / hi - 1 or 1 - σ_min / lo, whichever is larger. */
+static double excess_of(const deformation *f, limits l)
+{
+    double over = f->s1 / l.hi - 1.0, under = l.lo > 0.0 ? 1.0 - f->s2 / l.lo : 0.0;
+    return fmax(0.0, fmax(over, under));
+}
+
+/* A projected triangle lands this fraction of its limit inside it (10% stretch: at 9.99%), so
+ * the small moves its neighbours' projections make later do not take it out again, and the
+ * sweeps end after a few rounds instead of closing in on the limit geometrically. */
+#define STRAIN_MARGIN 1e-3
+
+static double clamp(double s, limits l)
+{
+    double lo = l.lo > 0.0 ? l.lo + STRAIN_MARGIN * (1.0 - l.lo) : 0.0, hi = 1.0 + (1.0 - STRAIN_MARGIN) * (l.hi - 1.0);
+    return fmin(fmax(s, lo), hi);
+}
+
+/* Projects triangle t: F = σ1 U1 V1ᵀ + σ2 U2 V2ᵀ becomes F' with the σ clamped, the corners'
+ * offsets from corner 0 are F' d_k, d_k the rest edges (columns of [[cu1, cv1], [cu2, cv2]]⁻¹,
+ * as w = [x1-x0 x2-x0] of that matrix), and the triangle is placed where its corners move
+ * least by mass: the mass-weighted centre kept, or, with an immovable corner, that corner.
+ * Returns the excess it found, 0 where it cannot help (two corners immovable: the third can
+ * only go between their targets; or a triangle collapsed to a point). */
+static double project_triangle(cloth *c, int32_t t, limits l, double h)
+{
+    cloth_model *m = &c->model;
+    deformation f = deformation_of(c, t, c->scratch.x_new);
+    double excess = excess_of(&f, l);
+    if (excess <= STRAIN_SLACK) return excess;
+    const int32_t *tri = &m->triangles[3 * (size_t)t];
+    const uint8_t *held = c->scratch.held;
+    int fixed = (held[tri[0]] == STRAIN_FIXED) + (held[tri[1]] == STRAIN_FIXED) + (held[tri[2]] == STRAIN_FIXED);
+    if (!(f.s1 > 0.0) || fixed >= 2) return 0.0;
+
+    /* V: eigenvectors of FᵀF, at angle θ = atan2(2b, a - d)/2 and θ + π/2; U_i = F V_i / σ_i */
+    double theta = 0.5 * atan2(2.0 * f.b, f.a - f.d), cs = cos(theta), sn = sin(theta);
+    vec3 u1 = v3_scale(v3_add(v3_scale(f.wu, cs), v3_scale(f.wv, sn)), 1.0 / f.s1);
+    vec3 u2;
+    if (f.s2 > 1e-9 * f.s1) {
+        u2 = v3_scale(v3_add(v3_scale(f.wu, -sn), v3_scale(f.wv, cs)), 1.0 / f.s2);
+    } else {
+        /* collapsed onto a line: open it again in the plane the triangle had at the step's start */
+        const double *x0 = c->state.x;
+        vec3 p0 = v3_load(&x0[3 * (size_t)tri[0]]);
+        vec3 n = v3_cross(v3_sub(v3_load(&x0[3 * (size_t)tri[1]]), p0), v3_sub(v3_load(&x0[3 * (size_t)tri[2]]), p0));
+        u2 = v3_cross(n, u1);
+        double len = v3_len(u2);
+        if (!(len > 0.0)) return 0.0;
+        u2 = v3_scale(u2, 1.0 / len);
+    }
+    double s1 = clamp(f.s1, l), s2 = clamp(f.s2, l);
+    /* F' α = U1 s1 (V1·α) + U2 s2 (V2·α) for a rest vector α = (du, dv) */
+    const tri_rest *r = &m->rest[t];
+    double det = r->cu[1] * r->cv[2] - r->cv[1] * r->cu[2];
+    double du[3] = {0.0, r->cv[2] / det, -r->cv[1] / det}, dv[3] = {0.0, -r->cu[2] / det, r->cu[1] / det};
+    vec3 p[3], x[3];
+    for (int k = 0; k < 3; k++) {
+        double along1 = cs * du[k] + sn * dv[k], along2 = -sn * du[k] + cs * dv[k];
+        p[k] = v3_add(v3_scale(u1, s1 * along1), v3_scale(u2, s2 * along2));
+        x[k] = v3_load(&c->scratch.x_new[3 * (size_t)tri[k]]);
+    }
+    /* translation: x'_k = centre + p_k, the centre weighted by mass (heavy corners by
+     * HEAVY x mass; with an immovable corner, the immovable ones alone) */
+    vec3 centre = v3(0, 0, 0);
+    double weight = 0.0;
+    bool any_fixed = held[tri[0]] == STRAIN_FIXED || held[tri[1]] == STRAIN_FIXED || held[tri[2]] == STRAIN_FIXED;
+    for (int k = 0; k < 3; k++) {
+        uint8_t kind = held[tri[k]];
+        double wk = any_fixed ? (kind == STRAIN_FIXED) : m->mass[tri[k]] * (kind == STRAIN_HEAVY ? HEAVY : 1.0);
+        centre = v3_madd(centre, v3_sub(x[k], p[k]), wk);
+        weight += wk;
+    }
+    centre = v3_scale(centre, 1.0 / weight);
+    for (int k = 0; k < 3; k++) {
+        if (held[tri[k]] == STRAIN_FIXED) continue;
+        vec3 shift = v3_sub(v3_add(centre, p[k]), x[k]);
+        size_t at = 3 * (size_t)tri[k];
+        v3_store(&c->scratch.x_new[at], v3_add(x[k], shift));
+        v3_store(&c->scratch.v_new[at], v3_madd(v3_load(&c->scratch.v_new[at]), shift, 1.0 / h));
+    }
+    return excess;
+}
+
+/* One group of consecutive triangles, in order; the largest excess found. */
+static double project_group(cloth *c, int32_t g, limits l, double h)
+{
+    const colouring *cc = &c->model.triangle_colours;
+    double worst = 0.0;
+    for (int32_t t = g * cc->group_size, end = colouring_group_end(cc, g); t < end; t++)
+        worst = fmax(worst, project_triangle(c, t, l, h));
+    return worst;
+}
+
+/* One Gauss-Seidel sweep, colour by colour: the groups of a colour share no vertex, so they
+ * project in parallel, and each vertex sees the same sequence of moves on any thread count. */
+static double sweep(cloth *c, limits l, double h)
+{
+    const colouring *cc = &c->model.triangle_colours;
+    double worst = 0.0;
+#pragma omp parallel if (c->model.triangle_count > PARALLEL_TRIANGLES) reduction(max : worst)
+    for (int32_t k = 0; k < cc->colour_count; k++) {
+        if (cc->last_serial && k + 1 == cc->colour_count) {
+#pragma omp single
+            for (int32_t g = cc->start[k]; g < cc->start[k + 1]; g++)
+                worst = fmax(worst, project_group(c, cc->groups[g], l, h));
+        } else {
+#pragma omp for schedule(dynamic, cc->chunk)
+            for (int32_t g = cc->start[k]; g < cc->start[k + 1]; g++)
+                worst = fmax(worst, project_group(c, cc->groups[g], l, h));
+        }
+    }
+    return worst;
+}
+
+double strain_limit_excess(const cloth *c, const double *x)
+{
+    limits l = limits_of(&c->model);
+    double worst = 0.0;
+    for (int32_t t = 0; t < c->model.triangle_count; t++) {
+        deformation f = deformation_of(c, t, x);
+        worst = fmax(worst, excess_of(&f, l));
+    }
+    return worst;
+}
+
+strain_limit_report strain_limit_project(cloth *c, double h)
+{
+    strain_limit_report report = {0};
+    if (!strain_limit_on(&c->model)) return report;
+    limits l = limits_of(&c->model);
+    double worst = INFINITY;
+    while (report.sweeps < MAX_SWEEPS && worst > STRAIN_SLACK) {
+        worst = sweep(c, l, h);
+        report.moved |= report.sweeps++ == 0 && worst > STRAIN_SLACK;
+    }
+    report.worst_excess = strain_limit_excess(c, c->scratch.x_new);
+    return report;
+}
