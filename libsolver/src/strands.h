@@ -13,6 +13,9 @@
 
 #include "cloth.h"
 
+/* The CG tolerance strands are solved to at least (world_step.c). */
+#define STRAND_CG_TOLERANCE 1e-6
+
 /* Validates the definition and builds the strands at `time` under `gravity`; on failure
  * returns the error (message set) and *out stays NULL. */
 sb_result strands_create(const sb_strand_def *def, double time, const double gravity[3], cloth **out);
