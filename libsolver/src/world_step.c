@@ -11,6 +11,7 @@
 #include "api_error.h"
 #include "world_ode.h"
 #include "strands.h"
+#include "strand_collide.h"
 #include "wall_clock.h"
 #include "world.h"
 
@@ -214,6 +215,8 @@ static sb_result step_implicit(sb_world *w, double end)
             return out_of_memory(w, "resolving collisions");
         }
         if (outcome == STEP_ACCEPTED) {
+            for (int32_t i = 0; i < w->cloth_count; i++)
+                if (w->cloths[i]->model.strands) strands_sweep_colliders(w->cloths[i], w->colliders, w->collider_count);
             accept_step(w, h, end, lands, contacts, iterations, &collisions);
             continue;
         }
