@@ -298,9 +298,11 @@ SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, sb_cloth_id 
  * cloth id, and every sb_cloth_* function that takes one works on them (positions, velocities,
  * kinetic energy, pin targets, the colliders met, field weights; sb_cloth_get_info counts the
  * vertices and gives the total mass, with the strands' total length in rest_area). Vertices
- * meet the colliders' triangles as cloth vertices do, kept at `thickness` plus the collider's;
- * strands do not collide with each other or with cloth, and their segments are not tested
- * against colliders (a segment may cut a collider's edge between two vertices that do not).
+ * meet colliders as cloth vertices do, held at `thickness` plus the collider's, and each free
+ * vertex's path over a step is swept against the colliders' triangles (where they are at the
+ * step's end), so a falling strand does not pass through them. Not handled: strands against
+ * each other or against cloth, a collider's edge cutting a segment between two vertices, and
+ * a collider moving fast through a strand within one step.
  * Fields push per metre of strand (where on cloth they push per m²). */
 typedef struct sb_strand_def {
     const double *positions;             /* vertex_count x 3, m: the rest shape */

@@ -337,7 +337,8 @@ Test(strands, a_rope_drapes_over_a_sphere_with_no_vertex_inside)
     cr_assert_eq(sb_world_add_collider(w, &cd, &ball_id), SB_OK, "%s", sb_last_error());
     cr_assert_eq(sb_world_add_strands(w, &d, &id), SB_OK, "%s", sb_last_error());
     /* 2/3 s: it lands at about 0.3 s and its ends wrap down the sides. (Left longer, the rope
-     * creeps off the ball sideways within a second or two: see the report of issue 31.) */
+     * creeps off the ball sideways within a second or two: the contacts do not yet hold a
+     * strand at rest on a curved top.) */
     double x[3 * 41], deepest = INFINITY;
     for (int frame = 1; frame <= 40; frame++) {
         cr_assert_eq(sb_world_step_to(w, frame / 60.0), SB_OK, "%s", sb_last_error());
