@@ -98,6 +98,25 @@ class FieldDef(ctypes.Structure):
     ]
 
 
+class StrandDef(ctypes.Structure):
+    _fields_ = [
+        ("positions", ctypes.POINTER(ctypes.c_double)),
+        ("strand_vertex_counts", ctypes.POINTER(ctypes.c_int32)),
+        ("pins", ctypes.POINTER(ctypes.c_int32)),
+        ("vertex_count", ctypes.c_int32),
+        ("strand_count", ctypes.c_int32),
+        ("pin_count", ctypes.c_int32),
+        ("mass_per_length", ctypes.c_double),
+        ("stretch_stiffness", ctypes.c_double),
+        ("bend_stiffness", ctypes.c_double),
+        ("damping", ctypes.c_double),
+        ("air_drag", ctypes.c_double),
+        ("thickness", ctypes.c_double),
+        ("friction", ctypes.c_double),
+        ("gravity_scale", ctypes.c_double),
+    ]
+
+
 class WorldDef(ctypes.Structure):
     _fields_ = [
         ("gravity", ctypes.c_double * 3),
@@ -321,6 +340,8 @@ _SIGNATURES = {
     "sb_world_create": (ctypes.c_int, [_P(WorldDef), _P(ctypes.c_void_p)]),
     "sb_world_destroy": (None, [ctypes.c_void_p]),
     "sb_world_add_cloth": (ctypes.c_int, [ctypes.c_void_p, _P(ClothDef), _P(ClothId)]),
+    "sb_default_strand_def": (StrandDef, []),
+    "sb_world_add_strands": (ctypes.c_int, [ctypes.c_void_p, _P(StrandDef), _P(ClothId)]),
     "sb_cloth_get_info": (ctypes.c_int, [ctypes.c_void_p, ClothId, _P(ClothInfo)]),
     "sb_world_add_collider": (ctypes.c_int, [ctypes.c_void_p, _P(ColliderDef), _P(ColliderId)]),
     "sb_collider_set_positions": (
@@ -362,7 +383,7 @@ MIRRORS = {"sb_world_def": WorldDef, "sb_cloth_def": ClothDef, "sb_collider_def"
            "sb_body_def": BodyDef, "sb_body_state": BodyState, "sb_cloth_info": ClothInfo,
            "sb_world_stats": WorldStats, "sb_failure": Failure, "sb_cloth_id": ClothId,
            "sb_collider_id": ColliderId, "sb_body_id": BodyId, "sb_field_def": FieldDef, "sb_field_id": FieldId,
-           "sb_joint_id": JointId, "sb_joint_def": JointDef}
+           "sb_joint_id": JointId, "sb_joint_def": JointDef, "sb_strand_def": StrandDef}
 
 _library = None
 
@@ -582,6 +603,29 @@ class World:
         del keep  # the spring arrays had to live through the call
         self._cloth_sizes.append(definition.vertex_count)
         return cloth.index
+
+    def add_strands(self, positions, strand_vertex_counts, pins=(), **material):
+        """Strands (hair, ropes) as polylines: positions flat xyz (world, m), strand k the next
+        strand_vertex_counts[k] of them; pins: vertex indices (roots); material: the other
+        StrandDef fields (mass_per_length, stretch_stiffness, bend_stiffness, damping, air_drag,
+        thickness, friction, gravity_scale). Returns their cloth id: the cloth calls (positions,
+        pin targets) take it."""
+        positions = _as_array(positions, "d")
+        counts = _as_array(strand_vertex_counts, "i")
+        pins = _as_array(pins, "i")
+        definition = self._lib.sb_default_strand_def()
+        definition.vertex_count = len(positions) // 3
+        definition.positions = _ptr(positions, ctypes.c_double)
+        definition.strand_count = len(counts)
+        definition.strand_vertex_counts = _ptr(counts, ctypes.c_int32) if len(counts) else None
+        definition.pin_count = len(pins)
+        definition.pins = _ptr(pins, ctypes.c_int32) if len(pins) else None
+        for name, value in material.items():
+            setattr(definition, name, float(value))
+        strands = ClothId()
+        _check(self._lib.sb_world_add_strands(self._handle, ctypes.byref(definition), ctypes.byref(strands)))
+        self._cloth_sizes.append(definition.vertex_count)
+        return strands.index
 
     @staticmethod
     def _set_springs(definition, springs):

@@ -295,6 +295,56 @@ SB_API sb_result sb_cloth_get_velocities(const sb_world *world, sb_cloth_id clot
 /* The cloth's kinetic energy now, ½ Σ m v², J. Errors: NOT_FOUND, INVALID_ARGUMENT (NULL). */
 SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, sb_cloth_id cloth, double *out);
 
+/* ==== Strands ==============================================================================
+ *
+ * Hair, ropes and cables as polylines (Kass, "Cloth and Fur Energy Functions", Hair Model):
+ * each segment a stretch spring, each interior vertex an angular spring on its turning angle θ
+ * (the angle between its two segments), E = ½ k (θ - θ0)², θ0 from the rest shape, so a strand
+ * given curled keeps its curl. Both stiffnesses are per unit length, as a beam's EA and EI
+ * are: a segment of rest length L is a spring of EA / L and a vertex whose segments average l̄
+ * bends with EI / l̄, so the same material hangs the same however finely it is sampled.
+ * There is no twist (Kass' model has none): θ is the turning only, nothing holds the plane of
+ * a bend, so a curl keeps its turning per length but may rotate about the strand.
+ *
+ * Strands step in the same implicit solve as cloth and are one: sb_world_add_strands gives a
+ * cloth id, and every sb_cloth_* function that takes one works on them (positions, velocities,
+ * kinetic energy, pin targets, the colliders met, field weights; sb_cloth_get_info counts the
+ * vertices and gives the total mass, with the strands' total length in rest_area). Vertices
+ * meet colliders as cloth vertices do, held at `thickness` plus the collider's, and each free
+ * vertex's path over a step is swept against the colliders' triangles (where they are at the
+ * step's end), so a falling strand does not pass through them. Not handled: strands against
+ * each other or against cloth, a collider's edge cutting a segment between two vertices, and
+ * a collider moving fast through a strand within one step.
+ * Fields push per metre of strand (where on cloth they push per m²). */
+typedef struct sb_strand_def {
+    const double *positions;             /* vertex_count x 3, m: the rest shape */
+    const int32_t *strand_vertex_counts; /* strand_count: strand k is the next count (>= 2) vertices */
+    const int32_t *pins;                 /* pin_count vertex indices (roots), held like cloth pins */
+    int32_t vertex_count;                /* the sum of strand_vertex_counts */
+    int32_t strand_count;
+    int32_t pin_count;
+    double mass_per_length;   /* kg/m (> 0), lumped: each vertex half of each of its segments */
+    double stretch_stiffness; /* N (EA): a segment of rest length L is a spring of EA / L */
+    double bend_stiffness;    /* N·m² (EI): at an interior vertex k = EI / l̄ on θ (0: limp) */
+    double damping;           /* s: each spring's damping is damping × its stiffness */
+    double air_drag;          /* kg/(m·s): a vertex feels -air_drag × its length × v */
+    double thickness;         /* m: distance kept from colliders' surfaces */
+    double friction;          /* Coulomb coefficient with colliders (times theirs) */
+    double gravity_scale;     /* of the world's gravity */
+} sb_strand_def;
+
+/* mass_per_length 0.01 kg/m, stretch_stiffness 1e4 N, bend_stiffness 1e-4 N·m², damping 0.01 s,
+ * air_drag 0, thickness 0.005 m, friction 0.5, gravity_scale 1, the rest NULL/0. */
+SB_API sb_strand_def sb_default_strand_def(void);
+
+/* Adds strands at the world's current time, at rest, their pins held where they are; their
+ * cloth id goes to *out_strands. Errors: INVALID_ARGUMENT (a NULL pointer, mass_per_length not
+ * positive, a stiffness, damping, air_drag, thickness or friction negative or not finite,
+ * gravity_scale not finite, bad pins, more vertices than one world
+ * holds), INVALID_MESH (fewer than 2 vertices in a strand, counts that do not add up to
+ * vertex_count, non-finite or too distant positions, a segment of length 0), OUT_OF_MEMORY. */
+SB_API sb_result sb_world_add_strands(sb_world *world, const sb_strand_def *def, sb_cloth_id *out_strands);
+
 /* ==== Force fields ========================================================================
  *
  * Fields push on the world's cloths as Blender's force fields do (Wind, Force, Vortex,

@@ -208,7 +208,7 @@ static bool build_hinges(cloth_model *m)
  * too many others for few colours: it is coloured element by element instead. */
 enum { ASSEMBLY_GROUP = 256, GROUPED_COLOURS_MAX = 16 };
 
-static bool colour_elements(colouring *out, const int32_t *elements, int32_t count, int32_t per, int32_t vertices)
+bool cloth_colour_elements(colouring *out, const int32_t *elements, int32_t count, int32_t per, int32_t vertices)
 {
     if (!colouring_build(out, elements, count, per, vertices, ASSEMBLY_GROUP)) return false;
     if (!out->last_serial && out->colour_count <= GROUPED_COLOURS_MAX) return true;
@@ -400,9 +400,9 @@ static sb_result build_model(cloth_model *m, const sb_cloth_def *def)
     if (!springs_build(def, m->triangles, m->triangle_count, &m->springs)) return out_of_memory();
     m->info.springs = m->springs.given;
     m->info.internal_springs = m->springs.internal;
-    if (!colour_elements(&m->triangle_colours, m->triangles, m->triangle_count, 3, nv) ||
-        !colour_elements(&m->hinge_colours, m->hinges, m->hinge_count, 4, nv) ||
-        !colour_elements(&m->spring_colours, m->springs.pairs, m->springs.count, 2, nv))
+    if (!cloth_colour_elements(&m->triangle_colours, m->triangles, m->triangle_count, 3, nv) ||
+        !cloth_colour_elements(&m->hinge_colours, m->hinges, m->hinge_count, 4, nv) ||
+        !cloth_colour_elements(&m->spring_colours, m->springs.pairs, m->springs.count, 2, nv))
         return out_of_memory();
     return SB_OK;
 }
@@ -445,9 +445,10 @@ static bool init_state(cloth_state *s, const cloth_model *m, double time, const 
  * vectors a step works in. */
 static bool init_scratch(cloth_scratch *s, const cloth_model *m)
 {
-    bsr_elements sets[3] = {{m->triangles, m->triangle_count, 3}, {m->hinges, m->hinge_count, 4},
-                            {m->springs.pairs, m->springs.count, 2}};
-    if (!bsr_build_pattern(&s->system, m->vertex_count, sets, 3) ||
+    bsr_elements sets[4] = {{m->triangles, m->triangle_count, 3}, {m->hinges, m->hinge_count, 4},
+                            {m->springs.pairs, m->springs.count, 2}, {m->angles, m->angle_count, 3}};
+    if (!bsr_build_pattern(&s->system, m->vertex_count, sets, 4) ||
+        !bsr_element_table(&s->system, m->angles, m->angle_count, 3, &s->angle_blocks) ||
         !bsr_element_table(&s->system, m->triangles, m->triangle_count, 3, &s->triangle_blocks) ||
         !bsr_element_table(&s->system, m->hinges, m->hinge_count, 4, &s->hinge_blocks) ||
         !bsr_element_table(&s->system, m->springs.pairs, m->springs.count, 2, &s->spring_blocks))
@@ -467,6 +468,11 @@ static bool init_scratch(cloth_scratch *s, const cloth_model *m)
     return cg_workspace_init(&s->cg, m->vertex_count);
 }
 
+bool cloth_init_dynamics(cloth *c, double time, const double gravity[3])
+{
+    return init_state(&c->state, &c->model, time, gravity) && init_scratch(&c->scratch, &c->model);
+}
+
 sb_result cloth_create(const sb_cloth_def *def, double time, const double gravity[3], cloth **out)
 {
     *out = NULL;
@@ -480,8 +486,7 @@ sb_result cloth_create(const sb_cloth_def *def, double time, const double gravit
     cloth *c = calloc(1, sizeof *c);
     if (!c) return out_of_memory();
     r = build_model(&c->model, def);
-    if (r == SB_OK && (!init_state(&c->state, &c->model, time, gravity) || !init_scratch(&c->scratch, &c->model)))
-        r = out_of_memory();
+    if (r == SB_OK && !cloth_init_dynamics(c, time, gravity)) r = out_of_memory();
     if (r != SB_OK) {
         cloth_destroy(c);
         return r;
@@ -504,6 +509,8 @@ void cloth_destroy(cloth *c)
     colouring_free(&m->triangle_colours), colouring_free(&m->hinge_colours), colouring_free(&m->spring_colours);
     free(m->triangle_stretch_scale), free(m->triangle_compression_scale), free(m->triangle_shear_scale);
     free(m->hinge_bend_scale);
+    free(m->angles), free(m->angle_stiffness), free(m->angle_rest);
+    colouring_free(&m->angle_colours);
     free(m->left_out.vertex), free(m->left_out.edge), free(m->left_out.triangle), free(m->meets_collider);
     cloth_state *s = &c->state;
     free(s->x), free(s->v), free(s->accel), free(s->contacts), free(s->collided), free(s->pin_from), free(s->pin_to);
@@ -514,7 +521,7 @@ void cloth_destroy(cloth *c)
     free(w->filter_kind), free(w->held), free(w->filter_proj), free(w->target_velocity), free(w->target_offset);
     free(w->external_force), free(w->contacts_start);
     bsr_free(&w->system);
-    free(w->triangle_blocks), free(w->hinge_blocks), free(w->spring_blocks);
+    free(w->triangle_blocks), free(w->hinge_blocks), free(w->spring_blocks), free(w->angle_blocks);
     free(w->force), free(w->rhs), free(w->dv), free(w->z), free(w->x_new), free(w->v_new), free(w->correction);
     free(w->pressure_gradient);
     cg_workspace_free(&w->cg);

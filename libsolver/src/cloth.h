@@ -91,6 +91,15 @@ typedef struct cloth_model {
 
     colouring triangle_colours, hinge_colours, spring_colours; /* assembly in parallel, colour by colour */
     sb_cloth_info info;
+
+    /* Strands (strands.c: a cloth without triangles whose springs are the strands' segments)
+     * bend at each interior vertex (strand_bend.h); a cloth of triangles has none. */
+    bool strands;                /* built from an sb_strand_def */
+    int32_t angle_count;
+    int32_t *angles;             /* angle_count x 3: the vertex before, at and after the turn */
+    double *angle_stiffness;     /* angle_count: EI / l̄, N·m */
+    double *angle_rest;          /* angle_count: θ0 of the rest shape, rad */
+    colouring angle_colours;
 } cloth_model;
 
 /* What a step changes and the next one reads: all of it goes into a saved state. */
@@ -122,6 +131,7 @@ typedef struct cloth_scratch {
     int32_t *triangle_blocks;    /* triangle_count x 9: the system's block of each vertex pair */
     int32_t *hinge_blocks;       /* hinge_count x 16 */
     int32_t *spring_blocks;      /* springs.count x 4 */
+    int32_t *angle_blocks;       /* angle_count x 9 */
     double *force, *rhs, *dv, *z, *x_new, *v_new, *correction; /* vertex_count x 3 each */
     double *pressure_gradient;   /* vertex_count x 3 with pressure: ∇V of the current system */
     double pressure_sigma;       /* the system is system + σ ∇V ∇Vᵀ (σ = -h² p', 0 without pressure) */
@@ -138,6 +148,11 @@ typedef struct cloth {
  * returns the error (message set) and *out stays NULL. */
 sb_result cloth_create(const sb_cloth_def *def, double time, const double gravity[3], cloth **out);
 void cloth_destroy(cloth *c);
+
+/* For builders of other kinds of cloth (strands.c): colours elements for parallel assembly,
+ * and allocates the state (at rest, at `time`) and scratch of a built model. */
+bool cloth_colour_elements(colouring *out, const int32_t *elements, int32_t count, int32_t per, int32_t vertices);
+bool cloth_init_dynamics(cloth *c, double time, const double gravity[3]);
 
 /* Target position and velocity of pin p at time t. */
 void cloth_pin_state(const cloth *c, int32_t p, double t, double pos[3], double vel[3]);

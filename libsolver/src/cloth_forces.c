@@ -5,6 +5,7 @@
 #include "cloth_colouring.h"
 #include "cloth_fields.h"
 #include "cloth_pressure.h"
+#include "strand_bend.h"
 
 /* Adds one condition's force and, with an assembly, its matrix blocks and h² K v0. Inlined
  * with nv, the condition's vertex count, a constant: the loops then unroll. */
@@ -99,6 +100,23 @@ static void hinge_forces(const cloth *c, int32_t e, const double *x, const doubl
     double kw = m->k_bend * bend_scale * c->model.hinge_weight[e];
     const int32_t *blocks = as ? &c->scratch.hinge_blocks[16 * (size_t)e] : no_blocks;
     add_condition(&bend, 4, hv, blocks, kw, m->damping * kw, c->model.hinge_rest_angle[e], false, v, f, as);
+}
+
+/* Bending of a strand at interior vertex e (strand_bend.h): E = ½ k (θ - θ0)². Like the
+ * hinges, only the k ∇θ ∇θᵀ part of its stiffness enters the system: (θ - θ0) ∇²θ is
+ * indefinite, and grows as 1/sin θ near straight. */
+static void angle_forces(const cloth *c, int32_t e, const double *x, const double *v, double *f,
+                         const assembly *as)
+{
+    static const int32_t no_blocks[9] = {0};
+    const int32_t *av = &c->model.angles[3 * (size_t)e];
+    vec3 p[3];
+    for (int k = 0; k < 3; k++) p[k] = v3_load(&x[3 * (size_t)av[k]]);
+    condition bend;
+    if (!turning_angle_condition(p, &bend, false)) return;
+    double kw = c->model.angle_stiffness[e];
+    const int32_t *blocks = as ? &c->scratch.angle_blocks[9 * (size_t)e] : no_blocks;
+    add_condition(&bend, 3, av, blocks, kw, c->model.material.damping * kw, c->model.angle_rest[e], false, v, f, as);
 }
 
 /* Extra spring s (cloth_springs.h). With K = ∂f_j/∂x_j and D = ∂f_j/∂v_j the spring's blocks
@@ -200,10 +218,11 @@ static void evaluate(const cloth *c, const double *x, const double *v, const dou
         else
             pressure_forces(c, x, f, NULL, NULL, 0.0, NULL, NULL, NULL, NULL);
     }
-#pragma omp parallel if (c->model.triangle_count > PARALLEL_ELEMENTS)
+#pragma omp parallel if (c->model.triangle_count + c->model.angle_count > PARALLEL_ELEMENTS)
     {
         walk_colours(&c->model.triangle_colours, triangle_forces, c, x, v, f, as);
         if (m->k_bend > 0.0) walk_colours(&c->model.hinge_colours, hinge_forces, c, x, v, f, as);
+        if (c->model.angle_count > 0) walk_colours(&c->model.angle_colours, angle_forces, c, x, v, f, as);
         /* before the vertex loop below, which adds h f to the right-hand side (and only with
          * goals: the same test on every thread, so none waits at the loop's barrier for nothing) */
         if (c->model.goal_count > 0) {

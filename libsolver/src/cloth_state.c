@@ -12,7 +12,7 @@ enum { CONTACT_BYTES = 4 + 7 * 8 + 2 };
 
 #if UINTPTR_MAX == UINT64_MAX
 _Static_assert(sizeof(cloth_state) == 120, "a cloth_state field was added: save it in cloth_state_write/read");
-_Static_assert(sizeof(cloth_model) == 728, "a cloth_model field was added: fingerprint it in cloth_model_hash "
+_Static_assert(sizeof(cloth_model) == 808, "a cloth_model field was added: fingerprint it in cloth_model_hash "
                                            "if the definition gives it");
 #endif
 
@@ -50,6 +50,14 @@ uint64_t cloth_model_hash(const cloth_model *m)
         h = state_hash(h, sp->rest, n_springs * sizeof(double));
         h = state_hash(h, sp->stiffness, 2 * n_springs * sizeof(double));
         h = state_hash(h, sp->max_force, n_springs * sizeof(double));
+    }
+    /* strands (strands.c) only: a cloth of triangles keeps its fingerprint of before */
+    if (m->strands) {
+        uint8_t strands = 1;
+        STATE_HASH(h, strands);
+        h = state_hash(h, m->angles, 3 * (size_t)m->angle_count * sizeof(int32_t));
+        h = state_hash(h, m->angle_stiffness, (size_t)m->angle_count * sizeof(double));
+        h = state_hash(h, m->angle_rest, (size_t)m->angle_count * sizeof(double));
     }
     /* what is not given leaves the fingerprint as it was */
     size_t triangles = (size_t)m->triangle_count;

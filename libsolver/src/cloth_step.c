@@ -28,6 +28,15 @@ static double max_strain_change(const cloth *c, const double *x0, const double *
         worst = fmax(worst, fabs(v3_len(wu1) - v3_len(wu0)));
         worst = fmax(worst, fabs(v3_len(wv1) - v3_len(wv0)));
     }
+    /* strands: the change of each segment's length over its rest length, the same measure */
+    const spring_set *sp = &c->model.springs;
+    for (int32_t s = 0; c->model.strands && s < sp->count; s++) {
+        int32_t i = sp->pairs[2 * (size_t)s], j = sp->pairs[2 * (size_t)s + 1];
+        if (in_contact(c, i) || in_contact(c, j)) continue;
+        double l0 = v3_len(v3_sub(v3_load(&x0[3 * (size_t)j]), v3_load(&x0[3 * (size_t)i])));
+        double l1 = v3_len(v3_sub(v3_load(&x1[3 * (size_t)j]), v3_load(&x1[3 * (size_t)i])));
+        worst = fmax(worst, fabs(l1 - l0) / sp->rest[s]);
+    }
     return worst;
 }
 

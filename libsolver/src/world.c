@@ -9,6 +9,7 @@
 #include "collision_scratch.h"
 #include "grow.h"
 #include "rigid_mass_properties.h"
+#include "strands.h"
 #include "threads.h"
 
 SB_API sb_world_def sb_default_world_def(void)
@@ -189,6 +190,28 @@ SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, sb
     if (r != SB_OK) return r;
     world->cloths[world->cloth_count] = c;
     *out_cloth = (sb_cloth_id){world->cloth_count++};
+    return SB_OK;
+}
+
+SB_API sb_strand_def sb_default_strand_def(void)
+{
+    return (sb_strand_def){.mass_per_length = 0.01, .stretch_stiffness = 1e4, .bend_stiffness = 1e-4,
+                           .damping = 0.01, .thickness = 0.005, .friction = 0.5, .gravity_scale = 1.0};
+}
+
+SB_API sb_result sb_world_add_strands(sb_world *world, const sb_strand_def *def, sb_cloth_id *out_strands)
+{
+    if (!world || !out_strands) return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_strands is NULL");
+    if (def && check_world_vertices(world, def->vertex_count) != SB_OK) return SB_ERROR_INVALID_ARGUMENT;
+    if (!grow((void **)&world->cloths, &world->cloth_capacity, world->cloth_count + 1, sizeof *world->cloths))
+        return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding strands");
+    cloth *c = NULL;
+    int32_t caller_threads = threads_enter(world->def.threads);
+    sb_result r = strands_create(def, world->time, world->def.gravity, &c);
+    threads_leave(caller_threads);
+    if (r != SB_OK) return r;
+    world->cloths[world->cloth_count] = c;
+    *out_strands = (sb_cloth_id){world->cloth_count++};
     return SB_OK;
 }
 

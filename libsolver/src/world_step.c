@@ -11,6 +11,8 @@
 #include "cloth_strain_limit.h"
 #include "api_error.h"
 #include "world_ode.h"
+#include "strands.h"
+#include "strand_collide.h"
 #include "wall_clock.h"
 #include "world.h"
 
@@ -112,6 +114,10 @@ static step_outcome solve_cloths(sb_world *w, double h, const implicit_params *p
     for (int32_t i = 0; i < w->cloth_count && outcome == STEP_ACCEPTED; i++) {
         implicit_params cloth_params = *params;
         cloth_params.fields = world_fields_on(w, i, w->time + h);
+        /* strands' segments (EA / L on a small mass) make their system far stiffer than cloth's: a
+         * residual of 1e-3 leaves their segments stretched by tens of percent, so they solve to
+         * STRAND_CG_TOLERANCE at least */
+        if (w->cloths[i]->model.strands) cloth_params.cg_tolerance = fmin(params->cg_tolerance, STRAND_CG_TOLERANCE);
         outcome = cloth_implicit_step(w->cloths[i], w->time, h, &cloth_params, report);
         *iterations += report->cg_iterations;
         w->phases.assembly += report->assembly_seconds, w->phases.solve += report->solve_seconds;
@@ -294,6 +300,8 @@ static sb_result step_implicit(sb_world *w, double end)
             return out_of_memory(w, "resolving collisions");
         }
         if (outcome == STEP_ACCEPTED) {
+            for (int32_t i = 0; i < w->cloth_count; i++)
+                if (w->cloths[i]->model.strands) strands_sweep_colliders(w->cloths[i], w->colliders, w->collider_count);
             accept_step(w, h, end, lands, contacts, iterations, &collisions, strain_violated);
             continue;
         }

@@ -43,6 +43,24 @@ class Bindings(unittest.TestCase):
             self.assertEqual(world.stats()["steps"], 24)
             self.assertEqual(world.cloth_info(cloth)["vertex_count"], 25)
 
+    def test_a_rope_through_the_bindings(self):
+        """Strands: a 1 m rope of 10 segments pinned at one end swings down, its length kept;
+        a strand of one vertex is refused with the library's reason."""
+        positions = [coord for i in range(11) for coord in (0.1 * i, 0.0, 1.0)]
+        with native.World(gravity=(0, 0, -9.81), max_step=1 / 24) as world:
+            rope = world.add_strands(positions, [11], pins=[0], mass_per_length=0.02)
+            for frame in range(1, 31):
+                world.step_to(frame / 60)
+            x = world.positions(rope)
+            length = sum(math.dist(x[3 * i:3 * i + 3], x[3 * i + 3:3 * i + 6]) for i in range(10))
+            self.assertAlmostEqual(length, 1.0, delta=0.01)
+            self.assertLess(x[32], 0.5, "the tip swung down")
+            self.assertEqual(list(x[:3]), [0.0, 0.0, 1.0])
+            self.assertAlmostEqual(world.cloth_info(rope)["total_mass"], 0.02)
+            with self.assertRaises(native.NativeError) as caught:
+                world.add_strands(positions, [10, 1])
+            self.assertIn("strand 1 has 1 vertices", str(caught.exception))
+
     def test_a_saved_state_resumes_bit_for_bit_through_the_bindings(self):
         positions, triangles = grid(6)
 
