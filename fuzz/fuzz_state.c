@@ -2,7 +2,8 @@
  *
  * Every input starts from the genuine state of a small world (a pinned cloth with self
  * collision over a floor and a ball of 448 triangles, whose collision tree is as deep as a
- * real collider's, two boxes on a static floor, stepped three frames), edits it
+ * real collider's, two boxes on a static floor joined by a breakable hinge, goal springs
+ * moving up, a sewing spring, the cloth meeting only the floor, stepped three frames), edits it
  * and gives it a correct header and checksum, so the fuzzer reaches the structural checks
  * behind them (counts, fingerprints, trees, contacts, warm starts) rather than stopping at
  * the checksum. Input: mode byte (0 edit, 1 cut to a length then edit, 2 edit and keep the
@@ -76,6 +77,12 @@ static sb_world *make_world(void)
     cloth.vertex_count = GRID * GRID, cloth.positions = cloth_positions;
     cloth.triangle_count = 2 * (GRID - 1) * (GRID - 1), cloth.triangles = cloth_triangles;
     cloth.pin_count = 2, cloth.pins = pins, cloth.self_collision = 1;
+    /* goal springs on the far row, a sewing spring across the cloth */
+    static double goals[GRID * GRID];
+    for (int v = GRID * (GRID - 1); v < GRID * GRID; v++) goals[v] = 5.0;
+    static const int32_t springs[2] = {GRID, 2 * GRID - 1};
+    cloth.goal_stiffness = goals, cloth.goal_damping = 0.1;
+    cloth.spring_count = 1, cloth.springs = springs, cloth.spring_max_force = 5.0;
     sb_cloth_id cloth_id;
     fuzz_require(sb_world_add_cloth(world, &cloth, &cloth_id) == SB_OK);
     sb_collider_def floor = sb_default_collider_def();
@@ -97,6 +104,16 @@ static sb_world *make_world(void)
         body.center[2] = 0.19 + 0.41 * k;
         fuzz_require(sb_world_add_body(world, &body, &body_id) == SB_OK);
     }
+    /* the two boxes joined by a breakable hinge with a limit, a motor and a spring */
+    sb_joint_def joint = sb_default_joint_def();
+    joint.type = SB_JOINT_HINGE, joint.body_a = (sb_body_id){1}, joint.body_b = (sb_body_id){2};
+    joint.pivot[0] = 3.0, joint.pivot[2] = 0.4;
+    joint.use_limit[5] = 1, joint.lower[5] = -0.5, joint.upper[5] = 0.5;
+    joint.use_motor[5] = 1, joint.motor_velocity[5] = 1.0, joint.motor_max_force[5] = 0.1;
+    joint.use_spring[0] = 1, joint.spring_stiffness[0] = 100.0, joint.spring_damping[0] = 1.0;
+    joint.breakable = 1, joint.breaking_threshold = 1.0;
+    sb_joint_id joint_id;
+    fuzz_require(sb_world_add_joint(world, &joint, &joint_id) == SB_OK);
     /* a gusty wind on its way to a new pose, so the state holds a field's path half travelled */
     sb_field_def wind = sb_default_field_def();
     wind.type = SB_FIELD_WIND, wind.strength = 0.5, wind.flow = 0.2, wind.noise = 0.1, wind.axis[0] = 1.0;
@@ -105,6 +122,11 @@ static sb_world *make_world(void)
     fuzz_require(sb_cloth_set_field_weight(world, cloth_id, wind_id, 0.8) == SB_OK);
     const double gust_at[3] = {0.5, 0.0, 0.3}, gust_axis[3] = {1.0, 0.5, 0.0};
     fuzz_require(sb_field_set_target(world, wind_id, 5.0 / 24.0, gust_at, gust_axis, 0.9) == SB_OK);
+    /* the goals on their way up, and the cloth meeting only the floor */
+    double goal_targets[3 * GRID * GRID];
+    for (int i = 0; i < 3 * GRID * GRID; i++) goal_targets[i] = cloth_positions[i] + (i % 3 == 2 ? 0.1 : 0.0);
+    fuzz_require(sb_cloth_set_goal_targets(world, cloth_id, 5.0 / 24.0, goal_targets, GRID * GRID) == SB_OK);
+    fuzz_require(sb_cloth_set_colliders(world, cloth_id, &(sb_collider_id){0}, 1) == SB_OK);
     for (int frame = 1; frame <= 3; frame++) fuzz_require(sb_world_step_to(world, frame / 24.0) == SB_OK);
     return world;
 }

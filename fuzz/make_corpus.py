@@ -287,6 +287,107 @@ def transform_seeds():
     }
 
 
+# --- fuzz_cloth_features -----------------------------------------------------------------
+def features(shape=0, pins=(), pressure=(), weights=None, goals=b"\x00", springs=((0, 5), (1, 6)), internal=b"",
+             scales=None, self_collision=0, shrink=None, collision_off=None, colliders=(0.85,), fields=((),),
+             weights_set=(), set_colliders=b""):
+    """World, shape (0 grid of 9, 1 octahedron of 6), pins, pressure doubles, the optional
+    per-vertex arrays (flag + values), springs, internal spring settings (defaults unless
+    given), colliders (heights), fields (each a tuple of the leading doubles after type and
+    shape, or bytes), field weights, sb_cloth_set_colliders bytes."""
+    n = 6 if shape else 9
+    opt = lambda values: byte(1) + nums(values) if values is not None else byte(0)
+    out = world() + byte(shape) + byte(len(pins)) + bytes(pins)
+    out += b"".join(num(p) for p in pressure) + DEFAULT * (3 - len(pressure)) + opt(weights)
+    out += goals + DEFAULT + byte(len(springs)) + bytes(i for s in springs for i in s) + byte(0) + DEFAULT * 3
+    out += internal or (DEFAULT * 6 + byte(0))
+    out += b"".join(opt(None if scales is None else [scales[k]] * n) for k in range(4))
+    out += DEFAULT + i32(self_collision) + DEFAULT * 2 + opt(shrink)
+    out += (byte(1) + bytes(collision_off) if collision_off is not None else byte(0)) + byte(0)
+    out += byte(len(colliders)) + nums(colliders)
+    out += byte(len(fields)) + b"".join(f if isinstance(f, bytes) else field(0) for f in fields)
+    out += byte(len(weights_set)) + b"".join(byte(f) + num(w) for f, w in weights_set)
+    return out + (set_colliders or byte(0))
+
+
+def field(kind, field_shape=0, position=(0, 0, 1.5), axis=(0, 0, 1), strength=1.0, flow=0.0, noise=0.0):
+    """A field: type, shape, position, axis, strength, flow, noise; the other 19 values default."""
+    return (byte(kind) + byte(field_shape) + nums(position) + nums(axis) + num(strength) + num(flow) + num(noise) +
+            DEFAULT * 19)
+
+
+def cloth_features_seeds():
+    return {
+        "defaults": b"",
+        "grid_goals_springs_wind": features(),
+        "octahedron_pressure_internal": features(shape=1, pressure=(50.0, 100.0), goals=byte(1), springs=(),
+                                                 internal=i32(1) + num(0.5) + DEFAULT + i32(1) + DEFAULT * 2 +
+                                                 byte(0)),
+        "octahedron_weighted_pressure": features(shape=1, pressure=(-20.0, 100.0, 0.004),
+                                                 weights=[1, 0.5, 1, 1, 0, 1], goals=byte(1), springs=()),
+        "grid_scales_self_collision": features(scales=(0.5, 2.0, 0.0, 3.0), self_collision=1,
+                                               shrink=[0.1] * 9, collision_off=[1, 1, 0, 1, 1, 0, 0, 0, 0]),
+        "grid_pinned_no_goals": features(pins=(0, 2), goals=byte(1), springs=((3, 5),)),
+        "every_field_type": features(fields=tuple(field(k) for k in range(6)) [:3],
+                                     weights_set=((0, 0.5), (1, 2.0), (2, 0.0))),
+        "vortex_turbulence_harmonic": features(fields=(field(2, 1), field(3, 2, strength=2.0), field(5))),
+        "two_colliders_one_met": features(colliders=(0.85, 0.75), set_colliders=byte(2) + byte(1) + byte(1)),
+        "no_colliders_met": features(colliders=(0.85,), set_colliders=byte(2) + byte(0)),
+        "colliders_misuse": features(colliders=(0.85, 0.75), set_colliders=byte(2) + byte(2) + byte(0) + byte(0)),
+    }
+
+
+# --- fuzz_joints ----------------------------------------------------------------------------
+def joint(kind=1, a=0, b=0, pivot=None, limits=(), motors=(), springs=(), breakable=None, threshold=None):
+    """A joint: type byte (0 the default, point; else 1 + sb_joint_type), body a + 1 (0: the
+    default), body b + 1 (0: the world), pivot; per coordinate limit/motor/spring settings
+    (coordinate: (lower, upper)), (velocity, force), (stiffness, damping)."""
+    out = byte(kind) + byte(a) + byte(b) + (nums(pivot) if pivot else DEFAULT * 3) + DEFAULT * 4
+    for c in range(6):
+        lim, mot, spr = dict(limits).get(c), dict(motors).get(c), dict(springs).get(c)
+        out += (i32(1) + nums(lim) if lim else byte(0) + DEFAULT * 2)
+        out += (i32(1) + nums(mot) if mot else byte(0) + DEFAULT * 2)
+        out += (i32(1) + nums(spr) if spr else byte(0) + DEFAULT * 2)
+    out += DEFAULT + (i32(breakable) if breakable is not None else DEFAULT)
+    return out + (num(threshold) if threshold is not None else DEFAULT) + DEFAULT
+
+
+def joints(bodies, joint_list, steps=(0.05,)):
+    out = world() + byte(len(bodies) - 1) + b"".join(bodies) + byte(len(joint_list)) + b"".join(joint_list)
+    return out + byte(len(steps) - 1) + nums(steps)
+
+
+def jbody(body_type=0, shape=0, center=(0, 0, 1), size=0.2):
+    return byte(body_type) + byte(shape) + nums(center) + num(size) + DEFAULT * 3
+
+
+def joints_seeds():
+    FIXED, POINT, HINGE, SLIDER, PISTON, GENERIC = range(1, 7)
+    two = [jbody(center=(0, 0, 1)), jbody(center=(0.5, 0, 1))]
+    return {
+        "defaults": b"",
+        "chain_of_balls": joints([jbody(center=(0.5 * i, 0, 1)) for i in range(4)],
+                                 [joint(POINT, i + 1, i if i else 0, pivot=(0.5 * i - 0.25, 0, 1), breakable=0)
+                                  for i in range(4)], steps=(0.05,) * 3),
+        "hinge_limited_motor": joints(two, [joint(HINGE, 1, 2, pivot=(0.25, 0, 1), limits=((5, (-0.5, 0.5)),),
+                                                  motors=((5, (2.0, 5.0)),), breakable=0)], steps=(0.05,) * 2),
+        "slider_spring": joints(two, [joint(SLIDER, 1, 0, pivot=(0, 0, 1), springs=((0, (100.0, 1.0)),),
+                                            limits=((0, (-0.2, 0.2)),), breakable=0)]),
+        "piston_and_fixed": joints(two + [jbody(1, 1, center=(1, 0, 1))],
+                                   [joint(PISTON, 1, 0, pivot=(0, 0, 1), motors=((0, (1.0, 10.0)), (3, (1.0, 1.0)))),
+                                    joint(FIXED, 2, 3, pivot=(0.75, 0, 1))]),
+        "generic_all_limits": joints(two, [joint(GENERIC, 1, 2, pivot=(0.25, 0, 1),
+                                                 limits=tuple((c, (-0.1, 0.1)) for c in range(6)),
+                                                 springs=((3, (10.0, 0.1)),), breakable=0)]),
+        "breaks_under_load": joints([jbody(center=(0, 0, 1), size=0.3)],
+                                    [joint(POINT, 1, 0, pivot=(0, 0, 1.3), breakable=1, threshold=0.001)],
+                                    steps=(0.05,) * 3),
+        "static_and_kinematic": joints([jbody(2, 0, center=(0, 0, 0)), jbody(1, 1, center=(0, 0, 1)),
+                                        jbody(center=(0.5, 0, 1))],
+                                       [joint(POINT, 1, 3, pivot=(0.25, 0, 0.5)), joint(HINGE, 2, 3)]),
+    }
+
+
 # --- fuzz_state --------------------------------------------------------------------------
 def state_edits(*edits):
     return b"".join(struct.pack("<IB", offset, xor) for offset, xor in edits)
@@ -304,7 +405,8 @@ def state_seeds():
 
 
 def main():
-    for target, seeds in [("fuzz_cloth", cloth_seeds()), ("fuzz_rigid", rigid_seeds()),
+    for target, seeds in [("fuzz_cloth", cloth_seeds()), ("fuzz_cloth_features", cloth_features_seeds()),
+                          ("fuzz_rigid", rigid_seeds()), ("fuzz_joints", joints_seeds()),
                           ("fuzz_mass_properties", mass_properties_seeds()), ("fuzz_transform", transform_seeds()),
                           ("fuzz_state", state_seeds())]:
         directory = CORPUS / target

@@ -26,6 +26,12 @@ static double lerp(double a, double b, double s) { return a + (b - a) * s; }
 
 double noise_value3(double x, double y, double z, uint32_t seed)
 {
+    /* The lattice indices are int64: converting a NaN, an infinity or a value beyond the
+     * int64 range is undefined behaviour. A cloth's trial positions can be NaN in a step that
+     * blew up (and is then rejected), and a turbulence field divides by noise_size (1e-6 m at
+     * least), so such points do reach here: they get no noise. 2^62 keeps i + 1 in range. */
+    const double limit = 4611686018427387904.0; /* 2^62 */
+    if (!(fabs(x) < limit && fabs(y) < limit && fabs(z) < limit)) return 0.0;
     double fx = floor(x), fy = floor(y), fz = floor(z);
     int64_t i = (int64_t)fx, j = (int64_t)fy, k = (int64_t)fz;
     double sx = fade(x - fx), sy = fade(y - fy), sz = fade(z - fz);

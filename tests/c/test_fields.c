@@ -243,6 +243,23 @@ Test(fields, falloff_follows_blender_at_min_and_max_distance_and_power)
     cr_expect_eq(falloff_at(&def, v3(0, 0, 0.1)), 1.0, "positive side only");
 }
 
+/* Found by fuzz_cloth_features: a turbulence field met a cloth whose trial positions were NaN
+ * (a pressure of DBL_MAX blew the step up), and the noise converted NaN to an int64 lattice
+ * index (undefined behaviour; NaN noise on x86). Points no lattice index can hold get none. */
+Test(fields, the_noise_is_zero_where_no_lattice_index_holds_the_point)
+{
+    const double bad[] = {NAN, INFINITY, -INFINITY, 1e300, -1e19, 9.3e18};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_assert_eq(noise_value3(bad[i], 0.5, 0.5, 7), 0.0, "noise at x = %g", bad[i]);
+        cr_assert_eq(noise_value3(0.5, bad[i], 0.5, 7), 0.0, "noise at y = %g", bad[i]);
+        cr_assert_eq(noise_value3(0.5, 0.5, bad[i], 7), 0.0, "noise at z = %g", bad[i]);
+        vec3 t = noise_turbulence3(v3(bad[i], 0.0, 0.0), 7);
+        cr_assert(t.x == 0.0 && t.y == 0.0 && t.z == 0.0, "turbulence at x = %g", bad[i]);
+    }
+    double near_limit = noise_value3(4.0e18, -4.0e18, 0.25, 7); /* still held: finite noise */
+    cr_assert(fabs(near_limit) <= 1.0, "noise %g near the int64 limit", near_limit);
+}
+
 Test(fields, the_noise_is_deterministic_smooth_and_bounded_for_one_seed)
 {
     test_rng rng = rng_seed(5);
