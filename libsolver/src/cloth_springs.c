@@ -5,6 +5,7 @@
 
 #include "api_error.h"
 #include "collision_bvh.h"
+#include "collision_geometry.h"
 
 vec3 spring_force(vec3 xi, vec3 xj, vec3 vi, vec3 vj, double rest, double k_tension, double k_compression,
                   double max_force, double damping, bool definite, mat3 *K, mat3 *D)
@@ -151,19 +152,8 @@ static double ray_triangle(void *ctx, int32_t t, double t_max)
 {
     ray_cast *rc = ctx;
     const int32_t *tri = &rc->tris[3 * (size_t)t];
-    vec3 a = position(rc->def, tri[0]), e1 = v3_sub(position(rc->def, tri[1]), a),
-         e2 = v3_sub(position(rc->def, tri[2]), a);
-    vec3 p = v3_cross(rc->dir, e2);
-    double det = v3_dot(e1, p);
-    if (det == 0.0) return t_max;
-    double inv = 1.0 / det;
-    vec3 s = v3_sub(rc->origin, a);
-    double bu = v3_dot(s, p) * inv;
-    if (bu < 0.0 || bu > 1.0) return t_max;
-    vec3 q = v3_cross(s, e1);
-    double bv = v3_dot(rc->dir, q) * inv;
-    if (bv < 0.0 || bu + bv > 1.0) return t_max;
-    double dist = v3_dot(e2, q) * inv;
+    double dist = ray_crosses_triangle(rc->origin, rc->dir, position(rc->def, tri[0]), position(rc->def, tri[1]),
+                               position(rc->def, tri[2]));
     if (!(dist > 0.0) || dist > t_max) return t_max;
     rc->hit = t, rc->distance = dist;
     return dist;

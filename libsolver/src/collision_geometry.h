@@ -26,4 +26,23 @@ bool segment_meets_triangle(vec3 p, vec3 q, vec3 a, vec3 b, vec3 c);
  * is also a vertex of b. Touching only at shared vertices or edges does not count. */
 bool triangles_intersect(const vec3 a[3], const vec3 b[3], unsigned shared_a, unsigned shared_b);
 
+/* Möller–Trumbore: the s at which origin + s dir crosses triangle (a, b, c), or -1 when it does
+ * not (parallel, outside the triangle, or s < 0). */
+static inline double ray_crosses_triangle(vec3 origin, vec3 dir, vec3 a, vec3 b, vec3 c)
+{
+    vec3 e1 = v3_sub(b, a), e2 = v3_sub(c, a);
+    vec3 p = v3_cross(dir, e2);
+    double det = v3_dot(e1, p);
+    if (det == 0.0) return -1.0;
+    double inv = 1.0 / det;
+    vec3 r = v3_sub(origin, a);
+    double bu = v3_dot(r, p) * inv;
+    if (bu < 0.0 || bu > 1.0) return -1.0;
+    vec3 q = v3_cross(r, e1);
+    double bv = v3_dot(dir, q) * inv;
+    if (bv < 0.0 || bu + bv > 1.0) return -1.0;
+    double s = v3_dot(e2, q) * inv;
+    return s >= 0.0 ? s : -1.0;
+}
+
 #endif

@@ -1,5 +1,7 @@
 #include "strand_collide.h"
 
+#include "collision_geometry.h"
+
 typedef struct sweep {
     const collider *col;
     vec3 origin, dir;   /* the vertex's path: origin + s dir, s in [0, 1] */
@@ -8,27 +10,16 @@ typedef struct sweep {
     vec3 side;          /* unit normal of that triangle towards the path's start */
 } sweep;
 
-/* Möller–Trumbore: the path crosses triangle t at s in [0, t_max]. */
+/* The path crosses triangle t at s in [0, t_max]. */
 static double sweep_triangle(void *ctx, int32_t t, double t_max)
 {
     sweep *sw = ctx;
     const int32_t *tri = &sw->col->model.triangles[3 * (size_t)t];
     const double *x1 = sw->col->scratch.x1;
-    vec3 a = v3_load(&x1[3 * (size_t)tri[0]]), e1 = v3_sub(v3_load(&x1[3 * (size_t)tri[1]]), a),
-         e2 = v3_sub(v3_load(&x1[3 * (size_t)tri[2]]), a);
-    vec3 p = v3_cross(sw->dir, e2);
-    double det = v3_dot(e1, p);
-    if (det == 0.0) return t_max;
-    double inv = 1.0 / det;
-    vec3 r = v3_sub(sw->origin, a);
-    double bu = v3_dot(r, p) * inv;
-    if (bu < 0.0 || bu > 1.0) return t_max;
-    vec3 q = v3_cross(r, e1);
-    double bv = v3_dot(sw->dir, q) * inv;
-    if (bv < 0.0 || bu + bv > 1.0) return t_max;
-    double s = v3_dot(e2, q) * inv;
+    vec3 a = v3_load(&x1[3 * (size_t)tri[0]]), b = v3_load(&x1[3 * (size_t)tri[1]]), c = v3_load(&x1[3 * (size_t)tri[2]]);
+    double s = ray_crosses_triangle(sw->origin, sw->dir, a, b, c);
     if (!(s >= 0.0) || s > t_max) return t_max;
-    vec3 n = v3_cross(e1, e2);
+    vec3 n = v3_cross(v3_sub(b, a), v3_sub(c, a));
     double len = v3_len(n);
     if (!(len > 0.0)) return t_max;
     n = v3_scale(n, 1.0 / len);
