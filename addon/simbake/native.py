@@ -10,7 +10,7 @@ import os
 from array import array
 
 # The add-on works with library versions of this major.minor.
-REQUIRED_VERSION = (0, 9)
+REQUIRED_VERSION = (0, 10)
 LIBRARY_NAME = "libsimbake.so"
 
 INTEGRATORS = {"IMPLICIT_EULER": 0, "EXPLICIT_EULER": 1, "MIDPOINT": 2, "RK4": 3}
@@ -230,6 +230,12 @@ class BodyDef(ctypes.Structure):
         ("angular_velocity", ctypes.c_double * 3),
         ("linear_damping", ctypes.c_double),
         ("angular_damping", ctypes.c_double),
+        ("collision_groups", ctypes.c_uint32),  # bit k: Blender's collision collection k + 1
+        ("use_deactivation", ctypes.c_int32),
+        ("start_deactivated", ctypes.c_int32),
+        ("deactivate_linear_velocity", ctypes.c_double),
+        ("deactivate_angular_velocity", ctypes.c_double),
+        ("deactivate_time", ctypes.c_double),
     ]
 
 
@@ -273,6 +279,7 @@ class BodyState(ctypes.Structure):
         ("mass", ctypes.c_double),
         ("contact_force", ctypes.c_double * 3),
         ("contacts", ctypes.c_int32),
+        ("sleeping", ctypes.c_int32),
     ]
 
 
@@ -302,6 +309,9 @@ class WorldStats(ctypes.Structure):
         ("collisions", ctypes.c_int64),
         ("impact_zones", ctypes.c_int64),
         ("strain_violations", ctypes.c_int64),
+        ("sleeping_bodies", ctypes.c_int32),
+        ("rigid_pair_tests", ctypes.c_int64),
+        ("rigid_body_moves", ctypes.c_int64),
     ]
 
 

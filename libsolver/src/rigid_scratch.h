@@ -68,6 +68,9 @@ struct rigid_scratch {
     int32_t joint_row_count, joint_row_capacity, joint_slot_capacity, island_row_capacity;
     uint64_t *apart;            /* body pairs (a << 32 | b, a < b) that do not collide: sorted */
     int32_t apart_count, apart_capacity;
+    int32_t (*sleep_pairs)[2]; /* sleeping bodies whose bounds overlap (rigid_sleep.h) */
+    int32_t sleep_pair_count, sleep_pair_capacity;
+    uint8_t *woken;            /* per body: woken this step (rigid_sleep.c's scratch) */
     bool out_of_memory;
 };
 

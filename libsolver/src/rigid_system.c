@@ -30,6 +30,7 @@ sb_result rigid_system_add_body(rigid_system *sys, const sb_body_def *def, doubl
     rigid_body *b = NULL;
     sb_result r = rigid_body_create(def, time, &b);
     if (r != SB_OK) return r;
+    if (b->state.sleep_group != SLEEP_AWAKE) b->state.sleep_group = sys->body_count; /* a group of its own */
     sys->bodies[sys->body_count] = b;
     *out_body = sys->body_count++;
     return SB_OK;
@@ -88,6 +89,7 @@ sb_result rigid_system_advance(rigid_system *sys, double t, double h, sb_failure
     }
     /* at most about a million: sb_world_create bounds max_step / rigid_max_step */
     int32_t substeps = (int32_t)fmax(1.0, ceil(h / sys->settings.max_step - 1e-9));
+    sys->pair_tests = sys->body_moves = 0;
     double hs = h / substeps;
     for (int32_t k = 0; k < substeps; k++)
         if (!rigid_substep(sys, t + k * hs, hs)) {

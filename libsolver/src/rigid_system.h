@@ -31,6 +31,7 @@ typedef struct rigid_system {
     rigid_joint *joints_saved; /* as they were at the start of the advance: undo */
     int32_t joints_saved_capacity;
     rigid_scratch *scratch; /* NULL until the first step with bodies, or a state that has one */
+    int64_t pair_tests, body_moves; /* over the last advance: narrow-phase pairs, bodies moved */
 } rigid_system;
 
 void rigid_system_init(rigid_system *s, rigid_settings settings);

@@ -9,6 +9,7 @@
 #include "collision_scratch.h"
 #include "grow.h"
 #include "rigid_mass_properties.h"
+#include "rigid_sleep.h"
 #include "strands.h"
 #include "threads.h"
 
@@ -60,7 +61,9 @@ SB_API sb_cloth_def sb_default_cloth_def(void)
 SB_API sb_body_def sb_default_body_def(void)
 {
     return (sb_body_def){.type = SB_BODY_DYNAMIC, .shape = SB_SHAPE_CONVEX_HULL, .rotation = {1, 0, 0, 0},
-                         .mass = 1.0, .friction = 0.5, .restitution = 0.0};
+                         .mass = 1.0, .friction = 0.5, .restitution = 0.0, .collision_groups = 1u,
+                         .deactivate_linear_velocity = 0.4, .deactivate_angular_velocity = 0.5,
+                         .deactivate_time = 2.0};
 }
 
 SB_API sb_collider_def sb_default_collider_def(void)
@@ -448,6 +451,7 @@ SB_API sb_result sb_body_get_state(const sb_world *world, sb_body_id body, sb_bo
     out->kinetic_energy = b->model.type == SB_BODY_DYNAMIC ? 0.5 * (v3_dot(s->P, s->v) + v3_dot(s->L, s->w)) : 0.0;
     v3_store(out->contact_force, s->contact_force);
     out->contacts = s->contacts;
+    out->sleeping = s->sleep_group != SLEEP_AWAKE;
     return SB_OK;
 }
 
@@ -629,6 +633,7 @@ SB_API sb_result sb_world_get_stats(const sb_world *world, sb_world_stats *out_s
     if (!world || !out_stats) return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_stats is NULL");
     *out_stats = world->stats;
     out_stats->time = world->time;
+    out_stats->sleeping_bodies = rigid_sleep_count(&world->rigid);
     return SB_OK;
 }
 
