@@ -133,6 +133,7 @@ class WorldDef(ctypes.Structure):
         ("contact_margin", ctypes.c_double),
         ("max_speed", ctypes.c_double),
         ("threads", ctypes.c_int32),
+        ("rigid_time_scale", ctypes.c_double),
     ]
 
 

@@ -97,6 +97,11 @@ typedef struct sb_world_def {
                                    blew up; the step is retried smaller, then fails (1000) */
     int32_t threads;            /* OpenMP threads of this world's calls, 0..1024 (see Threads);
                                    0: OpenMP's own number, OMP_NUM_THREADS or the cores (0) */
+    double rigid_time_scale;    /* (0, 100]: rigid bodies live this many seconds per second of the
+                                   world (Blender's Rigid Body World Speed): a step of h moves them
+                                   as h x this would, in substeps of at most rigid_max_step of
+                                   their own time; kinematic bodies keep to the world's clock (their
+                                   targets' times), cloth is not affected (1) */
 } sb_world_def;
 
 SB_API sb_world_def sb_default_world_def(void);

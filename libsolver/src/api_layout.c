@@ -22,7 +22,7 @@ static const struct_layout LAYOUTS[] = {
            AT(sb_world_def, min_step), AT(sb_world_def, grow_after), AT(sb_world_def, max_strain_change),
            AT(sb_world_def, cg_tolerance), AT(sb_world_def, cg_max_iterations), AT(sb_world_def, error_tolerance),
            AT(sb_world_def, rigid_max_step), AT(sb_world_def, rigid_iterations), AT(sb_world_def, contact_margin),
-           AT(sb_world_def, max_speed), AT(sb_world_def, threads)),
+           AT(sb_world_def, max_speed), AT(sb_world_def, threads), AT(sb_world_def, rigid_time_scale)),
     LAYOUT(sb_cloth_def, AT(sb_cloth_def, vertex_count), AT(sb_cloth_def, positions), AT(sb_cloth_def, triangle_count),
            AT(sb_cloth_def, triangles), AT(sb_cloth_def, uvs), AT(sb_cloth_def, density),
            AT(sb_cloth_def, stretch_stiffness), AT(sb_cloth_def, compression_stiffness), AT(sb_cloth_def, shear_stiffness), AT(sb_cloth_def, bend_stiffness),

@@ -87,11 +87,12 @@ bool rigid_joints_filter(const rigid_system *sys, rigid_scratch *s);
 bool rigid_joints_apart(const rigid_scratch *s, int32_t a, int32_t b);
 void rigid_joints_unite(const rigid_system *sys, rigid_scratch *s);
 bool rigid_joints_build_rows(const rigid_system *sys, rigid_scratch *s, const velocity_view *view, double h);
-void rigid_joints_remember(rigid_system *sys, rigid_scratch *s, double t, double h);
+void rigid_joints_remember(rigid_system *sys, rigid_scratch *s, double end, double h);
 bool rigid_joints_correct(rigid_system *sys, rigid_scratch *s, double h);
 
-/* One substep [t, t + h] of every body (rigid_step.c); false when out of memory, the bodies
- * then part way. */
-bool rigid_substep(rigid_system *sys, double t, double h);
+/* One substep of every body over the world's [t, t + span], of length h in the bodies' own
+ * time (h = span x the world's rigid_time_scale; kinematic bodies follow the world's clock);
+ * false when out of memory, the bodies then part way. */
+bool rigid_substep(rigid_system *sys, double t, double span, double h);
 
 #endif

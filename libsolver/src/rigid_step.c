@@ -76,8 +76,9 @@ bool rigid_scratch_reserve(rigid_scratch *s, int32_t n)
 
 /* --- forces, kinematic motion, bounds ---------------------------------------------------- */
 
-/* Body i's velocities for the step: a sleeping body stands still, like a static one. */
-static void load_body(rigid_system *sys, rigid_scratch *s, int32_t i, double t, double h)
+/* Body i's velocities for the step of length h that ends at world time `end` (a kinematic body
+ * is there then): a sleeping body stands still, like a static one. */
+static void load_body(rigid_system *sys, rigid_scratch *s, int32_t i, double end, double h)
 {
     vec3 g = sys->settings.gravity;
     {
@@ -99,7 +100,7 @@ static void load_body(rigid_system *sys, rigid_scratch *s, int32_t i, double t, 
             if (b->model.type == SB_BODY_KINEMATIC) { /* the velocity that takes it to its next pose */
                 vec3 x1;
                 quat q1;
-                rigid_body_kinematic_pose(b, t + h, &x1, &q1);
+                rigid_body_kinematic_pose(b, end, &x1, &q1);
                 s->v[i] = v3_scale(v3_sub(x1, b->state.x), 1.0 / h);
                 s->w[i] = v3_scale(q_to_rotation_vector(q_mul(q1, q_conj(b->state.q))), 1.0 / h);
             }
@@ -110,9 +111,9 @@ static void load_body(rigid_system *sys, rigid_scratch *s, int32_t i, double t, 
     }
 }
 
-static void load_velocities(rigid_system *sys, rigid_scratch *s, double t, double h)
+static void load_velocities(rigid_system *sys, rigid_scratch *s, double end, double h)
 {
-    for (int32_t i = 0; i < sys->body_count; i++) load_body(sys, s, i, t, h);
+    for (int32_t i = 0; i < sys->body_count; i++) load_body(sys, s, i, end, h);
     int32_t world = sys->body_count; /* the world's slot: the far end of joints to it */
     s->v[world] = s->w[world] = s->v_forced[world] = v3(0, 0, 0);
     s->inv_mass[world] = 0.0, s->inv_inertia[world] = m3_zero();
@@ -391,12 +392,12 @@ static bool remember(rigid_system *sys, rigid_scratch *s, double h)
     return true;
 }
 
-static void integrate(rigid_system *sys, rigid_scratch *s, double t, double h)
+static void integrate(rigid_system *sys, rigid_scratch *s, double end, double h)
 {
     for (int32_t i = 0; i < sys->body_count; i++) {
         rigid_body *b = sys->bodies[i];
         if (b->model.type == SB_BODY_KINEMATIC) {
-            rigid_body_kinematic_pose(b, t + h, &b->state.x, &b->state.q);
+            rigid_body_kinematic_pose(b, end, &b->state.x, &b->state.q);
             rigid_body_update_derived(b);
             b->state.v = s->v[i], b->state.w = s->w[i]; /* of the step it took */
             continue;
@@ -484,23 +485,24 @@ static bool solve_island(const rigid_system *sys, rigid_scratch *s, velocity_vie
     return bounce(sys, s, view, begin, end, h, direct_max, joint_begin, joint_begin + joint_rows);
 }
 
-bool rigid_substep(rigid_system *sys, double t, double h)
+bool rigid_substep(rigid_system *sys, double t, double span, double h)
 {
     rigid_scratch *s = sys->scratch;
-    load_velocities(sys, s, t, h);
+    double t_end = t + span;
+    load_velocities(sys, s, t_end, h);
     if (!rigid_joints_filter(sys, s)) return false;
     for (;;) { /* again with the bodies that wake, until none does */
         if (!find_contacts(sys, s, h)) return false;
         sys->pair_tests += s->pair_count;
         if (rigid_sleep_wake(sys, s) == 0) break;
         for (int32_t i = 0; i < sys->body_count; i++)
-            if (s->woken[i]) load_body(sys, s, i, t, h);
+            if (s->woken[i]) load_body(sys, s, i, t_end, h);
     }
     velocity_view view = {s->v, s->w, s->inv_mass, s->inv_inertia};
     for (int32_t i = 0; i < s->contact_count; i++) build_rows(sys, s, i, h);
     rows_prepare(s->rows, 3 * s->contact_count, &view);
     if (!rigid_joints_build_rows(sys, s, &view, h)) return false;
-    bool retry = llround(t / h) % PIVOT_RETRY == 0;
+    bool retry = llround(t / span) % PIVOT_RETRY == 0;
     /* islands in the order of their roots, each with its contacts and its joints */
     for (int32_t begin = 0, joint = 0; begin < s->contact_count || joint < s->joint_entry_count;) {
         int32_t island = begin < s->contact_count ? s->contacts[begin].island : INT32_MAX;
@@ -513,8 +515,8 @@ bool rigid_substep(rigid_system *sys, double t, double h)
         begin = end, joint = joint_end;
     }
     if (!remember(sys, s, h)) return false;
-    rigid_joints_remember(sys, s, t, h);
-    integrate(sys, s, t, h);
+    rigid_joints_remember(sys, s, t_end, h);
+    integrate(sys, s, t_end, h);
     if (!correct_overlaps(sys, s, h) || !rigid_joints_correct(sys, s, h)) return false;
     rigid_sleep_update(sys, s, h);
     return true;

@@ -124,7 +124,7 @@ bool rigid_joints_build_rows(const rigid_system *sys, rigid_scratch *s, const ve
     return true;
 }
 
-void rigid_joints_remember(rigid_system *sys, rigid_scratch *s, double t, double h)
+void rigid_joints_remember(rigid_system *sys, rigid_scratch *s, double end, double h)
 {
     for (int32_t e = 0; e < s->joint_entry_count; e++) {
         const joint_entry *entry = &s->joint_entries[e];
@@ -138,7 +138,7 @@ void rigid_joints_remember(rigid_system *sys, rigid_scratch *s, double t, double
         }
         /* Bullet's rule, per row: |impulse| >= threshold breaks it; here per unit of time */
         if (j->breakable && largest >= j->break_force * h) {
-            j->broken = true, j->broken_time = t + h;
+            j->broken = true, j->broken_time = end;
             memset(j->force, 0, sizeof j->force);
         }
     }

@@ -88,11 +88,13 @@ sb_result rigid_system_advance(rigid_system *sys, double t, double h, sb_failure
         s->x_saved[i] = b->state.x, s->q_saved[i] = b->state.q, s->p_saved[i] = b->state.P, s->l_saved[i] = b->state.L;
     }
     /* at most about a million: sb_world_create bounds max_step / rigid_max_step */
-    int32_t substeps = (int32_t)fmax(1.0, ceil(h / sys->settings.max_step - 1e-9));
+    /* the bodies' own time runs time_scale times as fast as the world's */
+    double own = h * sys->settings.time_scale;
+    int32_t substeps = (int32_t)fmax(1.0, ceil(own / sys->settings.max_step - 1e-9));
     sys->pair_tests = sys->body_moves = 0;
-    double hs = h / substeps;
+    double hs = h / substeps, own_step = own / substeps;
     for (int32_t k = 0; k < substeps; k++)
-        if (!rigid_substep(sys, t + k * hs, hs)) {
+        if (!rigid_substep(sys, t + k * hs, hs, own_step)) {
             rollback(sys);
             *failure = (sb_failure){.kind = SB_FAILURE_OUT_OF_MEMORY, .time = t};
             return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory in the rigid-body step at t = %g s", t + k * hs);

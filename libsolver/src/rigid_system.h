@@ -16,6 +16,7 @@ typedef struct rigid_settings {
     int32_t iterations;    /* rigid_iterations: Gauss-Seidel sweeps of the contacts */
     double contact_margin; /* contacts are found this far apart */
     double max_speed;      /* a body faster than this fails the step */
+    double time_scale;     /* rigid_time_scale: the bodies' seconds per second of the world */
 } rigid_settings;
 
 /* The step's memory (rigid_scratch.h): most of it scratch, but the broad phase's order and

@@ -30,6 +30,7 @@ SB_API sb_world_def sb_default_world_def(void)
         .contact_margin = 0.005,
         .max_speed = 1000.0,
         .threads = 0,
+        .rigid_time_scale = 1.0,
     };
 }
 
@@ -115,6 +116,12 @@ static sb_result validate_world_def(const sb_world_def *d)
                          d->contact_margin);
     if (!(d->max_speed > 0.0))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "max_speed must be positive, got %g", d->max_speed);
+    if (!(d->rigid_time_scale > 0.0 && d->rigid_time_scale <= 100.0))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "rigid_time_scale must be within (0, 100], got %g",
+                         d->rigid_time_scale);
+    if (d->max_step * d->rigid_time_scale / d->rigid_max_step > 1e6)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "max_step (%g s) x rigid_time_scale (%g) is more than a million "
+                         "rigid_max_step (%g s)", d->max_step, d->rigid_time_scale, d->rigid_max_step);
     if (d->threads < 0 || d->threads > MAX_THREADS)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "threads must be within 0..%d (0: OpenMP's own number), got %d",
                          (int)MAX_THREADS, (int)d->threads);
@@ -126,7 +133,7 @@ static rigid_settings rigid_settings_of(const sb_world_def *d)
 {
     return (rigid_settings){.gravity = v3_load(d->gravity), .max_step = d->rigid_max_step,
                             .iterations = d->rigid_iterations, .contact_margin = d->contact_margin,
-                            .max_speed = d->max_speed};
+                            .max_speed = d->max_speed, .time_scale = d->rigid_time_scale};
 }
 
 SB_API sb_result sb_world_create(const sb_world_def *def, sb_world **out_world)

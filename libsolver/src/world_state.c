@@ -39,6 +39,7 @@ static uint64_t world_fingerprint(const sb_world *w)
     STATE_HASH(h, d->grow_after), STATE_HASH(h, d->max_strain_change), STATE_HASH(h, d->cg_tolerance);
     STATE_HASH(h, d->cg_max_iterations), STATE_HASH(h, d->error_tolerance), STATE_HASH(h, d->rigid_max_step);
     STATE_HASH(h, d->rigid_iterations), STATE_HASH(h, d->contact_margin), STATE_HASH(h, d->max_speed);
+    STATE_HASH(h, d->rigid_time_scale);
     return h;
 }
 

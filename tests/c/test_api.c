@@ -303,6 +303,8 @@ Test(api, struct_layouts_are_reported_and_bad_questions_refused)
     cr_assert_eq(offsets[7], offsetof(sb_field_def, seed));
     cr_assert_eq(offsets[21], offsetof(sb_field_def, global_coordinates));
     cr_assert_eq(offsets[25], offsetof(sb_field_def, quadratic_drag));
+    cr_assert_eq(sb_struct_layout("sb_world_def", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());
+    cr_assert(size == sizeof(sb_world_def) && fields == 15 && offsets[14] == offsetof(sb_world_def, rigid_time_scale));
     cr_assert_eq(sb_struct_layout("sb_body_def", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());
     cr_assert(size == sizeof(sb_body_def) && fields == 23, "sb_body_def: %llu bytes, %d fields",
               (unsigned long long)size, fields);
