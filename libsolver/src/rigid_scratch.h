@@ -39,6 +39,8 @@ struct rigid_scratch {
     int32_t capacity;
     vec3 *x_saved, *p_saved, *l_saved; /* at the start of the advance: undo, carried colliders */
     quat *q_saved;
+    double *still_saved;    /* and their sleep: still times, groups */
+    int32_t *group_saved;
     vec3 *v, *w, *v_start, *v_forced, *pv, *pw;
     double *inv_mass, *bounce_at;
     mat3 *inv_inertia;

@@ -46,7 +46,7 @@ void rigid_scratch_free(rigid_scratch *s)
     free(s->manifolds), free(s->keys), free(s->contacts), free(s->rows), free(s->extra), free(s->extra_contact);
     free(s->cache), free(s->next_cache);
     free(s->joint_entries), free(s->joint_rows), free(s->island_rows), free(s->joint_slots), free(s->apart);
-    free(s->sleep_pairs), free(s->woken);
+    free(s->sleep_pairs), free(s->woken), free(s->still_saved), free(s->group_saved);
     row_solver_free(&s->solver);
     free(s);
 }
@@ -60,15 +60,18 @@ bool rigid_scratch_reserve(rigid_scratch *s, int32_t n)
         if (!(*vectors[i] = malloc((size_t)n * sizeof(vec3)))) return false;
     }
     free(s->q_saved), free(s->inv_mass), free(s->bounce_at), free(s->inv_inertia), free(s->bounds), free(s->parent);
-    free(s->woken);
+    free(s->woken), free(s->still_saved), free(s->group_saved);
     s->woken = malloc((size_t)n);
+    s->still_saved = malloc((size_t)n * sizeof *s->still_saved);
+    s->group_saved = malloc((size_t)n * sizeof *s->group_saved);
     s->q_saved = malloc((size_t)n * sizeof *s->q_saved);
     s->inv_mass = malloc((size_t)n * sizeof *s->inv_mass);
     s->bounce_at = malloc((size_t)n * sizeof *s->bounce_at);
     s->inv_inertia = malloc((size_t)n * sizeof *s->inv_inertia);
     s->bounds = malloc((size_t)n * sizeof *s->bounds);
     s->parent = malloc((size_t)n * sizeof *s->parent);
-    if (!s->q_saved || !s->inv_mass || !s->bounce_at || !s->inv_inertia || !s->bounds || !s->parent || !s->woken)
+    if (!s->q_saved || !s->inv_mass || !s->bounce_at || !s->inv_inertia || !s->bounds || !s->parent || !s->woken ||
+        !s->still_saved || !s->group_saved)
         return false;
     s->capacity = n;
     return true;

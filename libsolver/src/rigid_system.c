@@ -67,6 +67,7 @@ static void rollback(rigid_system *sys)
     for (int32_t i = 0; i < sys->body_count; i++) {
         rigid_body *b = sys->bodies[i];
         b->state.x = s->x_saved[i], b->state.q = s->q_saved[i], b->state.P = s->p_saved[i], b->state.L = s->l_saved[i];
+        b->state.still_time = s->still_saved[i], b->state.sleep_group = s->group_saved[i];
         rigid_body_update_derived(b);
     }
     if (sys->joint_count > 0) memcpy(sys->joints, sys->joints_saved, (size_t)sys->joint_count * sizeof *sys->joints);
@@ -86,6 +87,7 @@ sb_result rigid_system_advance(rigid_system *sys, double t, double h, sb_failure
     for (int32_t i = 0; i < sys->body_count; i++) {
         const rigid_body *b = sys->bodies[i];
         s->x_saved[i] = b->state.x, s->q_saved[i] = b->state.q, s->p_saved[i] = b->state.P, s->l_saved[i] = b->state.L;
+        s->still_saved[i] = b->state.still_time, s->group_saved[i] = b->state.sleep_group;
     }
     /* at most about a million: sb_world_create bounds max_step / rigid_max_step */
     /* the bodies' own time runs time_scale times as fast as the world's */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rigid_sleep.h"
 #include "testutil.h"
 
 static const double G = 9.81;
@@ -275,6 +276,39 @@ Test(sleep, a_joint_to_an_awake_body_wakes_a_sleeping_one)
            5.0 - a.position[2], 5.0 - b.position[2], drop);
     cr_assert(!a.sleeping && fabs(5.0 - a.position[2] - drop) < 0.02 && fabs(5.0 - b.position[2] - drop) < 0.02);
     sb_world_destroy(w);
+}
+
+/* A world's step that is rejected (a cloth's, say) undoes the bodies' advance: the sleep it
+ * changed too, or the step tried again would start with the bodies asleep and moving. */
+Test(sleep, an_undone_advance_gives_back_the_sleep_it_changed)
+{
+    rigid_system sys;
+    rigid_system_init(&sys, (rigid_settings){.gravity = v3(0, 0, -G), .max_step = 1.0 / 240.0, .iterations = 10,
+                                             .contact_margin = 0.005, .max_speed = 1000.0, .time_scale = 1.0});
+    int32_t id;
+    sb_body_def floor = cube(SB_BODY_STATIC, 0.0, -0.5);
+    cr_assert_eq(rigid_system_add_body(&sys, &floor, 0.0, &id), SB_OK);
+    for (int i = 0; i < STACK; i++) {
+        sb_body_def d = cube(SB_BODY_DYNAMIC, 0.0, 0.5 + i);
+        d.use_deactivation = 1;
+        cr_assert_eq(rigid_system_add_body(&sys, &d, 0.0, &id), SB_OK);
+    }
+    sb_failure failure;
+    double t = 0.0, h = 1.0 / 24.0;
+    for (; t < 1.99; t += h) cr_assert_eq(rigid_system_advance(&sys, t, h, &failure), SB_OK);
+    double still[STACK + 1];
+    for (int i = 1; i <= STACK; i++) {
+        still[i] = sys.bodies[i]->state.still_time;
+        cr_assert_eq(sys.bodies[i]->state.sleep_group, SLEEP_AWAKE);
+    }
+    cr_assert_eq(rigid_system_advance(&sys, t, 4 * h, &failure), SB_OK);
+    cr_assert_eq(rigid_sleep_count(&sys), STACK, "the stack did not fall asleep in the step");
+    rigid_system_undo_advance(&sys);
+    for (int i = 1; i <= STACK; i++) {
+        cr_assert_eq(sys.bodies[i]->state.sleep_group, SLEEP_AWAKE, "body %d stayed asleep after the undo", i);
+        cr_assert_eq(sys.bodies[i]->state.still_time, still[i]);
+    }
+    rigid_system_free(&sys);
 }
 
 /* --- saved states ------------------------------------------------------------------------- */
