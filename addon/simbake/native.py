@@ -727,7 +727,9 @@ class World:
         """A rigid body as it is now, in world space. vertices: flat xyz (hull points or mesh);
         triangles: flat vertex indices (a closed mesh gives the mass distribution); settings:
         BodyDef fields (center, radius, half_extents, rotation (w, x, y, z), mass, friction,
-        restitution, linear_velocity, angular_velocity, linear_damping, angular_damping).
+        restitution, linear_velocity, angular_velocity, linear_damping, angular_damping,
+        collision_groups, use_deactivation, start_deactivated, deactivate_linear_velocity,
+        deactivate_angular_velocity, deactivate_time).
         Returns the body id."""
         vertices = _as_array(vertices, "d")
         triangles = _as_array(triangles, "i")
@@ -742,8 +744,8 @@ class World:
             field = getattr(definition, name)
             if isinstance(field, ctypes.Array):
                 field[:] = [float(v) for v in value]
-            else:
-                setattr(definition, name, float(value))
+            else:  # int fields (collision_groups, switches) stay ints
+                setattr(definition, name, int(value) if isinstance(field, int) else float(value))
         body = BodyId()
         _check(self._lib.sb_world_add_body(self._handle, ctypes.byref(definition), ctypes.byref(body)))
         self._body_count += 1
