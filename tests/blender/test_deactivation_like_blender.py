@@ -1,7 +1,8 @@
 """Blender's Collision Collections and Deactivation bake with SimBake unchanged (role None) and
 do what Blender's own bake of the same scene does, both baked in this run: a box dropped onto
 another box in no common collision collection passes through it to the ground; a stack of
-boxes set to Start Deactivated hangs in the air until a falling box hits it, then falls."""
+boxes set to Start Deactivated hangs in the air until a falling box hits it, then falls; at the
+rigid body world's Speed 0.5 a box falls as far in a second as in half a second."""
 
 import math
 import os
@@ -103,6 +104,19 @@ class DeactivationLikeBlender(unittest.TestCase):
             self.assertLess(run[stack[0]][-1], 1.0, f"{who} stack did not fall to the ground")
         for b, s in zip(woken[0], woken[1]):
             self.assertLessEqual(abs(b - s), 3, f"the stacks fell at different frames: {woken}")
+
+    def test_the_rigid_body_worlds_speed_slows_a_fall(self):
+        frames = 25
+        scene = scene_with_world(frames)
+        scene.rigidbody_world.time_scale = 0.5
+        falling = box("Falling", (0.0, 0.0, 10.0), (0.5, 0.5, 0.5), linear_damping=0.0, angular_damping=0.0)
+        runs = [heights(scene, [falling], frames, bake)[falling] for bake in (False, True)]
+        expected = 10.0 - 0.5 * 9.81 * (0.5 * (frames - 1) / 24) ** 2  # half a second of fall in one
+        print(f"rigid body world Speed 0.5: a box fell to {runs[0][-1]:.4f} m in 1 s in Blender's bake, "
+              f"{runs[1][-1]:.4f} m in SimBake's (½ g (0.5 s)²: {expected:.4f} m)", flush=True)
+        self.assertNotIn("Speed", scene.simbake.last_bake_warnings, scene.simbake.last_bake_warnings)
+        self.assertLess(abs(runs[1][-1] - expected), 1e-3, "SimBake's box did not fall for half the time")
+        self.assertLess(abs(runs[0][-1] - expected), 0.03, "Blender's box did not fall as expected: not the scene meant")
 
 
 blender_test.main()
