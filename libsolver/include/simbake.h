@@ -738,10 +738,11 @@ SB_API sb_result sb_world_get_stats(const sb_world *world, sb_world_stats *out_s
 
 /* Resumable bakes. A world's state is everything that changes as it steps (time, positions,
  * velocities, contacts, step size, collision trees, warm starts, statistics, which bodies sleep
- * and how long the others have been still, which joints broke and when) and the pin, goal, collider, kinematic body and force field targets: a world built
- * again from the same definitions (field weights and colliders met included), added in the
- * same order, and given this state goes on bit for bit as the saved one would have (on any
- * number of threads: see Threads). The state is bytes in this machine's byte order,
+ * and how long the others have been still, which joints broke and when) and the pin, goal,
+ * collider, kinematic body and force field targets: a world built again from the same
+ * definitions (field weights and colliders met included), added in the same order, and given
+ * this state goes on bit for bit as the saved one would have (on any number of threads: see
+ * Threads). The state is bytes in this machine's byte order,
  * checksummed, owned by the caller. */
 
 /* The size in bytes of the world's state now into *out_size. Errors: INVALID_ARGUMENT (NULL). */
