@@ -4,17 +4,42 @@
 #include <string.h>
 
 #include "api_error.h"
+#include "rigid_compound.h"
 #include "rigid_mass_properties.h"
 
 #define PI 3.14159265358979323846
+
+static sb_result validate_def(const sb_body_def *d);
+
+/* A compound's parts, each as the body of its shape would be. */
+static sb_result validate_parts(const sb_body_def *d)
+{
+    if (d->part_count < 1 || d->part_count > COMPOUND_PARTS_MAX || !d->parts)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "a compound body needs 1..%d parts, got %d%s", COMPOUND_PARTS_MAX,
+                         (int)d->part_count, d->part_count > 0 && !d->parts ? " and no array" : "");
+    for (int32_t i = 0; i < d->part_count; i++) {
+        sb_shape shape = d->parts[i].shape;
+        if (shape != SB_SHAPE_SPHERE && shape != SB_SHAPE_BOX && shape != SB_SHAPE_CONVEX_HULL)
+            return error_set(SB_ERROR_INVALID_ARGUMENT, "compound part %d has shape %d: a part is a sphere, a box "
+                             "or a convex hull", (int)i, (int)shape);
+        sb_body_def part = compound_part_def(d, i);
+        sb_result r = validate_def(&part);
+        if (r != SB_OK) return compound_part_error(r, i);
+    }
+    return SB_OK;
+}
 
 static sb_result validate_def(const sb_body_def *d)
 {
     if (!d) return error_set(SB_ERROR_INVALID_ARGUMENT, "body definition is NULL");
     if (d->type < SB_BODY_DYNAMIC || d->type > SB_BODY_STATIC)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "unknown body type %d", (int)d->type);
-    if (d->shape < SB_SHAPE_SPHERE || d->shape > SB_SHAPE_MESH)
+    if (d->shape < SB_SHAPE_SPHERE || d->shape > SB_SHAPE_COMPOUND)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "unknown shape %d", (int)d->shape);
+    if (d->shape == SB_SHAPE_COMPOUND) {
+        sb_result r = validate_parts(d);
+        if (r != SB_OK) return r;
+    }
     if (d->shape == SB_SHAPE_MESH && d->type == SB_BODY_DYNAMIC)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "a moving body cannot have a mesh shape: use a convex hull");
     if (d->vertex_count < 0 || d->triangle_count < 0 || (d->vertex_count > 0 && !d->vertices) ||
@@ -106,6 +131,8 @@ static sb_result build_shape(const sb_body_def *d, rigid_body_model *m, vec3 *ce
         *center = centroid(d->vertices, d->vertex_count);
         return SB_OK;
     }
+    case SB_SHAPE_COMPOUND:
+        return compound_build(d, m, center, build_shape);
     default:
         m->shape = SHAPE_MESH;
         *center = centroid(d->vertices, d->vertex_count);
@@ -113,9 +140,27 @@ static sb_result build_shape(const sb_body_def *d, rigid_body_model *m, vec3 *ce
     }
 }
 
+static bool solid_properties(const sb_body_def *d, const rigid_body_model *m, mass_properties *mp);
+
+/* A compound's parts' solids together. */
+static bool compound_properties(const sb_body_def *d, const rigid_body_model *m, mass_properties *mp)
+{
+    mass_properties *parts = malloc((size_t)m->part_count * sizeof *parts);
+    bool ok = parts != NULL;
+    for (int32_t i = 0; ok && i < m->part_count; i++) {
+        sb_body_def part = compound_part_def(d, i);
+        rigid_body_model alone = {.hull = m->parts[i].hull};
+        ok = solid_properties(&part, &alone, &parts[i]);
+    }
+    ok = ok && mass_properties_combine(parts, m->part_count, mp);
+    free(parts);
+    return ok;
+}
+
 /* Mass properties of the body's solid per unit density, in world space. */
 static bool solid_properties(const sb_body_def *d, const rigid_body_model *m, mass_properties *mp)
 {
+    if (d->shape == SB_SHAPE_COMPOUND) return compound_properties(d, m, mp);
     if (d->shape == SB_SHAPE_SPHERE) {
         double r = d->radius;
         mp->volume = 4.0 / 3.0 * PI * r * r * r;
@@ -201,6 +246,8 @@ static sb_result shape_to_body_frame(const sb_body_def *d, rigid_body_model *m, 
         m->radius = m->hull.radius;
     } else if (m->shape == SHAPE_MESH) {
         return build_mesh(d, m, rt, shift);
+    } else if (m->shape == SHAPE_COMPOUND) {
+        compound_to_body_frame(m, rt, shift);
     }
     return SB_OK;
 }
@@ -253,6 +300,7 @@ void rigid_body_destroy(rigid_body *b)
     polytope_free(&b->model.hull);
     free(b->model.mesh_vertices), free(b->model.mesh_triangles), free(b->model.mesh_boxes);
     bvh_free(&b->model.mesh_tree);
+    compound_free(&b->model);
     free(b);
 }
 
@@ -346,6 +394,8 @@ aabb rigid_body_bounds(const rigid_body *b, double margin)
     if (m->shape == SHAPE_POLYTOPE) {
         for (int32_t i = 0; i < m->hull.vertex_count; i++)
             box = aabb_add_point(box, v3_add(s->x, m3_mul_v(s->R, m->hull.vertices[i])));
+    } else if (m->shape == SHAPE_COMPOUND) {
+        for (int32_t i = 0; i < m->part_count; i++) box = aabb_union(box, compound_part_bounds(&m->parts[i], s->x, s->R));
     } else if (m->shape == SHAPE_MESH && m->mesh_tree.node_count > 0) {
         const aabb *root = &m->mesh_tree.nodes[0].box;
         for (int i = 0; i < 8; i++) {

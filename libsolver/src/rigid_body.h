@@ -9,7 +9,18 @@
 #include "rigid_polytope.h"
 #include "simbake.h"
 
-typedef enum shape_kind { SHAPE_SPHERE, SHAPE_POLYTOPE, SHAPE_MESH } shape_kind;
+typedef enum shape_kind { SHAPE_SPHERE, SHAPE_POLYTOPE, SHAPE_MESH, SHAPE_COMPOUND } shape_kind;
+
+/* A compound body's convex part in the body frame: a sphere (centre, radius) or a polytope. */
+typedef struct rigid_part {
+    shape_kind shape;           /* SHAPE_SPHERE or SHAPE_POLYTOPE */
+    vec3 center;                /* sphere centre */
+    double radius;              /* sphere radius */
+    polytope hull;              /* SHAPE_POLYTOPE */
+    /* where a placed copy of the hull starts in the narrow phase's arrays (rigid_narrowphase.c):
+     * vertices, normals (faces, then 2 per edge), offsets */
+    int32_t first_vertex, first_normal, first_offset;
+} rigid_part;
 
 /* Fixed when the body is added. world_state.c's body_fingerprint hashes every field: one added here
  * goes there too. */
@@ -23,6 +34,9 @@ typedef struct rigid_body_model {
     int32_t *mesh_triangles;
     aabb *mesh_boxes;           /* of the triangles, body frame: the tree's leaves */
     bvh mesh_tree;
+    int32_t part_count;         /* SHAPE_COMPOUND */
+    rigid_part *parts;
+    int32_t placed_vertices, placed_normals, placed_offsets; /* the parts' totals of the above */
 
     double mass, inv_mass;
     vec3 inertia, inv_inertia;  /* principal moments, body frame */

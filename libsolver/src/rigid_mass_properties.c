@@ -98,6 +98,30 @@ bool mesh_mass_properties(const double *vertices, int32_t vertex_count, const in
     return true;
 }
 
+bool mass_properties_combine(const mass_properties *parts, int32_t count, mass_properties *out)
+{
+    double volume = 0.0;
+    vec3 moment = v3(0, 0, 0);
+    for (int32_t i = 0; i < count; i++) {
+        volume += parts[i].volume;
+        moment = v3_madd(moment, parts[i].center, parts[i].volume);
+    }
+    if (!(volume > 0.0) || !isfinite(volume)) return false;
+    vec3 c = v3_scale(moment, 1.0 / volume);
+    mat3 inertia = {{{0}}};
+    for (int32_t i = 0; i < count; i++) {
+        vec3 d = v3_sub(parts[i].center, c);
+        double dd = v3_dot(d, d), dv[3] = {d.x, d.y, d.z};
+        for (int r = 0; r < 3; r++)
+            for (int k = 0; k < 3; k++)
+                inertia.m[r][k] += parts[i].inertia.m[r][k] + parts[i].volume * ((r == k ? dd : 0.0) - dv[r] * dv[k]);
+    }
+    out->volume = volume;
+    out->center = c;
+    out->inertia = inertia;
+    return true;
+}
+
 bool principal_axes(mat3 inertia, vec3 *moments, mat3 *axes)
 {
     double a[9], w[3];

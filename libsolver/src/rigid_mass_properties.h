@@ -24,6 +24,12 @@ bool mesh_is_closed(const int32_t *triangles, int32_t triangle_count, int32_t ve
 bool mesh_mass_properties(const double *vertices, int32_t vertex_count, const int32_t *triangles,
                           int32_t triangle_count, mass_properties *out);
 
+/* The mass properties of the solids of `count` parts taken together (at one density): volumes
+ * add up, the centre is the volume-weighted mean of the parts' centres, and each part's
+ * inertia tensor moves to that centre by the parallel-axis theorem,
+ * I = Σ I_i + V_i (|d_i|² E - d_i d_iᵀ), d_i = c_i - c. False when the volume is zero. */
+bool mass_properties_combine(const mass_properties *parts, int32_t count, mass_properties *out);
+
 /* Principal moments (ascending) and the rotation whose columns are the principal axes
  * (right-handed), through LAPACKE's symmetric eigensolver. */
 bool principal_axes(mat3 inertia, vec3 *moments, mat3 *axes);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "collision_geometry.h"
+#include "rigid_compound.h"
 
 /* A convex polytope in world space; a mesh triangle is one too (one face, three edges). */
 typedef struct world_poly {
@@ -18,7 +19,7 @@ typedef struct world_poly {
     vec3 center;
 } world_poly;
 
-enum { POLYGON_MAX = 256 };
+enum { POLYGON_MAX = 256, MESH_CONTACTS_MAX = 8 };
 
 static bool reserve(vec3 **v, vec3 **n, double **o, int32_t *capacity, int32_t needed)
 {
@@ -34,6 +35,7 @@ static bool reserve(vec3 **v, vec3 **n, double **o, int32_t *capacity, int32_t n
 void narrow_scratch_free(narrow_scratch *s)
 {
     for (int k = 0; k < 2; k++) free(s->slot[k].v), free(s->slot[k].n), free(s->slot[k].o);
+    free(s->parts), free(s->found);
     memset(s, 0, sizeof *s);
 }
 
@@ -47,15 +49,9 @@ static world_poly placed_view(const rigid_body *body, const placed_polytope *slo
                         p->face_loops, p->edges, slot->n + p->face_count, p->edge_faces, body->state.x};
 }
 
-/* The body's polytope moved to its pose, in the slot. */
-static bool place_polytope(const rigid_body *body, placed_polytope *slot)
+/* The polytope p of `body` moved to the body's pose, into v, n and o. */
+static void place_hull(const rigid_body *body, const polytope *p, vec3 *v, vec3 *n, double *o)
 {
-    const polytope *p = &body->model.hull;
-    int32_t needed = p->vertex_count > p->face_count + p->edge_count ? p->vertex_count : p->face_count + p->edge_count;
-    slot->body = NULL;
-    if (!reserve(&slot->v, &slot->n, &slot->o, &slot->capacity, needed + 1)) return false;
-    vec3 *v = slot->v, *n = slot->n;
-    double *o = slot->o;
     for (int32_t i = 0; i < p->vertex_count; i++) v[i] = v3_add(body->state.x, m3_mul_v(body->state.R, p->vertices[i]));
     for (int32_t f = 0; f < p->face_count; f++) {
         n[f] = m3_mul_v(body->state.R, p->normals[f]);
@@ -65,6 +61,29 @@ static bool place_polytope(const rigid_body *body, placed_polytope *slot)
     for (int32_t e = 0; e < p->edge_count; e++) {
         edge_normals[2 * e] = n[p->edge_faces[2 * e]];
         edge_normals[2 * e + 1] = n[p->edge_faces[2 * e + 1]];
+    }
+}
+
+/* The body's polytope (a compound's every polytope part, one after another) moved to its
+ * pose, in the slot. */
+static bool place_polytope(const rigid_body *body, placed_polytope *slot)
+{
+    const rigid_body_model *m = &body->model;
+    const polytope *p = &m->hull;
+    int32_t needed = p->vertex_count > p->face_count + p->edge_count ? p->vertex_count : p->face_count + p->edge_count;
+    if (m->shape == SHAPE_COMPOUND) /* reserve gives 3 normals per vertex */
+        needed = m->placed_vertices > m->placed_normals / 3 + 1 ? m->placed_vertices : m->placed_normals / 3 + 1;
+    slot->body = NULL;
+    if (!reserve(&slot->v, &slot->n, &slot->o, &slot->capacity, needed + 1)) return false;
+    if (m->shape != SHAPE_COMPOUND) {
+        place_hull(body, p, slot->v, slot->n, slot->o);
+    } else {
+        for (int32_t i = 0; i < m->part_count; i++) {
+            const rigid_part *part = &m->parts[i];
+            if (part->shape == SHAPE_POLYTOPE)
+                place_hull(body, &part->hull, slot->v + part->first_vertex, slot->n + part->first_normal,
+                           slot->o + part->first_offset);
+        }
     }
     slot->body = body;
     return true;
@@ -363,8 +382,10 @@ static int32_t sphere_poly(vec3 c, double r, const world_poly *p, double margin,
 /* --- against triangle meshes ------------------------------------------------------------------ */
 
 typedef struct mesh_query {
-    const rigid_body *convex, *mesh;
+    const rigid_body *mesh;
     const world_poly *poly; /* NULL for a sphere */
+    vec3 center;            /* the sphere's centre, or a point inside the polytope */
+    double radius;          /* the sphere's */
     double margin;
     rigid_contact found[64];
     int32_t count;
@@ -402,52 +423,191 @@ static void visit_mesh_triangle(void *ctx, int32_t tri)
     int32_t n = 0;
     if (q->poly) {
         triangle_poly t;
-        if (!make_triangle(&t, p[0], p[1], p[2], q->convex->state.x)) return;
+        if (!make_triangle(&t, p[0], p[1], p[2], q->center)) return;
         n = collide_polys(q->poly, &t.poly, q->margin, c);
     } else {
         double bary[3];
-        vec3 nearest = closest_point_triangle(q->convex->state.x, p[0], p[1], p[2], bary);
-        vec3 d = v3_sub(q->convex->state.x, nearest);
+        vec3 nearest = closest_point_triangle(q->center, p[0], p[1], p[2], bary);
+        vec3 d = v3_sub(q->center, nearest);
         double dist = v3_len(d);
-        if (dist > q->convex->model.radius + q->margin) return;
+        if (dist > q->radius + q->margin) return;
         vec3 face = v3_cross(v3_sub(p[1], p[0]), v3_sub(p[2], p[0]));
         if (v3_dot(face, d) < 0.0) face = v3_scale(face, -1.0);
         double fl = v3_len(face);
         c[0].normal = dist > 1e-12 ? v3_scale(d, 1.0 / dist) : (fl > 0.0 ? v3_scale(face, 1.0 / fl) : v3(0, 0, 1));
         c[0].point = nearest;
-        c[0].separation = dist - q->convex->model.radius;
+        c[0].separation = dist - q->radius;
         n = 1;
     }
     add_found(q, c, n);
 }
 
-static int32_t convex_mesh(const rigid_body *convex, const world_poly *poly, const rigid_body *mesh, double margin,
-                           rigid_contact *out)
+/* A convex shape (a polytope, or with poly NULL the sphere (center, radius)) whose world bounds
+ * grown by the margin are `world` against the triangles of a mesh. */
+static int32_t convex_mesh(const world_poly *poly, vec3 center, double radius, aabb world, const rigid_body *mesh,
+                           double margin, rigid_contact *out)
 {
-    mesh_query q = {.convex = convex, .mesh = mesh, .poly = poly, .margin = margin, .count = 0};
-    /* the convex body's bounds in the mesh's frame */
-    aabb world = rigid_body_bounds(convex, margin), local = aabb_empty();
+    mesh_query q = {.mesh = mesh, .poly = poly, .center = center, .radius = radius, .margin = margin, .count = 0};
+    /* the convex shape's bounds in the mesh's frame */
+    aabb local = aabb_empty();
     for (int i = 0; i < 8; i++) {
         vec3 corner = v3(i & 1 ? world.hi.x : world.lo.x, i & 2 ? world.hi.y : world.lo.y, i & 4 ? world.hi.z : world.lo.z);
         local = aabb_add_point(local, m3_tmul_v(mesh->state.R, v3_sub(corner, mesh->state.x)));
     }
     bvh_query(&mesh->model.mesh_tree, &local, visit_mesh_triangle, &q);
-    if (q.count <= MANIFOLD_MAX) {
+    if (q.count <= MESH_CONTACTS_MAX) {
         memcpy(out, q.found, (size_t)q.count * sizeof *out);
         return q.count;
     }
     /* keep the deepest */
-    for (int32_t i = 0; i < MANIFOLD_MAX; i++)
+    for (int32_t i = 0; i < MESH_CONTACTS_MAX; i++)
         for (int32_t j = i + 1; j < q.count; j++)
             if (q.found[j].separation < q.found[i].separation) {
                 rigid_contact t = q.found[i];
                 q.found[i] = q.found[j], q.found[j] = t;
             }
-    memcpy(out, q.found, MANIFOLD_MAX * sizeof *out);
-    return MANIFOLD_MAX;
+    memcpy(out, q.found, MESH_CONTACTS_MAX * sizeof *out);
+    return MESH_CONTACTS_MAX;
 }
 
 /* --- dispatch ------------------------------------------------------------------------------- */
+
+/* A convex shape placed in world space: a body's own, or a part of a compound. */
+typedef struct placed_part {
+    bool sphere;
+    vec3 center;     /* the sphere's centre, or a point inside the polytope */
+    double radius;   /* the sphere's */
+    world_poly poly; /* the polytope */
+    aabb box;        /* world bounds */
+} placed_part;
+
+/* Two convex shapes; contacts (normal from B to A, points on B) into out[]. */
+static int32_t collide_parts(const placed_part *a, const placed_part *b, double margin, rigid_contact *c)
+{
+    if (!a->sphere && !b->sphere) return collide_polys(&a->poly, &b->poly, margin, c);
+    if (a->sphere && b->sphere) {
+        vec3 d = v3_sub(a->center, b->center);
+        double dist = v3_len(d), sep = dist - a->radius - b->radius;
+        if (sep > margin) return 0;
+        c->normal = dist > 0.0 ? v3_scale(d, 1.0 / dist) : v3(0, 0, 1);
+        c->point = v3_madd(b->center, c->normal, b->radius);
+        c->separation = sep;
+        return 1;
+    }
+    if (a->sphere) return sphere_poly(a->center, a->radius, &b->poly, margin, c);
+    /* polytope a, sphere b: from the sphere's side, normal turned round */
+    int32_t n = sphere_poly(b->center, b->radius, &a->poly, margin, c);
+    for (int32_t i = 0; i < n; i++) {
+        c[i].normal = v3_scale(c[i].normal, -1.0);                  /* from the sphere (b) to a */
+        c[i].point = v3_madd(b->center, c[i].normal, b->radius);    /* on the sphere's surface */
+    }
+    return n;
+}
+
+/* A body that is one shape, its polytope (if it has one) placed in `poly`. */
+static placed_part whole_part(const rigid_body *body, const world_poly *poly)
+{
+    placed_part p = {.sphere = body->model.shape == SHAPE_SPHERE, .center = body->state.x,
+                     .radius = body->model.radius};
+    if (!p.sphere) p.poly = *poly;
+    p.box = rigid_body_bounds(body, 0.0);
+    return p;
+}
+
+/* Part i of a compound body whose polytopes are placed in `slot`. */
+static placed_part compound_part(const rigid_body *body, const placed_polytope *slot, int32_t i)
+{
+    const rigid_part *part = &body->model.parts[i];
+    placed_part p = {.sphere = part->shape == SHAPE_SPHERE,
+                     .center = v3_add(body->state.x, m3_mul_v(body->state.R, part->center)), .radius = part->radius};
+    if (!p.sphere) {
+        const polytope *h = &part->hull;
+        const vec3 *n = slot->n + part->first_normal;
+        p.poly = (world_poly){h->vertex_count, h->face_count, h->edge_count, slot->v + part->first_vertex, n,
+                              slot->o + part->first_offset, h->face_first, h->face_loops, h->edges,
+                              n + h->face_count, h->edge_faces, p.center};
+    }
+    p.box = compound_part_bounds(part, body->state.x, body->state.R);
+    return p;
+}
+
+/* Room for `count` more contacts in the scratch's list. */
+static bool room_for(narrow_scratch *s, int32_t used, int32_t count)
+{
+    if (used + count <= s->found_capacity) return true;
+    int32_t capacity = 2 * (used + count);
+    rigid_contact *more = realloc(s->found, (size_t)capacity * sizeof *more);
+    if (!more) return false;
+    s->found = more, s->found_capacity = capacity;
+    return true;
+}
+
+/* Keeps MANIFOLD_MAX of `count` contacts spread over all of them: the deepest, then again and
+ * again the one farthest from those kept (every part that touches keeps some). */
+static int32_t reduce_spread(const rigid_contact *c, int32_t count, rigid_contact *out)
+{
+    if (count <= MANIFOLD_MAX) {
+        memcpy(out, c, (size_t)count * sizeof *out);
+        return count;
+    }
+    int32_t first = 0;
+    for (int32_t i = 1; i < count; i++)
+        if (c[i].separation < c[first].separation) first = i;
+    out[0] = c[first];
+    for (int32_t kept = 1; kept < MANIFOLD_MAX; kept++) {
+        int32_t best = -1;
+        double farthest = -1.0;
+        for (int32_t i = 0; i < count; i++) {
+            double nearest = INFINITY;
+            for (int32_t k = 0; k < kept; k++) nearest = fmin(nearest, v3_len2(v3_sub(c[i].point, out[k].point)));
+            if (nearest > farthest) farthest = nearest, best = i;
+        }
+        out[kept] = c[best];
+    }
+    return MANIFOLD_MAX;
+}
+
+/* A compound a or b (a mesh only as b): each pair of parts whose bounds come within the
+ * margin, the contacts of all of them spread over MANIFOLD_MAX. */
+static bool collide_compound(const rigid_body *a, const rigid_body *b, double margin, narrow_scratch *s,
+                             rigid_manifold *out)
+{
+    bool mesh_b = b->model.shape == SHAPE_MESH;
+    int32_t na = a->model.shape == SHAPE_COMPOUND ? a->model.part_count : 1;
+    int32_t nb = mesh_b ? 0 : (b->model.shape == SHAPE_COMPOUND ? b->model.part_count : 1);
+    if (na + nb > s->part_capacity) {
+        struct placed_part *more = realloc(s->parts, (size_t)(na + nb) * sizeof *more);
+        if (!more) return false;
+        s->parts = more, s->part_capacity = na + nb;
+    }
+    world_poly pa, pb;
+    bool poly_a = a->model.shape != SHAPE_SPHERE, poly_b = !mesh_b && b->model.shape != SHAPE_SPHERE;
+    if (!place_pair(a, b, poly_a, poly_b, s, &pa, &pb)) return false;
+    /* the slots place_pair left a compound's polytopes in */
+    const placed_polytope *slot_a = &s->slot[s->slot[0].body == a ? 0 : 1], *slot_b = &s->slot[s->slot[0].body == b ? 0 : 1];
+    placed_part *parts = s->parts;
+    for (int32_t i = 0; i < na; i++)
+        parts[i] = a->model.shape == SHAPE_COMPOUND ? compound_part(a, slot_a, i) : whole_part(a, &pa);
+    for (int32_t j = 0; j < nb; j++)
+        parts[na + j] = b->model.shape == SHAPE_COMPOUND ? compound_part(b, slot_b, j) : whole_part(b, &pb);
+    int32_t count = 0;
+    for (int32_t i = 0; i < na; i++) {
+        aabb reach = aabb_inflate(parts[i].box, margin);
+        if (mesh_b) {
+            if (!room_for(s, count, MESH_CONTACTS_MAX)) return false;
+            count += convex_mesh(parts[i].sphere ? NULL : &parts[i].poly, parts[i].center, parts[i].radius, reach, b,
+                                 margin, s->found + count);
+            continue;
+        }
+        for (int32_t j = 0; j < nb; j++) {
+            if (!aabb_overlap(&reach, &parts[na + j].box)) continue;
+            if (!room_for(s, count, 4)) return false;
+            count += collide_parts(&parts[i], &parts[na + j], margin, s->found + count);
+        }
+    }
+    out->count = reduce_spread(s->found, count, out->points);
+    return true;
+}
 
 bool collide_bodies(const rigid_body *a, const rigid_body *b, double margin, narrow_scratch *s, rigid_manifold *out)
 {
@@ -459,31 +619,20 @@ bool collide_bodies(const rigid_body *a, const rigid_body *b, double margin, nar
         out->swapped = true;
         return true;
     }
+    if (a->model.shape == SHAPE_COMPOUND || b->model.shape == SHAPE_COMPOUND) return collide_compound(a, b, margin, s, out);
     world_poly pa, pb;
     bool poly_a = a->model.shape == SHAPE_POLYTOPE, poly_b = b->model.shape == SHAPE_POLYTOPE;
     if (!place_pair(a, b, poly_a, poly_b, s, &pa, &pb)) return false;
     rigid_contact *c = out->points;
     if (b->model.shape == SHAPE_MESH) {
-        out->count = convex_mesh(a, poly_a ? &pa : NULL, b, margin, c);
-    } else if (poly_a && poly_b) {
-        out->count = collide_polys(&pa, &pb, margin, c);
-    } else if (!poly_a && !poly_b) { /* two spheres */
-        vec3 d = v3_sub(a->state.x, b->state.x);
-        double dist = v3_len(d), sep = dist - a->model.radius - b->model.radius;
-        if (sep <= margin) {
-            c->normal = dist > 0.0 ? v3_scale(d, 1.0 / dist) : v3(0, 0, 1);
-            c->point = v3_madd(b->state.x, c->normal, b->model.radius);
-            c->separation = sep;
-            out->count = 1;
-        }
-    } else if (!poly_a) { /* sphere a, polytope b */
-        out->count = sphere_poly(a->state.x, a->model.radius, &pb, margin, c);
-    } else { /* polytope a, sphere b: from the sphere's side, normal turned round */
-        out->count = sphere_poly(b->state.x, b->model.radius, &pa, margin, c);
-        for (int32_t i = 0; i < out->count; i++) {
-            c[i].normal = v3_scale(c[i].normal, -1.0);            /* from the sphere (b) to a */
-            c[i].point = v3_madd(b->state.x, c[i].normal, b->model.radius); /* on the sphere's surface */
-        }
+        out->count = convex_mesh(poly_a ? &pa : NULL, a->state.x, a->model.radius, rigid_body_bounds(a, margin), b,
+                                 margin, c);
+        return true;
     }
+    placed_part part_a = {.sphere = !poly_a, .center = a->state.x, .radius = a->model.radius};
+    placed_part part_b = {.sphere = !poly_b, .center = b->state.x, .radius = b->model.radius};
+    if (poly_a) part_a.poly = pa;
+    if (poly_b) part_b.poly = pb;
+    out->count = collide_parts(&part_a, &part_b, margin, c);
     return true;
 }

@@ -297,6 +297,16 @@ Test(api, struct_layouts_are_reported_and_bad_questions_refused)
     cr_assert_eq(offsets[45], offsetof(sb_cloth_def, object_collision_off));
     cr_assert_eq(offsets[46], offsetof(sb_cloth_def, max_stretch));
     cr_assert_eq(offsets[47], offsetof(sb_cloth_def, max_compression));
+    cr_assert_eq(sb_struct_layout("sb_body_def", &size, offsets, 64, &fields), SB_OK, "%s", sb_last_error());
+    cr_assert(size == sizeof(sb_body_def) && fields == 19, "sb_body_def: %llu bytes, %d fields",
+              (unsigned long long)size, fields);
+    cr_assert_eq(offsets[17], offsetof(sb_body_def, part_count));
+    cr_assert_eq(offsets[18], offsetof(sb_body_def, parts));
+    cr_assert_eq(sb_struct_layout("sb_body_part", &size, offsets, 64, &fields), SB_OK, "%s", sb_last_error());
+    cr_assert(size == sizeof(sb_body_part) && fields == 9, "sb_body_part: %llu bytes, %d fields",
+              (unsigned long long)size, fields);
+    cr_assert_eq(offsets[2], offsetof(sb_body_part, vertices));
+    cr_assert_eq(offsets[8], offsetof(sb_body_part, rotation));
     cr_assert_eq(sb_struct_layout("sb_field_def", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());
     cr_assert(size == sizeof(sb_field_def) && fields == 26, "sb_field_def: %llu bytes, %d fields",
               (unsigned long long)size, fields);
