@@ -11,10 +11,15 @@ from .settings import SettingsError
 SAME_SHAPES = ("BOX", "SPHERE", "CONVEX_HULL", "MESH")
 
 
-def body_settings(obj, moving):
+# the shapes a part of a compound can have (convex ones)
+PART_SHAPES = ("BOX", "SPHERE", "CONVEX_HULL")
+
+
+def body_settings(obj, moving, has_parts=False):
     """Keyword arguments of native.World.add_body but the type and the geometry, and
-    warnings: for a moving (dynamic) body or an obstacle. Raises SettingsError naming the
-    object."""
+    warnings: for a moving (dynamic) body or an obstacle; `has_parts`: the object is a
+    Compound Parent with children to make its shape (rigid_compound.py). Raises SettingsError
+    naming the object."""
     props = obj.simbake
     rigid_body = getattr(obj, "rigid_body", None)
     warnings = []
@@ -26,7 +31,11 @@ def body_settings(obj, moving):
             values["angular_velocity"] = tuple(props.initial_angular_velocity)
     else:
         shape = rigid_body.collision_shape
-        if shape not in SAME_SHAPES:
+        if shape == "COMPOUND" and not has_parts:
+            warnings.append(f"{obj.name}: a Compound Parent with no rigid body children is baked as its mesh's "
+                            "convex hull")
+            shape = "CONVEX_HULL"
+        elif shape not in SAME_SHAPES + ("COMPOUND",):
             warnings.append(f"{obj.name}: its {shape.lower()} collision shape is baked as the mesh's convex hull")
             shape = "CONVEX_HULL"
         values = {"mass": rigid_body.mass, "friction": rigid_body.friction, "restitution": rigid_body.restitution,
@@ -45,6 +54,15 @@ def body_settings(obj, moving):
     if values["restitution"] > 1:
         raise SettingsError(f"{obj.name}: restitution (bounciness) is {values['restitution']:g}; it must be at most 1")
     return values, warnings
+
+
+def part_shape(obj):
+    """The shape a child of a Compound Parent gives it, and warnings: a part is convex."""
+    shape = obj.rigid_body.collision_shape
+    if shape in PART_SHAPES:
+        return shape, []
+    return "CONVEX_HULL", [f"{obj.name}: its {shape.lower()} collision shape, a part of its parent's compound, is "
+                           "baked as the mesh's convex hull"]
 
 
 def shape_geometry(shape, moving, world_matrix, local_positions, world_positions, triangles):

@@ -75,8 +75,6 @@ def rigid_body(name, body):
         warn("Collision Collections", "it collides with every body")
     if _flag(body, "use_deactivation") or _flag(body, "use_start_deactivated"):
         warn("Deactivation", "it is simulated whenever it moves")
-    if getattr(body, "collision_shape", "") == "COMPOUND":
-        warn("Compound Parent shape", "its children are not joined to it")
     if _flag(body, "use_margin"):
         warn("Collision Margin", "contacts keep SimBake's own 5 mm margin")
     return found

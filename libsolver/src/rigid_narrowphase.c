@@ -547,7 +547,7 @@ static bool room_for(narrow_scratch *s, int32_t used, int32_t count)
 static int32_t reduce_spread(const rigid_contact *c, int32_t count, rigid_contact *out)
 {
     if (count <= MANIFOLD_MAX) {
-        memcpy(out, c, (size_t)count * sizeof *out);
+        if (count > 0) memcpy(out, c, (size_t)count * sizeof *out);
         return count;
     }
     int32_t first = 0;
@@ -562,6 +562,7 @@ static int32_t reduce_spread(const rigid_contact *c, int32_t count, rigid_contac
             for (int32_t k = 0; k < kept; k++) nearest = fmin(nearest, v3_len2(v3_sub(c[i].point, out[k].point)));
             if (nearest > farthest) farthest = nearest, best = i;
         }
+        if (best < 0) return kept; /* points that are not numbers: the step fails on them anyway */
         out[kept] = c[best];
     }
     return MANIFOLD_MAX;
