@@ -92,6 +92,18 @@ def obstacle_objects(scene, moving):
     return out
 
 
+def mesh_source_cuts(objects):
+    """(object, cut) for modifiers_hidden: the bodies among `objects` (and their compounds'
+    parts) whose Source is 'Deform', cut before their first modifier that builds geometry."""
+    shapes = list(objects)
+    for obj in objects:
+        if rigid_compound.is_compound_parent(obj):
+            shapes += rigid_compound.part_objects(obj)
+    cuts = [(obj, rigid_settings.deform_cut(obj.modifiers)) for obj in shapes
+            if rigid_settings.mesh_source(obj) == "DEFORM"]
+    return [(obj, cut) for obj, cut in cuts if cut < len(obj.modifiers)]
+
+
 def _effective_parent(obj_eval):
     """parent @ parent inverse (and constraints) as Blender applies them: matrix_world @
     matrix_basis⁻¹ (IDENTITY itself without a parent or constraints). The basis is not
@@ -109,7 +121,7 @@ def _compound(obj, parts, depsgraph, warnings):
     for child in parts:
         shape, notes = rigid_settings.part_shape(child)
         warnings.extend(notes)
-        sample = scene_io.read_body_mesh(child, depsgraph)
+        sample = scene_io.read_body_mesh(child, depsgraph, base=rigid_settings.mesh_source(child) == "BASE")
         try:  # a part is always convex: a flat box stays a thin box
             shape, geometry = rigid_settings.shape_geometry(shape, True, sample.matrix, sample.local,
                                                             sample.positions, sample.triangles)
@@ -131,7 +143,7 @@ def _add(world, obj, depsgraph, moving, body_type, warnings):
         geometry, sample = _compound(obj, parts, depsgraph, warnings)
         shape, geometry = values.pop("shape"), {"parts": geometry}
     else:
-        sample = scene_io.read_body_mesh(obj, depsgraph)
+        sample = scene_io.read_body_mesh(obj, depsgraph, base=rigid_settings.mesh_source(obj) == "BASE")
     if transforms.invert_affine(sample.matrix) is None:
         raise SettingsError(f"{obj.name}: its transform is singular (a scale of zero?)")
     if "shape" in values:

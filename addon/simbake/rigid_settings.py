@@ -56,6 +56,34 @@ def body_settings(obj, moving, has_parts=False):
     return values, warnings
 
 
+# Blender's modifiers that only move vertices (eModifierTypeType_OnlyDeform): the mesh of
+# Source 'Deform' has those at the start of the stack applied, up to the first that builds geometry
+DEFORM_ONLY = frozenset(("ARMATURE", "CAST", "CLOTH", "COLLISION", "CORRECTIVE_SMOOTH", "CURVE", "DISPLACE", "HOOK",
+                         "LAPLACIANDEFORM", "LAPLACIANSMOOTH", "LATTICE", "MESH_CACHE", "MESH_DEFORM", "SHRINKWRAP",
+                         "SIMPLE_DEFORM", "SMOOTH", "SOFT_BODY", "SURFACE_DEFORM", "WARP", "WAVE"))
+
+
+def mesh_source(obj):
+    """Which mesh a body's hull or triangle mesh is built from, as Blender's rigid body Source
+    says (rigidbody_get_mesh): 'BASE' (the mesh itself, no shape keys or modifiers), 'DEFORM'
+    (shape keys and the deforming modifiers at the start of the stack) or 'FINAL' (every
+    modifier). SimBake's own roles take the final mesh; so do boxes and spheres, whose size
+    Blender takes from the evaluated bounding box."""
+    body = getattr(obj, "rigid_body", None)
+    if obj.simbake.role != "NONE" or body is None or body.collision_shape not in ("CONVEX_HULL", "MESH"):
+        return "FINAL"
+    return getattr(body, "mesh_source", "DEFORM")
+
+
+def deform_cut(modifiers):
+    """Index of the first modifier shown in the viewport that builds geometry (its and the later
+    ones are hidden for Source 'Deform'); len(modifiers) when there is none."""
+    for index, modifier in enumerate(modifiers):
+        if modifier.show_viewport and modifier.type not in DEFORM_ONLY:
+            return index
+    return len(modifiers)
+
+
 def part_shape(obj):
     """The shape a child of a Compound Parent gives it, and warnings: a part is convex."""
     shape = obj.rigid_body.collision_shape

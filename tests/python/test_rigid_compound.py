@@ -87,3 +87,25 @@ class Bindings(unittest.TestCase):
             with self.assertRaises(native.NativeError) as caught:
                 world.add_body("DYNAMIC", "COMPOUND")
             self.assertIn("1..4096 parts", str(caught.exception))
+
+
+class MeshSource(unittest.TestCase):
+    def test_blenders_source_for_hulls_and_meshes_only(self):
+        body = thing("Rock", shape="CONVEX_HULL")
+        for source in ("BASE", "DEFORM", "FINAL"):
+            body.rigid_body.mesh_source = source
+            self.assertEqual(rigid_settings.mesh_source(body), source)
+        body.rigid_body.collision_shape = "BOX"  # sized from the evaluated bounds, as in Blender
+        self.assertEqual(rigid_settings.mesh_source(body), "FINAL")
+        own = thing("Own", shape="CONVEX_HULL", role="RIGID")
+        own.rigid_body.mesh_source = "BASE"
+        self.assertEqual(rigid_settings.mesh_source(own), "FINAL")
+
+    def test_deform_cuts_before_the_first_shown_modifier_that_builds_geometry(self):
+        def modifier(kind, shown=True):
+            return NS(type=kind, show_viewport=shown)
+        stack = [modifier("ARMATURE"), modifier("SUBSURF", shown=False), modifier("DISPLACE"), modifier("SUBSURF"),
+                 modifier("SMOOTH")]
+        self.assertEqual(rigid_settings.deform_cut(stack), 3)
+        self.assertEqual(rigid_settings.deform_cut(stack[:3]), 3)
+        self.assertEqual(rigid_settings.deform_cut([modifier("ARRAY")]), 0)
