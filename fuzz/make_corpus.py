@@ -205,7 +205,7 @@ def part(shape, points=(), triangles=(), center=(0, 0, 0), radius=0.3, half=(0.3
 
 
 DYNAMIC, KINEMATIC, STATIC = 0, 1, 2
-SPHERE, BOX, HULL, MESH, COMPOUND = 0, 1, 2, 3, 4
+SPHERE, BOX, HULL, MESH, COMPOUND, CAPSULE = 0, 1, 2, 3, 4, 5
 
 
 def step_spec(target_body=0, target_time=None, matrix=identity_matrix(), length=None):
@@ -258,6 +258,14 @@ def rigid_seeds():
                                           part(SPHERE, center=(1, 0, -0.5), radius=0.6)]),
             body(DYNAMIC, COMPOUND, parts=[part(SPHERE, center=(0, 0, 0.4), radius=0.2),
                                            part(HULL, *cube(0.2, (0.3, 0, 0.5)))])]),
+        "capsule_on_slope_and_mesh": rigid([ground, body(STATIC, BOX, center=(2, 0, -0.5), rotation=(0.99, 0, 0.13, 0)),
+                                            body(DYNAMIC, CAPSULE, center=(2, 0, 0.3), radius=0.2, half=(0, 0, 0.4),
+                                                 rotation=(0.7071, 0.7071, 0, 0)),
+                                            body(DYNAMIC, CAPSULE, center=(0, 0, 0.3), radius=0.2, half=(0, 0, 0.4))],
+                                           steps=(step_spec(length=0.05),) * 3),
+        "compound_of_capsules": rigid([ground, body(DYNAMIC, COMPOUND, parts=[
+            part(CAPSULE, center=(0, 0, 0.5), radius=0.1, half=(0, 0, 0.3)),
+            part(CAPSULE, center=(0.3, 0, 0.5), radius=0.1, half=(0, 0, 0.0), rotation=(0.7071, 0, 0.7071, 0))])]),
         "compound_bad_parts": rigid([body(DYNAMIC, COMPOUND, parts=[part(MESH, *quad(1.0, 0.0)), part(BOX, lie=2)]),
                                      body(DYNAMIC, COMPOUND, parts=[])]),
         "rigid_world_extremes": rigid([box_on_ground], world_bytes=world(rigid_iterations=1, contact_margin=1.0,

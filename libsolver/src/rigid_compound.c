@@ -37,7 +37,8 @@ sb_result compound_build(const sb_body_def *d, rigid_body_model *m, vec3 *center
         rigid_body_model built = {0};
         vec3 c;
         sb_result r = build(&part, &built, &c);
-        m->parts[i] = (rigid_part){.shape = built.shape, .center = c, .radius = built.radius, .hull = built.hull};
+        m->parts[i] = (rigid_part){.shape = built.shape, .center = c, .radius = built.radius, .hull = built.hull,
+                                   .segment = {built.segment[0], built.segment[1]}};
         if (r != SB_OK) return compound_part_error(r, i);
         sum = v3_add(sum, c);
     }
@@ -60,6 +61,9 @@ void compound_to_body_frame(rigid_body_model *m, mat3 rt, vec3 shift)
             m->placed_vertices += p->hull.vertex_count;
             m->placed_normals += p->hull.face_count + 2 * p->hull.edge_count;
             m->placed_offsets += p->hull.face_count;
+        } else if (p->shape == SHAPE_CAPSULE) {
+            for (int k = 0; k < 2; k++) p->segment[k] = v3_add(m3_mul_v(rt, p->segment[k]), shift);
+            m->radius = fmax(m->radius, fmax(v3_len(p->segment[0]), v3_len(p->segment[1])) + p->radius);
         } else {
             m->radius = fmax(m->radius, v3_len(p->center) + p->radius);
         }
@@ -70,6 +74,10 @@ aabb compound_part_bounds(const rigid_part *p, vec3 x, mat3 r)
 {
     aabb box = aabb_empty();
     if (p->shape == SHAPE_SPHERE) return aabb_inflate(aabb_add_point(box, v3_add(x, m3_mul_v(r, p->center))), p->radius);
+    if (p->shape == SHAPE_CAPSULE) {
+        for (int k = 0; k < 2; k++) box = aabb_add_point(box, v3_add(x, m3_mul_v(r, p->segment[k])));
+        return aabb_inflate(box, p->radius);
+    }
     for (int32_t i = 0; i < p->hull.vertex_count; i++) box = aabb_add_point(box, v3_add(x, m3_mul_v(r, p->hull.vertices[i])));
     return box;
 }

@@ -4,20 +4,9 @@
 #include <string.h>
 
 #include "collision_geometry.h"
+#include "rigid_capsule.h"
 #include "rigid_compound.h"
 
-/* A convex polytope in world space; a mesh triangle is one too (one face, three edges). */
-typedef struct world_poly {
-    int32_t vertex_count, face_count, edge_count;
-    const vec3 *v;                     /* vertices */
-    const vec3 *n;                     /* face normals */
-    const double *o;                   /* face offsets: n · p = o on the face */
-    const int32_t *face_first, *face_loops;
-    const int32_t *edges;              /* 2 vertex ids per edge */
-    const vec3 *edge_normals;          /* 2 per edge: the normals of the faces meeting there */
-    const int32_t *edge_faces;         /* 2 per edge: those faces (NULL for a triangle) */
-    vec3 center;
-} world_poly;
 
 enum { POLYGON_MAX = 256, MESH_CONTACTS_MAX = 8 };
 
@@ -383,7 +372,8 @@ static int32_t sphere_poly(vec3 c, double r, const world_poly *p, double margin,
 
 typedef struct mesh_query {
     const rigid_body *mesh;
-    const world_poly *poly; /* NULL for a sphere */
+    const world_poly *poly; /* NULL for a sphere or capsule */
+    const vec3 *segment;    /* the capsule's core, NULL for a sphere or polytope */
     vec3 center;            /* the sphere's centre, or a point inside the polytope */
     double radius;          /* the sphere's */
     double margin;
@@ -421,10 +411,11 @@ static void visit_mesh_triangle(void *ctx, int32_t tri)
         p[k] = v3_add(m->state.x, m3_mul_v(m->state.R, v3_load(&m->model.mesh_vertices[3 * (size_t)corners[k]])));
     rigid_contact c[4];
     int32_t n = 0;
-    if (q->poly) {
+    if (q->poly || q->segment) {
         triangle_poly t;
         if (!make_triangle(&t, p[0], p[1], p[2], q->center)) return;
-        n = collide_polys(q->poly, &t.poly, q->margin, c);
+        n = q->poly ? collide_polys(q->poly, &t.poly, q->margin, c)
+                    : capsule_poly(q->segment[0], q->segment[1], q->radius, &t.poly, q->margin, c);
     } else {
         double bary[3];
         vec3 nearest = closest_point_triangle(q->center, p[0], p[1], p[2], bary);
@@ -444,10 +435,11 @@ static void visit_mesh_triangle(void *ctx, int32_t tri)
 
 /* A convex shape (a polytope, or with poly NULL the sphere (center, radius)) whose world bounds
  * grown by the margin are `world` against the triangles of a mesh. */
-static int32_t convex_mesh(const world_poly *poly, vec3 center, double radius, aabb world, const rigid_body *mesh,
-                           double margin, rigid_contact *out)
+static int32_t convex_mesh(const world_poly *poly, const vec3 *segment, vec3 center, double radius, aabb world,
+                           const rigid_body *mesh, double margin, rigid_contact *out)
 {
-    mesh_query q = {.mesh = mesh, .poly = poly, .center = center, .radius = radius, .margin = margin, .count = 0};
+    mesh_query q = {.mesh = mesh, .poly = poly, .segment = segment, .center = center, .radius = radius,
+                    .margin = margin, .count = 0};
     /* the convex shape's bounds in the mesh's frame */
     aabb local = aabb_empty();
     for (int i = 0; i < 8; i++) {
@@ -474,17 +466,46 @@ static int32_t convex_mesh(const world_poly *poly, vec3 center, double radius, a
 
 /* A convex shape placed in world space: a body's own, or a part of a compound. */
 typedef struct placed_part {
-    bool sphere;
-    vec3 center;     /* the sphere's centre, or a point inside the polytope */
-    double radius;   /* the sphere's */
+    bool sphere;     /* round: a sphere, or with `capsule` a capsule */
+    bool capsule;
+    vec3 center;     /* the sphere's or capsule's centre, or a point inside the polytope */
+    double radius;   /* the sphere's or capsule's */
+    vec3 segment[2]; /* the capsule's core (a sphere's: its centre twice) */
     world_poly poly; /* the polytope */
     aabb box;        /* world bounds */
 } placed_part;
+
+/* A sphere or capsule and a capsule: the closest points of their segments, as two spheres. */
+static int32_t round_capsule(const placed_part *a, const placed_part *b, double margin, rigid_contact *c)
+{
+    double s, t;
+    closest_points_segments(a->segment[0], a->segment[1], b->segment[0], b->segment[1], &s, &t);
+    vec3 pa = v3_madd(a->segment[0], v3_sub(a->segment[1], a->segment[0]), s);
+    vec3 pb = v3_madd(b->segment[0], v3_sub(b->segment[1], b->segment[0]), t);
+    vec3 d = v3_sub(pa, pb);
+    double dist = v3_len(d), sep = dist - a->radius - b->radius;
+    if (sep > margin) return 0;
+    c->normal = dist > 0.0 ? v3_scale(d, 1.0 / dist) : v3(0, 0, 1);
+    c->point = v3_madd(pb, c->normal, b->radius);
+    c->separation = sep;
+    return 1;
+}
 
 /* Two convex shapes; contacts (normal from B to A, points on B) into out[]. */
 static int32_t collide_parts(const placed_part *a, const placed_part *b, double margin, rigid_contact *c)
 {
     if (!a->sphere && !b->sphere) return collide_polys(&a->poly, &b->poly, margin, c);
+    if (a->capsule || b->capsule) {
+        if (a->sphere && b->sphere) return round_capsule(a, b, margin, c);
+        if (a->capsule) return capsule_poly(a->segment[0], a->segment[1], a->radius, &b->poly, margin, c);
+        /* polytope a, capsule b: from the capsule's side, turned round onto its surface */
+        int32_t n = capsule_poly(b->segment[0], b->segment[1], b->radius, &a->poly, margin, c);
+        for (int32_t i = 0; i < n; i++) {
+            c[i].point = v3_madd(c[i].point, c[i].normal, c[i].separation);
+            c[i].normal = v3_scale(c[i].normal, -1.0);
+        }
+        return n;
+    }
     if (a->sphere && b->sphere) {
         vec3 d = v3_sub(a->center, b->center);
         double dist = v3_len(d), sep = dist - a->radius - b->radius;
@@ -507,8 +528,11 @@ static int32_t collide_parts(const placed_part *a, const placed_part *b, double 
 /* A body that is one shape, its polytope (if it has one) placed in `poly`. */
 static placed_part whole_part(const rigid_body *body, const world_poly *poly)
 {
-    placed_part p = {.sphere = body->model.shape == SHAPE_SPHERE, .center = body->state.x,
-                     .radius = body->model.radius};
+    const rigid_body_model *m = &body->model;
+    bool capsule = m->shape == SHAPE_CAPSULE;
+    placed_part p = {.sphere = m->shape == SHAPE_SPHERE || capsule, .capsule = capsule, .center = body->state.x,
+                     .radius = capsule ? m->segment_radius : m->radius, .segment = {body->state.x, body->state.x}};
+    for (int k = 0; capsule && k < 2; k++) p.segment[k] = v3_add(body->state.x, m3_mul_v(body->state.R, m->segment[k]));
     if (!p.sphere) p.poly = *poly;
     p.box = rigid_body_bounds(body, 0.0);
     return p;
@@ -518,8 +542,11 @@ static placed_part whole_part(const rigid_body *body, const world_poly *poly)
 static placed_part compound_part(const rigid_body *body, const placed_polytope *slot, int32_t i)
 {
     const rigid_part *part = &body->model.parts[i];
-    placed_part p = {.sphere = part->shape == SHAPE_SPHERE,
-                     .center = v3_add(body->state.x, m3_mul_v(body->state.R, part->center)), .radius = part->radius};
+    bool capsule = part->shape == SHAPE_CAPSULE;
+    vec3 center = v3_add(body->state.x, m3_mul_v(body->state.R, part->center));
+    placed_part p = {.sphere = part->shape == SHAPE_SPHERE || capsule, .capsule = capsule, .center = center,
+                     .radius = part->radius, .segment = {center, center}};
+    for (int k = 0; capsule && k < 2; k++) p.segment[k] = v3_add(body->state.x, m3_mul_v(body->state.R, part->segment[k]));
     if (!p.sphere) {
         const polytope *h = &part->hull;
         const vec3 *n = slot->n + part->first_normal;
@@ -568,8 +595,9 @@ static int32_t reduce_spread(const rigid_contact *c, int32_t count, rigid_contac
     return MANIFOLD_MAX;
 }
 
-/* A compound a or b (a mesh only as b): each pair of parts whose bounds come within the
- * margin, the contacts of all of them spread over MANIFOLD_MAX. */
+/* A compound or capsule a or b (a mesh only as b), as parts (a body of one shape is one): each
+ * pair of parts whose bounds come within the margin, the contacts of all of them spread over
+ * MANIFOLD_MAX. */
 static bool collide_compound(const rigid_body *a, const rigid_body *b, double margin, narrow_scratch *s,
                              rigid_manifold *out)
 {
@@ -582,7 +610,8 @@ static bool collide_compound(const rigid_body *a, const rigid_body *b, double ma
         s->parts = more, s->part_capacity = na + nb;
     }
     world_poly pa, pb;
-    bool poly_a = a->model.shape != SHAPE_SPHERE, poly_b = !mesh_b && b->model.shape != SHAPE_SPHERE;
+    bool poly_a = a->model.shape == SHAPE_POLYTOPE || a->model.shape == SHAPE_COMPOUND;
+    bool poly_b = b->model.shape == SHAPE_POLYTOPE || b->model.shape == SHAPE_COMPOUND;
     if (!place_pair(a, b, poly_a, poly_b, s, &pa, &pb)) return false;
     /* the slots place_pair left a compound's polytopes in */
     const placed_polytope *slot_a = &s->slot[s->slot[0].body == a ? 0 : 1], *slot_b = &s->slot[s->slot[0].body == b ? 0 : 1];
@@ -596,8 +625,8 @@ static bool collide_compound(const rigid_body *a, const rigid_body *b, double ma
         aabb reach = aabb_inflate(parts[i].box, margin);
         if (mesh_b) {
             if (!room_for(s, count, MESH_CONTACTS_MAX)) return false;
-            count += convex_mesh(parts[i].sphere ? NULL : &parts[i].poly, parts[i].center, parts[i].radius, reach, b,
-                                 margin, s->found + count);
+            count += convex_mesh(parts[i].sphere ? NULL : &parts[i].poly, parts[i].capsule ? parts[i].segment : NULL,
+                                 parts[i].center, parts[i].radius, reach, b, margin, s->found + count);
             continue;
         }
         for (int32_t j = 0; j < nb; j++) {
@@ -620,14 +649,16 @@ bool collide_bodies(const rigid_body *a, const rigid_body *b, double margin, nar
         out->swapped = true;
         return true;
     }
-    if (a->model.shape == SHAPE_COMPOUND || b->model.shape == SHAPE_COMPOUND) return collide_compound(a, b, margin, s, out);
+    if (a->model.shape == SHAPE_COMPOUND || b->model.shape == SHAPE_COMPOUND || a->model.shape == SHAPE_CAPSULE ||
+        b->model.shape == SHAPE_CAPSULE)
+        return collide_compound(a, b, margin, s, out);
     world_poly pa, pb;
     bool poly_a = a->model.shape == SHAPE_POLYTOPE, poly_b = b->model.shape == SHAPE_POLYTOPE;
     if (!place_pair(a, b, poly_a, poly_b, s, &pa, &pb)) return false;
     rigid_contact *c = out->points;
     if (b->model.shape == SHAPE_MESH) {
-        out->count = convex_mesh(poly_a ? &pa : NULL, a->state.x, a->model.radius, rigid_body_bounds(a, margin), b,
-                                 margin, c);
+        out->count = convex_mesh(poly_a ? &pa : NULL, NULL, a->state.x, a->model.radius, rigid_body_bounds(a, margin),
+                                 b, margin, c);
         return true;
     }
     placed_part part_a = {.sphere = !poly_a, .center = a->state.x, .radius = a->model.radius};
