@@ -8,11 +8,11 @@ from . import transforms
 from .settings import SettingsError
 
 # Blender's collision shapes that SimBake has; the others become the mesh's convex hull.
-SAME_SHAPES = ("BOX", "SPHERE", "CONVEX_HULL", "MESH")
+SAME_SHAPES = ("BOX", "SPHERE", "CONVEX_HULL", "MESH", "CAPSULE")
 
 
 # the shapes a part of a compound can have (convex ones)
-PART_SHAPES = ("BOX", "SPHERE", "CONVEX_HULL")
+PART_SHAPES = ("BOX", "SPHERE", "CONVEX_HULL", "CAPSULE")
 
 
 def body_settings(obj, moving, has_parts=False):
@@ -94,10 +94,10 @@ def part_shape(obj):
 
 
 def shape_geometry(shape, moving, world_matrix, local_positions, world_positions, triangles):
-    """The add_body geometry of a shape: a box or sphere around the mesh's local bounding box
-    (as Blender's rigid body shapes), or its vertices and triangles in world space. Returns
-    (shape, keyword arguments): a flat box that cannot move becomes its mesh."""
-    if shape in ("BOX", "SPHERE"):
+    """The add_body geometry of a shape: a box, sphere or capsule around the mesh's local
+    bounding box (as Blender's rigid body shapes), or its vertices and triangles in world space.
+    Returns (shape, keyword arguments): a flat box that cannot move becomes its mesh."""
+    if shape in ("BOX", "SPHERE", "CAPSULE"):
         if not local_positions:
             raise SettingsError("the mesh has no vertices")
         lo = [min(local_positions[k::3]) for k in range(3)]
@@ -112,6 +112,13 @@ def shape_geometry(shape, moving, world_matrix, local_positions, world_positions
             raise SettingsError("the mesh has no extent")
         if shape == "SPHERE":
             return shape, {"center": center, "radius": largest}
+        rotation = transforms.quaternion_from_matrix(transforms.rotation_part(transforms.rigid_part(m)))
+        if shape == "CAPSULE":  # along local z: radius the larger half-width, the core what the ends leave
+            radius = max(half[0], half[1])
+            if not radius > 0:
+                raise SettingsError("the capsule has no width")
+            return shape, {"center": center, "radius": radius, "half_extents": (0.0, 0.0, max(0.0, half[2] - radius)),
+                           "rotation": rotation}
         if min(half) < 1e-6 * largest:
             if not moving:  # a ground plane: its faces are its exact surface
                 return "MESH", {"vertices": world_positions, "triangles": triangles}
