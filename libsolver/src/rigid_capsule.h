@@ -1,4 +1,5 @@
-/* Capsules (the points within a radius of a segment) meeting convex polytopes: the point of the
+/* Convex shapes in world space for the narrow phase, and their contacts. Capsules (the points
+ * within a radius of a segment) meeting convex polytopes: the point of the
  * segment nearest the polytope by a golden-section search (the signed distance to a convex
  * polytope is convex along a segment), and where the capsule lies along a face, both ends of
  * the part of its segment over that face, so that it rests on two points and rolls about its
@@ -20,6 +21,12 @@ typedef struct world_poly {
     const int32_t *edge_faces;         /* 2 per edge: those faces (NULL for a triangle) */
     vec3 center;
 } world_poly;
+
+/* Contacts of two polytopes closer than `margin` (normal from B to A, points on B) into out[]
+ * (at most 4); rigid_polytope_contact.c. */
+int32_t collide_polys(const world_poly *a, const world_poly *b, double margin, rigid_contact *out);
+/* A sphere (centre c, radius r) against a polytope; normal from the polytope to the sphere. */
+int32_t sphere_poly(vec3 c, double r, const world_poly *p, double margin, rigid_contact *out);
 
 /* The capsule of segment a-b and radius r against the polytope p (a triangle: p has one
  * face) closer than `margin`: contacts into out[] (at most 2), normal from the polytope to the
