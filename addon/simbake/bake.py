@@ -225,6 +225,10 @@ class Bake(BakeResume):
         self._stack = ExitStack()
         try:
             self._stack.enter_context(scene_io.modifiers_hidden([(job.obj, job.cut) for job in self.jobs]))
+            # a body's Source 'Deform' (not an object cloth meets as a collider: that is its final mesh)
+            cloth_colliders = {job.obj for job in self.colliders}
+            self._stack.enter_context(scene_io.modifiers_hidden(rigid_bake.mesh_source_cuts(
+                [job.obj for job in self.rigid_jobs + self.obstacles if job.obj not in cloth_colliders])))
             self._stack.enter_context(outputs.shape_key_bakes_suspended([job.obj for job in self.jobs]))
             self._stack.enter_context(keyframes.own_motion([job.obj for job in self.rigid_jobs], records))
             self._set_up()

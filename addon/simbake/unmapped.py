@@ -68,8 +68,6 @@ def rigid_body(name, body):
     def warn(setting, instead):
         found.append(f"{name}: Rigid Body {setting} {NOT_CARRIED} ({instead})")
 
-    if getattr(body, "collision_shape", "") == "COMPOUND":
-        warn("Compound Parent shape", "its children are not joined to it")
     if _flag(body, "use_margin"):
         warn("Collision Margin", "contacts keep SimBake's own 5 mm margin")
     return found

@@ -30,7 +30,7 @@ extern "C" {
 /* ==== Versions and errors ================================================================ */
 
 #define SB_VERSION_MAJOR 0
-#define SB_VERSION_MINOR 10
+#define SB_VERSION_MINOR 11
 #define SB_VERSION_PATCH 0
 /* The minor version changes with every change of the API or of a public struct's layout: a
  * binding works with the major.minor it was written for (the add-on refuses any other). */
@@ -505,8 +505,29 @@ typedef enum sb_shape {
     SB_SHAPE_SPHERE = 0,      /* center and radius */
     SB_SHAPE_BOX = 1,         /* center, half_extents and rotation */
     SB_SHAPE_CONVEX_HULL = 2, /* of the vertices (at least 4) */
-    SB_SHAPE_MESH = 3         /* the triangles themselves: kinematic and static bodies only */
+    SB_SHAPE_MESH = 3,        /* the triangles themselves: kinematic and static bodies only */
+    SB_SHAPE_COMPOUND = 4,    /* the parts (part_count, parts) as one rigid body */
+    SB_SHAPE_CAPSULE = 5      /* center, rotation, radius, and half_extents[2]: half the length of
+                                 its core segment, along its own z axis (0: a sphere) */
 } sb_shape;
+
+/* One convex part of a compound body, in world space as the body is now, with the fields of
+ * sb_body_def of the same names. The parts' solids at one density give the body's mass
+ * distribution (parts that overlap count twice); each part collides on its own.
+ * sb_default_body_part() gives the defaults in brackets and no geometry. */
+typedef struct sb_body_part {
+    sb_shape shape;             /* SB_SHAPE_SPHERE, _BOX, _CONVEX_HULL or _CAPSULE (SB_SHAPE_BOX) */
+    int32_t vertex_count;
+    const double *vertices;     /* vertex_count x 3: hull points */
+    int32_t triangle_count;
+    const int32_t *triangles;   /* triangle_count x 3: a closed mesh gives the hull's mass distribution */
+    double center[3];           /* sphere, box and capsule centre */
+    double radius;              /* sphere and capsule, m */
+    double half_extents[3];     /* box, m; capsule: [2] */
+    double rotation[4];         /* box and capsule orientation (w, x, y, z) ((1, 0, 0, 0)) */
+} sb_body_part;
+
+SB_API sb_body_part sb_default_body_part(void);
 
 /* A rigid body, described in world space as it is at the world's current time.
  * sb_default_body_def() gives the defaults in brackets and no geometry. */
@@ -517,10 +538,10 @@ typedef struct sb_body_def {
     const double *vertices;     /* vertex_count x 3: hull points, mesh; mass properties when closed */
     int32_t triangle_count;
     const int32_t *triangles;   /* triangle_count x 3: a closed mesh gives the mass distribution */
-    double center[3];           /* sphere and box centre */
-    double radius;              /* sphere, m */
-    double half_extents[3];     /* box, m */
-    double rotation[4];         /* box orientation (w, x, y, z) ((1, 0, 0, 0)) */
+    double center[3];           /* sphere, box and capsule centre */
+    double radius;              /* sphere and capsule, m */
+    double half_extents[3];     /* box, m; capsule: [2], half its segment's length */
+    double rotation[4];         /* box and capsule orientation (w, x, y, z) ((1, 0, 0, 0)) */
     double mass;                /* kg, dynamic bodies (1) */
     double friction;            /* a contact uses the product of both bodies' values (0.5) */
     double restitution;         /* bounciness 0..1, product of both bodies' values (0) */
@@ -546,6 +567,8 @@ typedef struct sb_body_def {
     double deactivate_linear_velocity;  /* m/s, >= 0 (0.4, Blender's) */
     double deactivate_angular_velocity; /* rad/s, >= 0 (0.5, Blender's) */
     double deactivate_time;     /* s, >= 0: below both that long (2, Bullet's gDeactivationTime) */
+    int32_t part_count;         /* SB_SHAPE_COMPOUND: 1..4096 parts (0) */
+    const sb_body_part *parts;  /* part_count parts (NULL) */
 } sb_body_def;
 
 /* A body now. */
@@ -565,8 +588,9 @@ SB_API sb_body_def sb_default_body_def(void);
 
 /* Adds a rigid body at the world's current time; its id goes to *out_body. Errors:
  * INVALID_ARGUMENT (a NULL pointer, an unknown type or shape, a dynamic mesh, a value out of
- * range, an explicit integrator), INVALID_MESH (vertices or triangles unusable for the shape,
- * sizes beyond 1e7 m), SOLVER (no principal axes of inertia), OUT_OF_MEMORY. */
+ * range, an explicit integrator, a compound with no parts, too many or a part of another shape
+ * than sphere, box, convex hull and capsule), INVALID_MESH (vertices or triangles unusable for the
+ * shape or a part, sizes beyond 1e7 m), SOLVER (no principal axes of inertia), OUT_OF_MEMORY. */
 SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, sb_body_id *out_body);
 /* Kinematic bodies: moves (in a straight line, turning at a constant rate) to the pose that
  * `transform` (4x4 row-major, rigid) gives it relative to its pose when added, arriving at

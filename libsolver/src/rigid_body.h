@@ -13,7 +13,20 @@
  * which wake together): one that starts asleep, its own (rigid_sleep.h). */
 enum { SLEEP_AWAKE = -1 };
 
-typedef enum shape_kind { SHAPE_SPHERE, SHAPE_POLYTOPE, SHAPE_MESH } shape_kind;
+typedef enum shape_kind { SHAPE_SPHERE, SHAPE_POLYTOPE, SHAPE_MESH, SHAPE_COMPOUND, SHAPE_CAPSULE } shape_kind;
+
+/* A compound body's convex part in the body frame: a sphere (centre, radius), a capsule (the
+ * points within radius of a segment) or a polytope. */
+typedef struct rigid_part {
+    shape_kind shape;           /* SHAPE_SPHERE, SHAPE_CAPSULE or SHAPE_POLYTOPE */
+    vec3 center;                /* sphere and capsule centre */
+    double radius;              /* sphere and capsule radius */
+    vec3 segment[2];            /* capsule: its core segment's ends */
+    polytope hull;              /* SHAPE_POLYTOPE */
+    /* where a placed copy of the hull starts in the narrow phase's arrays (rigid_narrowphase.c):
+     * vertices, normals (faces, then 2 per edge), offsets */
+    int32_t first_vertex, first_normal, first_offset;
+} rigid_part;
 
 /* Fixed when the body is added. world_state.c's body_fingerprint hashes every field: one added here
  * goes there too. */
@@ -22,11 +35,16 @@ typedef struct rigid_body_model {
     shape_kind shape;
     double radius;              /* sphere; for any shape, the body's reach from its centre */
     polytope hull;              /* SHAPE_POLYTOPE, body frame */
+    vec3 segment[2];            /* SHAPE_CAPSULE, body frame: its core segment's ends */
+    double segment_radius;      /* SHAPE_CAPSULE: its radius */
     int32_t mesh_vertex_count, mesh_triangle_count;
     double *mesh_vertices;      /* SHAPE_MESH, body frame */
     int32_t *mesh_triangles;
     aabb *mesh_boxes;           /* of the triangles, body frame: the tree's leaves */
     bvh mesh_tree;
+    int32_t part_count;         /* SHAPE_COMPOUND */
+    rigid_part *parts;
+    int32_t placed_vertices, placed_normals, placed_offsets; /* the parts' totals of the above */
 
     double mass, inv_mass;
     vec3 inertia, inv_inertia;  /* principal moments, body frame */

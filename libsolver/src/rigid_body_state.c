@@ -29,9 +29,17 @@ uint64_t rigid_body_model_hash(const rigid_body_model *m)
     int32_t type = m->type, shape = (int32_t)m->shape;
     STATE_HASH(h, type), STATE_HASH(h, shape), STATE_HASH(h, m->radius);
     h = polytope_fingerprint(h, &m->hull);
+    STATE_HASH(h, m->segment), STATE_HASH(h, m->segment_radius);
     STATE_HASH(h, m->mesh_vertex_count), STATE_HASH(h, m->mesh_triangle_count);
     h = state_hash(h, m->mesh_vertices, 3 * (size_t)m->mesh_vertex_count * sizeof *m->mesh_vertices);
     h = state_hash(h, m->mesh_triangles, 3 * (size_t)m->mesh_triangle_count * sizeof *m->mesh_triangles);
+    STATE_HASH(h, m->part_count);
+    for (int32_t i = 0; i < m->part_count; i++) {
+        const rigid_part *p = &m->parts[i];
+        int32_t part_shape = (int32_t)p->shape;
+        STATE_HASH(h, part_shape), STATE_HASH(h, p->center), STATE_HASH(h, p->radius), STATE_HASH(h, p->segment);
+        h = polytope_fingerprint(h, &p->hull);
+    }
     STATE_HASH(h, m->mass), STATE_HASH(h, m->inv_mass), STATE_HASH(h, m->inertia), STATE_HASH(h, m->inv_inertia);
     STATE_HASH(h, m->friction), STATE_HASH(h, m->restitution);
     STATE_HASH(h, m->linear_damping), STATE_HASH(h, m->angular_damping);

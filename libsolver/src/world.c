@@ -67,6 +67,11 @@ SB_API sb_body_def sb_default_body_def(void)
                          .deactivate_time = 2.0};
 }
 
+SB_API sb_body_part sb_default_body_part(void)
+{
+    return (sb_body_part){.shape = SB_SHAPE_BOX, .rotation = {1, 0, 0, 0}};
+}
+
 SB_API sb_collider_def sb_default_collider_def(void)
 {
     return (sb_collider_def){.thickness = 0.002, .friction = 1.0};

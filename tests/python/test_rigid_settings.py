@@ -66,9 +66,11 @@ class Settings(unittest.TestCase):
             self.assertIn("Speed", str(caught.exception))
 
     def test_shapes_simbake_lacks_become_hulls_with_a_warning(self):
-        values, warnings = rigid_settings.body_settings(obj(rigid_body=blender_body(collision_shape="CAPSULE")), True)
+        values, warnings = rigid_settings.body_settings(obj(rigid_body=blender_body(collision_shape="CYLINDER")), True)
         self.assertEqual(values["shape"], "CONVEX_HULL")
-        self.assertIn("capsule", warnings[0])
+        self.assertIn("cylinder", warnings[0])
+        values, warnings = rigid_settings.body_settings(obj(rigid_body=blender_body(collision_shape="CAPSULE")), True)
+        self.assertEqual((values["shape"], warnings), ("CAPSULE", []))
         values, warnings = rigid_settings.body_settings(obj(rigid_body=blender_body(collision_shape="MESH")), True)
         self.assertEqual(values["shape"], "CONVEX_HULL")
         self.assertIn("cannot be a triangle mesh", warnings[0])
@@ -101,6 +103,19 @@ class Shapes(unittest.TestCase):
     def test_sphere_reaches_the_largest_half_extent(self):
         shape, geometry = rigid_settings.shape_geometry("SPHERE", True, placed(), cube(), None, None)
         self.assertEqual((shape, round(geometry["radius"], 6)), ("SPHERE", 2.0))
+
+    def test_capsule_along_local_z_from_the_scaled_bounding_box(self):
+        # a 2 x 4 x 1 box scaled (2, 1, 3): 4 x 4 x 3 m; radius 2 m, the core what the ends leave
+        m = placed(scale=(2.0, 1.0, 3.0))
+        shape, geometry = rigid_settings.shape_geometry("CAPSULE", True, m, cube((1.0, 2.0, 2.5)), None, None)
+        self.assertEqual(shape, "CAPSULE")
+        self.assertAlmostEqual(geometry["radius"], 2.0)
+        self.assertEqual(geometry["half_extents"][:2], (0.0, 0.0))
+        self.assertAlmostEqual(geometry["half_extents"][2], 7.5 - 2.0)
+        self.assertAlmostEqual(geometry["rotation"][0], math.cos(0.25))  # turned 0.5 rad about z
+        self.assertAlmostEqual(geometry["rotation"][3], math.sin(0.25))
+        shape, geometry = rigid_settings.shape_geometry("CAPSULE", True, m, cube((1.0, 2.0, 0.5)), None, None)
+        self.assertEqual(geometry["half_extents"][2], 0.0)  # shorter than wide: a sphere
 
     def test_flat_box_is_a_mesh_when_it_stays_and_thin_when_it_moves(self):
         flat = cube((1.0, 1.0, 0.0))
