@@ -371,9 +371,12 @@ class Bake(BakeResume):
             constraint = obj.rigid_body_constraint
             if constraint.object1 in baked or constraint.object2 in baked:
                 found += unmapped.rigid_body_constraint(obj.name, constraint)
+        strands = any(job.strands for job in self.jobs)
         for obj in self.scene.objects:
             if getattr(obj, "field", None) is not None:
                 found += unmapped.force_field(obj.name, obj.field, rigid_bodies_baked=bool(self.rigid_jobs))
+                if strands and fields.acts_on_cloth(obj.field):
+                    found += unmapped.wind_on_strands(obj.name, obj.field)
         return found
 
     def _time(self, frame):

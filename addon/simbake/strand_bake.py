@@ -4,9 +4,14 @@ back to the mesh's vertices for the cache."""
 
 from array import array
 
-import numpy as np
+from . import native, scene_io, strand_material, unmapped
 
-from . import native, scene_io, strand_chains, strand_material, unmapped
+try:
+    import numpy as np
+
+    from . import strand_chains
+except ImportError:  # Debian's Blender without python3-numpy: every other bake still works
+    np = strand_chains = None
 from .settings import SettingsError, blender_pins, find_modifier, pinned_vertices
 
 
@@ -69,6 +74,9 @@ def read_strands(obj, depsgraph, pin_group, blender_pinning=False):
     else weights of 0.5 or more. Raises SettingsError naming the object."""
     if obj.type != "MESH":
         raise SettingsError(f"{obj.name}: only mesh objects can be strands (this is a {obj.type.lower()})")
+    if np is None:
+        raise SettingsError(f"{obj.name}: strands need numpy, which this Blender's Python does not have "
+                            "(Debian's Blender: apt-get install python3-numpy)")
     obj_eval, mesh = scene_io.evaluated_mesh(obj, depsgraph)
     try:
         count, faces = len(mesh.vertices), len(mesh.polygons)

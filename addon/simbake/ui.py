@@ -160,9 +160,10 @@ class SIMBAKE_PT_strands(RolePanel, PropertyList, bpy.types.Panel):
         super().draw(context)
 
 
-HAIR_NOT_SUPPORTED = ("SimBake does not bake hair (Curves objects): it bakes strands from a mesh of loose edges "
-                      "(role Strands, or a Cloth modifier on an edge-only mesh), played back by a Mesh Cache "
-                      "modifier on that mesh")
+HAIR_NOT_SUPPORTED = ("SimBake does not bake hair (Curves objects): Blender lets no Mesh Cache modifier or shape "
+                      "key onto them. SimBake bakes strands from a mesh of loose edges (role Strands, or a Cloth "
+                      "modifier on an edge-only mesh); in Blender 4.3 and 5.2 (not 3.4), Object > Convert > Mesh "
+                      "makes one from hair")
 
 
 class SIMBAKE_PT_hair(PhysicsPanel, bpy.types.Panel):

@@ -7,13 +7,14 @@ strands, naming what it does not carry over."""
 import math
 import os
 import sys
+import types
 import unittest
 
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does not add it
 import blender_test  # noqa: E402
-from simbake import outputs, pc2  # noqa: E402
+from simbake import bake, outputs, pc2, ui  # noqa: E402
 
 SEGMENTS = 20
 # the rope's vertices are numbered out of order along it: the cache must keep the mesh's order
@@ -110,6 +111,20 @@ class RopeBakes(unittest.TestCase):
         self.assertGreater(lowest, 0.0, "no vertex through the floor")
         self.assertLess(max(p[2] for p in samples[-1]), 0.02, "the rope lies on the floor")
 
+    def test_a_force_field_pushes_the_rope_and_wind_is_named_as_not_carried_over(self):
+        obj = rope("Rope")
+        bpy.ops.object.effector_add(type="FORCE", location=(0.5, -0.5, 1.0))
+        bpy.context.object.field.strength = 2.0  # pushes away from itself: along +y at the rope
+        bpy.ops.object.effector_add(type="WIND", location=(0.5, -1.0, 1.0))
+        bpy.context.object.name = "Breeze"
+        self.bake()
+        tip_y = [points[ORDER[-1]][1] for points in frames(obj)]
+        print(f"rope by a force field: tip at y = {tip_y[-1] * 1000:.1f} mm after 1 s", flush=True)
+        self.assertEqual(tip_y[0], 0.0)
+        self.assertGreater(tip_y[-1], 0.01, "the field pushed the rope along +y")
+        self.assertIn("Breeze: Wind is not carried over by SimBake on strands",
+                      bpy.context.scene.simbake.last_bake_warnings)
+
     def test_a_cloth_modifier_on_an_edge_only_mesh_bakes_as_strands(self):
         obj = rope("Cord", role="NONE")
         cloth = obj.modifiers.new("Cloth", "CLOTH")
@@ -135,6 +150,19 @@ class RopeBakes(unittest.TestCase):
         bpy.context.object.simbake.role = "STRANDS"
         with self.assertRaisesRegex(RuntimeError, "Sheet: strands are a mesh of loose edges"):
             bpy.ops.simbake.bake()
+
+
+class HairPanel(unittest.TestCase):
+    def test_a_curves_object_is_told_that_hair_is_not_baked(self):
+        blender_test.empty_scene()
+        self.assertEqual(bpy.ops.object.curves_random_add(), {"FINISHED"})
+        hair = bpy.context.object
+        self.assertEqual(hair.type, "CURVES")
+        self.assertTrue(ui.SIMBAKE_PT_hair.poll(types.SimpleNamespace(object=hair)))
+        self.assertFalse(ui.SIMBAKE_PT_object.poll(types.SimpleNamespace(object=hair)))
+        # nothing to bake: hair has no role and no bake
+        self.assertNotIn(hair, bake.bakeable_objects(bpy.context.scene))
+        self.assertIn("does not bake hair (Curves objects)", ui.HAIR_NOT_SUPPORTED)
 
 
 if __name__ == "__main__":

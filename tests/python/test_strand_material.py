@@ -86,6 +86,11 @@ class NotCarriedOver(unittest.TestCase):
             self.assertIn(f"Rope: Cloth {setting} is not carried over", warnings)
         self.assertIn("3 vertex(es)", unmapped.blender_soft_pins("Rope", 3)[0])
 
+    def test_wind_is_named_on_strands_and_the_other_fields_are_not(self):
+        self.assertIn("Breeze: Wind is not carried over by SimBake on strands",
+                      unmapped.wind_on_strands("Breeze", NS(type="WIND"))[0])
+        self.assertEqual(unmapped.wind_on_strands("Push", NS(type="FORCE")), [])
+
 
 if __name__ == "__main__":
     unittest.main()
