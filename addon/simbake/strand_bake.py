@@ -12,6 +12,7 @@ try:
     from . import strand_chains
 except ImportError:  # Debian's Blender without python3-numpy: every other bake still works
     np = strand_chains = None
+from .scene_io import MeshSample
 from .settings import SettingsError, blender_pins, find_modifier, pinned_vertices
 
 
@@ -36,8 +37,11 @@ class StrandsInput:
         segments = np.diff(world[chains.vertices], axis=0)
         lengths = np.sqrt((segments * segments).sum(axis=1))
         # a chain's last vertex and the next chain's first are no segment
-        ends = np.cumsum(chains.counts)[:-1] - 1
-        lengths = np.delete(lengths, ends)
+        starts = np.delete(np.arange(len(lengths)), np.cumsum(chains.counts)[:-1] - 1)
+        lengths = lengths[starts]
+        zero = starts[lengths == 0.0][:3]
+        # the mesh's vertices at the ends of the first few edges of length 0
+        self.zero_edges = list(zip(chains.vertices[zero].tolist(), chains.vertices[zero + 1].tolist()))
         self.total_length = float(lengths.sum())
         self.mean_edge_length = self.total_length / max(1, len(lengths))
 
@@ -99,8 +103,15 @@ def read_strands(obj, depsgraph, pin_group, blender_pinning=False):
     if blender_pinning and weights is not None:
         soft = int(np.count_nonzero((np.asarray(weights) > 0.0) & ~pinned))
     chains = strand_chains.split_chains(edges, count)
-    sample = scene_io.MeshSample(native.transform_points(matrix, local, "d"), matrix)
-    return StrandsInput(sample, local, chains, pinned, soft)
+    if len(chains.counts) == 0:
+        raise SettingsError(f"{obj.name}: no edge joins two different vertices, so there is no strand to simulate")
+    sample = MeshSample(native.transform_points(matrix, local, "d"), matrix)
+    strands = StrandsInput(sample, local, chains, pinned, soft)
+    if strands.zero_edges:
+        named = ", ".join(f"{a}–{b}" for a, b in strands.zero_edges)
+        raise SettingsError(f"{obj.name}: edges of length 0 (between vertices {named}): a strand's segments need "
+                            "a length (merge such vertices: Mesh > Clean Up > Merge by Distance)")
+    return strands
 
 
 def add_strands(world, job, depsgraph, warnings):

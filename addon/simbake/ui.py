@@ -274,7 +274,8 @@ class SIMBAKE_PT_scene_bake(ScenePanel, bpy.types.Panel):
 
 CLASSES = (SIMBAKE_PT_object, SIMBAKE_PT_cloth, SIMBAKE_PT_cloth_stiffness, SIMBAKE_PT_cloth_strain_limit,
            SIMBAKE_PT_cloth_damping,
-           SIMBAKE_PT_cloth_shape, SIMBAKE_PT_cloth_collisions, SIMBAKE_PT_strands, SIMBAKE_PT_hair, SIMBAKE_PT_rigid, SIMBAKE_PT_rigid_surface,
+           SIMBAKE_PT_cloth_shape, SIMBAKE_PT_cloth_collisions, SIMBAKE_PT_strands, SIMBAKE_PT_hair,
+           SIMBAKE_PT_rigid, SIMBAKE_PT_rigid_surface,
            SIMBAKE_PT_rigid_motion, SIMBAKE_PT_collider, SIMBAKE_PT_object_bake, SIMBAKE_PT_scene,
            SIMBAKE_PT_scene_output, SIMBAKE_PT_scene_bake)
 

@@ -163,6 +163,16 @@ class RopeBakes(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "Sheet: strands are a mesh of loose edges"):
             bpy.ops.simbake.bake()
 
+    def test_a_segment_of_length_zero_is_refused_by_name(self):
+        mesh = bpy.data.meshes.new("Knot")
+        mesh.from_pydata([(0, 0, 1), (0, 0, 1), (0, 0, 0.5)], [(0, 1), (1, 2)], [])
+        knot = bpy.data.objects.new("Knot", mesh)
+        bpy.context.scene.collection.objects.link(knot)
+        knot.simbake.role = "STRANDS"
+        with self.assertRaisesRegex(RuntimeError, "Knot: edges of length 0 \\(between vertices 0–1\\)"):
+            bpy.ops.simbake.bake()
+        self.assertFalse(outputs.is_baked(knot))
+
 
 class HairPanel(unittest.TestCase):
     def test_a_curves_object_is_told_that_hair_is_not_baked(self):
