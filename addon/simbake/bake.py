@@ -299,7 +299,9 @@ class Bake(BakeResume):
 
     def abort(self):
         """Leaves the scene as it was before begin() (half-written caches are removed)."""
-        for job in self.jobs:
+        # the last made first: the first output's writer made the cache folder and removes it
+        # only if it is empty by then (a cancelled bake of a cloth and a rope left it behind)
+        for job in reversed(self.jobs):
             if job.output is not None:
                 job.output.abort()
         self._close()
