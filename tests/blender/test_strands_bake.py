@@ -123,6 +123,22 @@ class RopeBakes(unittest.TestCase):
         self.assertGreater(lowest, 0.0, "no vertex through the floor")
         self.assertLess(max(p[2] for p in samples[-1]), 0.02, "the rope lies on the floor")
 
+    def test_a_rope_falls_onto_a_rigid_body_of_the_same_bake(self):
+        obj = rope("Rope", height=0.6, pinned=False)
+        obj.location.x = -0.5  # the rope spans x in [-0.5, 0.5], across the box
+        bpy.ops.mesh.primitive_plane_add(size=4.0)
+        bpy.context.object.simbake.role = "COLLIDER"
+        bpy.ops.mesh.primitive_cube_add(size=0.4, location=(0.0, 0.0, 0.2))
+        box = bpy.context.object
+        box.simbake.role = "RIGID"
+        box.simbake.shape = "BOX"
+        self.bake()
+        samples = frames(obj)
+        over_box = [p[2] for points in samples for p in points if abs(p[0] - 0.5) < 0.15]
+        print(f"rope on a rigid box: lowest vertex over the box z = {min(over_box):.4f} m (top 0.4 m)", flush=True)
+        self.assertGreater(min(over_box), 0.39, "the rope went into the box")
+        self.assertLess(min(p[2] for p in samples[-1]), 0.3, "the rope's ends fell beside the box")
+
     def test_a_force_field_pushes_the_rope_and_wind_is_named_as_not_carried_over(self):
         obj = rope("Rope")
         bpy.ops.object.effector_add(type="FORCE", location=(0.5, -0.5, 1.0))
