@@ -137,6 +137,11 @@ def _group_weights(obj, mesh, group_name, what="vertex group"):
     return weights
 
 
+def vertex_group_weights(obj, mesh, group_name, what="vertex group"):
+    """Each vertex's weight in the named vertex group (0 outside it), or None without a name."""
+    return _group_weights(obj, mesh, group_name, what)
+
+
 def _area_and_edge_length(positions, triangles, edges):
     """Total triangle area, and the mean length of the mesh's edges (not of the triangles'
     sides: a quad's diagonal is not one of Blender's springs)."""
