@@ -23,11 +23,13 @@ bool band_build(band_factor *b, const bsr *a, int32_t half_blocks)
     }
     /* a chain ends before row i when no kept block of the rows before reaches i or beyond */
     int32_t reach = -1;
+    b->exact = true;
     for (int32_t i = 0; i < a->n; i++) {
         if (reach < i) b->chain_start[b->chain_count++] = i;
         for (int32_t k = a->row_start[i]; k < a->row_start[i + 1]; k++) {
             int32_t j = a->cols[k];
             bool kept = abs(i - j) <= half_blocks;
+            b->exact &= kept;
             b->offset[k] = (int8_t)(kept && j <= i ? i - j : -1);
             if (kept && j > reach) reach = j;
         }
@@ -89,8 +91,14 @@ static bool factor_chain(band_factor *b, const bsr *a, const cg_filter *filter, 
     memset(&l[(size_t)first * (size_t)w * 9], 0, (size_t)(end - first) * (size_t)w * 9 * sizeof *l);
     for (int32_t i = first; i < end; i++)
         for (int32_t k = a->row_start[i]; k < a->row_start[i + 1]; k++)
-            if (b->offset[k] >= 0)
-                filter_block(filter, i, a->cols[k], &a->vals[9 * (size_t)k], &l[((size_t)i * (size_t)w + (size_t)b->offset[k]) * 9]);
+            if (b->offset[k] >= 0) {
+                int32_t j = a->cols[k];
+                double *out = &l[((size_t)i * (size_t)w + (size_t)b->offset[k]) * 9];
+                if (filter_kind(filter, i) == FILTER_FREE && filter_kind(filter, j) == FILTER_FREE)
+                    memcpy(out, &a->vals[9 * (size_t)k], 9 * sizeof *out); /* most blocks: S = I */
+                else
+                    filter_block(filter, i, j, &a->vals[9 * (size_t)k], out);
+            }
     for (int32_t i = first; i < end; i++) {
         int32_t reach = i - first < b->half_blocks ? i - first : b->half_blocks;
         double *li = &l[(size_t)i * (size_t)w * 9];

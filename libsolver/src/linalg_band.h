@@ -11,7 +11,9 @@
  * y = Â⁻¹ r satisfies y = S y (since (I - S) S = 0), and where A has no block outside the band
  * Â⁻¹ is the filtered system's exact inverse, so CG ends after one iteration. Blocks outside
  * the band are left out of Â (a preconditioner, no longer exact, as long as Â stays positive
- * definite); the rank-one term of cg_rank_one is left out too.
+ * definite); the rank-one term of cg_rank_one is left out too. Where the band holds every
+ * block (exact) and there is no rank-one term, CG takes the factor's answer as it is when its
+ * residual meets the tolerance: one product with the factor and two with A a solve.
  *
  * The rows split into chains no band block crosses (each strand one): a chain's factor is a
  * block Cholesky L Lᵀ = Â of 3x3 blocks, L block lower triangular with half_blocks blocks below
@@ -29,6 +31,7 @@
 typedef struct band_factor {
     int32_t n;             /* block rows, 0: not built */
     int32_t half_blocks;   /* blocks (i, j) with |i - j| <= half_blocks are kept */
+    bool exact;            /* every block of the pattern is kept: Â⁻¹ is the filtered inverse */
     int32_t chain_count;
     int32_t *chain_start;  /* chain_count + 1 block rows: where each chain begins */
     int8_t *offset;        /* per block of the matrix (i, j): i - j when kept and j <= i, else -1 */

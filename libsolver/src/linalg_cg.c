@@ -215,6 +215,27 @@ cg_result cg_solve_rank_one(const bsr *a, const cg_rank_one *r1, const double *b
                           : multigrid_ready(a, filter, ws, h) ? PRECONDITION_MULTIGRID
                                                               : PRECONDITION_JACOBI;
     if (kind == PRECONDITION_JACOBI) build_preconditioner(a, r1, ws->precond);
+    int32_t it = 0;
+    if (kind == PRECONDITION_BAND && ws->band.exact && !r1) {
+        /* the factor is the filtered system's inverse: one step solves it to round-off, checked
+         * by the Euclidean residual |S (b - A x)| / |S b|; CG goes on from there only if not */
+        band_apply(&ws->band, r, c);
+        filter_apply(filter, c, n);
+        for (size_t k = 0; k < len; k++) x[k] += c[k];
+        apply_operator(a, NULL, x, q, ws->partial);
+        for (size_t k = 0; k < len; k++) r[k] = b[k] - q[k], s[k] = b[k];
+        filter_apply(filter, r, n);
+        filter_apply(filter, s, n);
+        double rr = vec_dot(r, r, len, ws->partial), bb = vec_dot(s, s, len, ws->partial);
+        it = 1;
+        if (rr <= tolerance * tolerance * bb) {
+            result.iterations = 1;
+            result.relative_residual = bb > 0.0 ? sqrt(rr / bb) : 0.0;
+            result.converged = true;
+            result.band = true;
+            return result;
+        }
+    }
     double delta0, delta;
     if (!start_directions(ws, kind, filter, b, &delta0, &delta)) {
         kind = PRECONDITION_JACOBI; /* not positive: this hierarchy is no preconditioner */
@@ -223,7 +244,6 @@ cg_result cg_solve_rank_one(const bsr *a, const cg_rank_one *r1, const double *b
     }
     double threshold = tolerance * tolerance * delta0;
 
-    int32_t it = 0;
     while (delta > threshold && it < max_iterations) {
         apply_operator(a, r1, c, q, ws->partial);
         filter_apply(filter, q, n);
