@@ -83,25 +83,24 @@ static inline bool cholesky_inverse(const double s[9], double inv[9])
 /* ---- factor and solves ---------------------------------------------------------------------- */
 
 /* Â's lower band of one chain into L's storage, then row by row
- *     L_ij = (Â_ij - Σ_{k<j} L_ik L_jkᵀ) L_jj⁻ᵀ,   L_ii L_iiᵀ = Â_ii - Σ_{k<i} L_ik L_ikᵀ. */
+ *     L_ij = (Â_ij - Σ_{k<j} L_ik L_jkᵀ) L_jj⁻ᵀ,   L_ii L_iiᵀ = Â_ii - Σ_{k<i} L_ik L_ikᵀ,
+ * each row filled just before it is factored (one pass over the storage, in cache). */
 static bool factor_chain(band_factor *b, const bsr *a, const cg_filter *filter, int32_t chain)
 {
     const int32_t w = b->half_blocks + 1, first = b->chain_start[chain], end = b->chain_start[chain + 1];
     double *l = b->l;
-    memset(&l[(size_t)first * (size_t)w * 9], 0, (size_t)(end - first) * (size_t)w * 9 * sizeof *l);
-    for (int32_t i = first; i < end; i++)
-        for (int32_t k = a->row_start[i]; k < a->row_start[i + 1]; k++)
-            if (b->offset[k] >= 0) {
-                int32_t j = a->cols[k];
-                double *out = &l[((size_t)i * (size_t)w + (size_t)b->offset[k]) * 9];
-                if (filter_kind(filter, i) == FILTER_FREE && filter_kind(filter, j) == FILTER_FREE)
-                    memcpy(out, &a->vals[9 * (size_t)k], 9 * sizeof *out); /* most blocks: S = I */
-                else
-                    filter_block(filter, i, j, &a->vals[9 * (size_t)k], out);
-            }
     for (int32_t i = first; i < end; i++) {
         int32_t reach = i - first < b->half_blocks ? i - first : b->half_blocks;
         double *li = &l[(size_t)i * (size_t)w * 9];
+        memset(li, 0, (size_t)(reach + 1) * 9 * sizeof *li);
+        for (int32_t k = a->row_start[i]; k < a->row_start[i + 1]; k++) {
+            if (b->offset[k] < 0) continue;
+            int32_t j = a->cols[k];
+            if (filter_kind(filter, i) == FILTER_FREE && filter_kind(filter, j) == FILTER_FREE)
+                memcpy(&li[9 * b->offset[k]], &a->vals[9 * (size_t)k], 9 * sizeof *li); /* most blocks: S = I */
+            else
+                filter_block(filter, i, j, &a->vals[9 * (size_t)k], &li[9 * b->offset[k]]);
+        }
         for (int32_t d = reach; d >= 0; d--) { /* j = i - d, in ascending order */
             const double *lj = &l[(size_t)(i - d) * (size_t)w * 9];
             double s[9];
