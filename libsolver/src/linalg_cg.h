@@ -56,7 +56,8 @@ typedef struct cg_history {
 
 typedef struct cg_result {
     int32_t iterations;
-    double relative_residual; /* sqrt(rᵀP⁻¹r / bᵀP⁻¹b) of the filtered system */
+    double relative_residual; /* sqrt(rᵀP⁻¹r / bᵀP⁻¹b) of the filtered system (a direct band
+                                 solve: the Euclidean |S r| / |S b|) */
     bool converged;
     bool multigrid; /* the V-cycle preconditioned the solve (to its end) */
     bool band;      /* the band's factor did */
