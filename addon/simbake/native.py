@@ -230,6 +230,7 @@ class BodyDef(ctypes.Structure):
         ("angular_velocity", ctypes.c_double * 3),
         ("linear_damping", ctypes.c_double),
         ("angular_damping", ctypes.c_double),
+        ("feels_cloth", ctypes.c_int32),
     ]
 
 

@@ -49,7 +49,7 @@ static const struct_layout LAYOUTS[] = {
            AT(sb_body_def, center), AT(sb_body_def, radius), AT(sb_body_def, half_extents), AT(sb_body_def, rotation),
            AT(sb_body_def, mass), AT(sb_body_def, friction), AT(sb_body_def, restitution),
            AT(sb_body_def, linear_velocity), AT(sb_body_def, angular_velocity), AT(sb_body_def, linear_damping),
-           AT(sb_body_def, angular_damping)),
+           AT(sb_body_def, angular_damping), AT(sb_body_def, feels_cloth)),
     LAYOUT(sb_body_state, AT(sb_body_state, position), AT(sb_body_state, orientation),
            AT(sb_body_state, linear_velocity), AT(sb_body_state, angular_velocity), AT(sb_body_state, linear_momentum),
            AT(sb_body_state, angular_momentum), AT(sb_body_state, kinetic_energy), AT(sb_body_state, mass),

@@ -27,6 +27,7 @@ typedef struct rigid_body_model {
     double mass, inv_mass;
     vec3 inertia, inv_inertia;  /* principal moments, body frame */
     double friction, restitution, linear_damping, angular_damping;
+    int32_t feels_cloth;        /* sb_body_def.feels_cloth: two-way coupling with cloth */
 
     vec3 x_start;               /* pose when added, for the displacement transform */
     quat q_start;

@@ -34,7 +34,7 @@ uint64_t rigid_body_model_hash(const rigid_body_model *m)
     h = state_hash(h, m->mesh_triangles, 3 * (size_t)m->mesh_triangle_count * sizeof *m->mesh_triangles);
     STATE_HASH(h, m->mass), STATE_HASH(h, m->inv_mass), STATE_HASH(h, m->inertia), STATE_HASH(h, m->inv_inertia);
     STATE_HASH(h, m->friction), STATE_HASH(h, m->restitution);
-    STATE_HASH(h, m->linear_damping), STATE_HASH(h, m->angular_damping);
+    STATE_HASH(h, m->linear_damping), STATE_HASH(h, m->angular_damping), STATE_HASH(h, m->feels_cloth);
     STATE_HASH(h, m->x_start), STATE_HASH(h, m->q_start);
     return h;
 }

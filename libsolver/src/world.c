@@ -60,7 +60,7 @@ SB_API sb_cloth_def sb_default_cloth_def(void)
 SB_API sb_body_def sb_default_body_def(void)
 {
     return (sb_body_def){.type = SB_BODY_DYNAMIC, .shape = SB_SHAPE_CONVEX_HULL, .rotation = {1, 0, 0, 0},
-                         .mass = 1.0, .friction = 0.5, .restitution = 0.0};
+                         .mass = 1.0, .friction = 0.5, .restitution = 0.0, .feels_cloth = 0};
 }
 
 SB_API sb_collider_def sb_default_collider_def(void)

@@ -303,6 +303,11 @@ Test(api, struct_layouts_are_reported_and_bad_questions_refused)
     cr_assert_eq(offsets[7], offsetof(sb_field_def, seed));
     cr_assert_eq(offsets[21], offsetof(sb_field_def, global_coordinates));
     cr_assert_eq(offsets[25], offsetof(sb_field_def, quadratic_drag));
+    cr_assert_eq(sb_struct_layout("sb_body_def", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());
+    cr_assert(size == sizeof(sb_body_def) && fields == 18, "sb_body_def: %llu bytes, %d fields",
+              (unsigned long long)size, fields);
+    cr_assert_eq(offsets[16], offsetof(sb_body_def, angular_damping));
+    cr_assert_eq(offsets[17], offsetof(sb_body_def, feels_cloth));
     /* fewer entries than fields: only those are written, the count is still whole */
     uint64_t two[2] = {0, 0};
     cr_assert_eq(sb_struct_layout("sb_strand_def", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());
