@@ -3,7 +3,7 @@
  *
  * Input: world def (fuzz_read_world_def) | body count (<= 6) | per body: type, shape, mesh
  * (<= 32 vertices, <= 48 triangles), centre, radius, half extents, rotation, mass,
- * friction, restitution, velocities, dampings, definition lie byte | collider flag [+ mesh,
+ * friction, restitution, velocities, dampings, feels_cloth, definition lie byte | collider flag [+ mesh,
  * followed body] | step count (<= 3) and per step: target body, time, matrix, length |
  * read-back counts. Everything past the end of the input takes its default. */
 #include <math.h>
@@ -37,6 +37,7 @@ static void add_body(fuzz_input *in, sb_world *world)
     fuzz_doubles(in, d.angular_velocity, 3, 0.0);
     d.linear_damping = fuzz_double(in, 0.0);
     d.angular_damping = fuzz_double(in, 0.0);
+    d.feels_cloth = fuzz_choice(in, 2);
     /* counts that disagree with the arrays, but never claim more than they hold */
     switch (fuzz_byte(in) % 8) {
     case 1: d.vertex_count -= 1; break;

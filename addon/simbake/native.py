@@ -709,15 +709,16 @@ class World:
                                                    _ptr(positions, ctypes.c_double), len(positions) // 3))
 
     def follow_body(self, collider, body):
-        """From now on the collider is carried by the body (one way: the body does not feel
-        the cloth)."""
+        """From now on the collider is carried by the body (two-way if the body feels the
+        cloth: BodyDef.feels_cloth)."""
         _check(self._lib.sb_collider_follow_body(self._handle, ColliderId(collider), BodyId(body)))
 
     def add_body(self, body_type="DYNAMIC", shape="CONVEX_HULL", vertices=(), triangles=(), **settings):
         """A rigid body as it is now, in world space. vertices: flat xyz (hull points or mesh);
         triangles: flat vertex indices (a closed mesh gives the mass distribution); settings:
         BodyDef fields (center, radius, half_extents, rotation (w, x, y, z), mass, friction,
-        restitution, linear_velocity, angular_velocity, linear_damping, angular_damping).
+        restitution, linear_velocity, angular_velocity, linear_damping, angular_damping, feels_cloth
+        (0 or 1)).
         Returns the body id."""
         vertices = _as_array(vertices, "d")
         triangles = _as_array(triangles, "i")
@@ -732,6 +733,8 @@ class World:
             field = getattr(definition, name)
             if isinstance(field, ctypes.Array):
                 field[:] = [float(v) for v in value]
+            elif isinstance(field, int):
+                setattr(definition, name, int(value))
             else:
                 setattr(definition, name, float(value))
         body = BodyId()

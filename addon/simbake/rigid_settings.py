@@ -31,6 +31,8 @@ def body_settings(obj, moving):
             shape = "CONVEX_HULL"
         values = {"mass": rigid_body.mass, "friction": rigid_body.friction, "restitution": rigid_body.restitution,
                   "linear_damping": rigid_body.linear_damping, "angular_damping": rigid_body.angular_damping}
+    # two-way coupling with the bake's cloth (role NONE too: the switch is SimBake's own)
+    values["feels_cloth"] = 1 if props.feels_cloth else 0
     if moving and shape == "MESH":
         warnings.append(f"{obj.name}: a moving body cannot be a triangle mesh; it is baked as the mesh's convex hull")
         shape = "CONVEX_HULL"
