@@ -59,8 +59,7 @@ static sb_result out_of_memory(sb_world *w, const char *what)
     return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory %s at t = %g s", what, w->time);
 }
 
-/* Colliders carried by bodies move with them over the step the bodies just took; those whose
- * body is dynamic and feels the cloth gather the cloth's push. */
+/* Colliders carried by bodies move with them over the step the bodies just took. */
 static void carry_colliders(sb_world *w, double t, double h)
 {
     for (int32_t i = 0; i < w->collider_count; i++) {
@@ -96,7 +95,7 @@ static double next_step(const sb_world *w, double end, bool *lands)
 /* The bodies step first and the colliders follow over [t, t + h]: the cloth meets the
  * colliders they carry where the bodies went (so it never passes through them, whatever
  * pushed them), and the bodies that feel the cloth take its push at the end of the step
- * (push_bodies). */
+ * (two_way_coupling.h). */
 static sb_result move_colliders(sb_world *w, double h)
 {
     sb_result rigid = rigid_system_advance(&w->rigid, w->time, h, &w->failure);
