@@ -165,7 +165,7 @@ static void expect_same(const pair *a, const pair *b)
               "the sheet differs");
 }
 
-Test(two_way, a_resumed_coupled_world_goes_on_bit_for_bit, .timeout = 60)
+Test(two_way, a_resumed_coupled_world_goes_on_bit_for_bit)
 {
     pair straight = build_pair(0.3, 1, 9), resumed = build_pair(0.3, 1, 9), other = build_pair(0.3, 0, 9);
     cr_assert_eq(sb_world_step_to(straight.w, 3 / FPS), SB_OK, "%s", sb_last_error());
