@@ -94,6 +94,12 @@ static int32_t pushing_collider(const sb_world *w, const cloth *c, int32_t i)
 
 void coupling_strain_limit(sb_world *w, cloth *c, double h)
 {
+    bool pushing = false;
+    for (int32_t k = 0; k < w->collider_count && !pushing; k++) pushing = w->colliders[k]->scratch.pushes_body;
+    if (!pushing) {
+        strain_limit_project(c, h);
+        return;
+    }
     size_t len = 3 * (size_t)c->model.vertex_count;
     memcpy(c->scratch.v_before_limit, c->scratch.v_new, len * sizeof *c->scratch.v_new);
     strain_limit_project(c, h);
