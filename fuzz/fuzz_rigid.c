@@ -3,7 +3,8 @@
  *
  * Input: world def (fuzz_read_world_def) | body count (<= 6) | per body: type, shape, mesh
  * (<= 32 vertices, <= 48 triangles), centre, radius, half extents, rotation, mass,
- * friction, restitution, velocities, dampings, feels_cloth, definition lie byte | collider flag [+ mesh,
+ * friction, restitution, velocities, dampings, collision groups, deactivation byte (bit 0
+ * use_deactivation, bit 1 start_deactivated), its two speeds and time, feels_cloth, definition lie byte | collider flag [+ mesh,
  * followed body] | step count (<= 3) and per step: target body, time, matrix, length |
  * read-back counts. Everything past the end of the input takes its default. */
 #include <math.h>
@@ -37,6 +38,12 @@ static void add_body(fuzz_input *in, sb_world *world)
     fuzz_doubles(in, d.angular_velocity, 3, 0.0);
     d.linear_damping = fuzz_double(in, 0.0);
     d.angular_damping = fuzz_double(in, 0.0);
+    d.collision_groups = (uint32_t)fuzz_i32(in, (int32_t)d.collision_groups);
+    uint8_t sleep = fuzz_byte(in);
+    d.use_deactivation = sleep & 1, d.start_deactivated = (sleep >> 1) & 1;
+    d.deactivate_linear_velocity = fuzz_double(in, d.deactivate_linear_velocity);
+    d.deactivate_angular_velocity = fuzz_double(in, d.deactivate_angular_velocity);
+    d.deactivate_time = fuzz_double(in, d.deactivate_time);
     d.feels_cloth = fuzz_choice(in, 2);
     /* counts that disagree with the arrays, but never claim more than they hold */
     switch (fuzz_byte(in) % 8) {
@@ -89,7 +96,7 @@ static void read_back(fuzz_input *in, const sb_world *world, int32_t body_count)
         sb_body_state state;
         double transform[16];
         if (CHECKED(sb_body_get_state(world, id, &state)) == SB_OK)
-            fuzz_require(state.mass >= 0.0 && state.contacts >= 0);
+            fuzz_require(state.mass >= 0.0 && state.contacts >= 0 && (state.sleeping == 0 || state.sleeping == 1));
         if (CHECKED(sb_body_get_transform(world, id, transform)) == SB_OK)
             fuzz_require(transform[15] == 1.0);
     }

@@ -13,7 +13,7 @@ from contextlib import ExitStack, contextmanager
 import bpy
 
 from . import (budget, cache_owner, checkpoint, failures, fields, keyframes, native, outputs, rigid_bake,
-               rigid_joints, scene_io, settings, transforms, unmapped)
+               rigid_joints, rigid_settings, scene_io, settings, transforms, unmapped)
 from .bake_resume import BakeResume
 from .settings import SettingsError
 
@@ -208,6 +208,8 @@ class Bake(BakeResume):
                             "or an active rigid body)")
         try:
             settings.check_frame_range(self.frame_start, self.frame_end)
+            self._rigid_time_scale = (rigid_settings.world_time_scale(self.scene.rigidbody_world)
+                                      if self.rigid_jobs else 1.0)
             native.load()
         except (SettingsError, native.LibraryUnavailable) as error:
             raise BakeError(str(error)) from error
@@ -354,8 +356,6 @@ class Bake(BakeResume):
         for obj in bodies:
             if obj.simbake.role == "NONE" and obj.rigid_body is not None:
                 found += unmapped.rigid_body(obj.name, obj.rigid_body)
-        if self.rigid_jobs:
-            found += unmapped.rigid_body_world(self.scene.rigidbody_world)
         baked = {job.obj for job in self.jobs} | set(bodies)
         for obj in rigid_joints.constraint_objects(self.scene) if self.rigid_jobs else ():
             constraint = obj.rigid_body_constraint
@@ -376,6 +376,7 @@ class Bake(BakeResume):
         depsgraph = self._depsgraph = self.context.evaluated_depsgraph_get()
         world_kwargs = settings.world_settings(self.props, render.fps, render.fps_base,
                                                self.scene.gravity, self.scene.use_gravity)
+        world_kwargs["rigid_time_scale"] = self._rigid_time_scale  # Blender's rigid body world Speed
         world = self._world = native.World(**world_kwargs)
         for job in self.jobs:
             self._add_cloth(world, job, depsgraph)

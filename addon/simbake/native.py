@@ -10,7 +10,7 @@ import os
 from array import array
 
 # The add-on works with library versions of this major.minor.
-REQUIRED_VERSION = (0, 9)
+REQUIRED_VERSION = (0, 10)
 LIBRARY_NAME = "libsimbake.so"
 
 INTEGRATORS = {"IMPLICIT_EULER": 0, "EXPLICIT_EULER": 1, "MIDPOINT": 2, "RK4": 3}
@@ -133,6 +133,7 @@ class WorldDef(ctypes.Structure):
         ("contact_margin", ctypes.c_double),
         ("max_speed", ctypes.c_double),
         ("threads", ctypes.c_int32),
+        ("rigid_time_scale", ctypes.c_double),
     ]
 
 
@@ -230,6 +231,12 @@ class BodyDef(ctypes.Structure):
         ("angular_velocity", ctypes.c_double * 3),
         ("linear_damping", ctypes.c_double),
         ("angular_damping", ctypes.c_double),
+        ("collision_groups", ctypes.c_uint32),  # bit k: Blender's collision collection k + 1
+        ("use_deactivation", ctypes.c_int32),
+        ("start_deactivated", ctypes.c_int32),
+        ("deactivate_linear_velocity", ctypes.c_double),
+        ("deactivate_angular_velocity", ctypes.c_double),
+        ("deactivate_time", ctypes.c_double),
         ("feels_cloth", ctypes.c_int32),
     ]
 
@@ -274,6 +281,7 @@ class BodyState(ctypes.Structure):
         ("mass", ctypes.c_double),
         ("contact_force", ctypes.c_double * 3),
         ("contacts", ctypes.c_int32),
+        ("sleeping", ctypes.c_int32),
     ]
 
 
@@ -303,6 +311,9 @@ class WorldStats(ctypes.Structure):
         ("collisions", ctypes.c_int64),
         ("impact_zones", ctypes.c_int64),
         ("strain_violations", ctypes.c_int64),
+        ("sleeping_bodies", ctypes.c_int32),
+        ("rigid_pair_tests", ctypes.c_int64),
+        ("rigid_body_moves", ctypes.c_int64),
     ]
 
 
@@ -717,8 +728,9 @@ class World:
         """A rigid body as it is now, in world space. vertices: flat xyz (hull points or mesh);
         triangles: flat vertex indices (a closed mesh gives the mass distribution); settings:
         BodyDef fields (center, radius, half_extents, rotation (w, x, y, z), mass, friction,
-        restitution, linear_velocity, angular_velocity, linear_damping, angular_damping, feels_cloth
-        (0 or 1)).
+        restitution, linear_velocity, angular_velocity, linear_damping, angular_damping,
+        collision_groups, use_deactivation, start_deactivated, deactivate_linear_velocity,
+        deactivate_angular_velocity, deactivate_time, feels_cloth (0 or 1)).
         Returns the body id."""
         vertices = _as_array(vertices, "d")
         triangles = _as_array(triangles, "i")
@@ -733,10 +745,8 @@ class World:
             field = getattr(definition, name)
             if isinstance(field, ctypes.Array):
                 field[:] = [float(v) for v in value]
-            elif isinstance(field, int):
-                setattr(definition, name, int(value))
-            else:
-                setattr(definition, name, float(value))
+            else:  # int fields (collision_groups, switches) stay ints
+                setattr(definition, name, int(value) if isinstance(field, int) else float(value))
         body = BodyId()
         _check(self._lib.sb_world_add_body(self._handle, ctypes.byref(definition), ctypes.byref(body)))
         self._body_count += 1

@@ -10,6 +10,26 @@ from .settings import SettingsError
 # Blender's collision shapes that SimBake has; the others become the mesh's convex hull.
 SAME_SHAPES = ("BOX", "SPHERE", "CONVEX_HULL", "MESH")
 
+# Blender's Deactivation → the library's sleeping (sb_body_def): settings of a moving body.
+DEACTIVATION = {"use_deactivation": "use_deactivation", "use_start_deactivated": "start_deactivated",
+                "deactivate_linear_velocity": "deactivate_linear_velocity",
+                "deactivate_angular_velocity": "deactivate_angular_velocity"}
+
+
+def collision_groups(collections):
+    """Blender's 20 Collision Collections as the library's mask: bit k for collection k + 1
+    (two bodies collide when they share one)."""
+    return sum(1 << k for k, on in enumerate(collections) if on)
+
+
+def world_time_scale(rigid_world):
+    """The rigid body world's Speed (time_scale) as the library's rigid_time_scale: the
+    bodies' seconds per second of the scene. Raises SettingsError when nothing could move."""
+    scale = getattr(rigid_world, "time_scale", 1.0) if rigid_world is not None else 1.0
+    if not (math.isfinite(scale) and 0.0 < scale <= 100.0):
+        raise SettingsError(f"the rigid body world's Speed is {scale:g}; SimBake needs it above 0 and at most 100")
+    return scale
+
 
 def body_settings(obj, moving):
     """Keyword arguments of native.World.add_body but the type and the geometry, and
@@ -30,14 +50,18 @@ def body_settings(obj, moving):
             warnings.append(f"{obj.name}: its {shape.lower()} collision shape is baked as the mesh's convex hull")
             shape = "CONVEX_HULL"
         values = {"mass": rigid_body.mass, "friction": rigid_body.friction, "restitution": rigid_body.restitution,
-                  "linear_damping": rigid_body.linear_damping, "angular_damping": rigid_body.angular_damping}
+                  "linear_damping": rigid_body.linear_damping, "angular_damping": rigid_body.angular_damping,
+                  "collision_groups": collision_groups(rigid_body.collision_collections)}
+        if moving:
+            values.update({ours: getattr(rigid_body, blenders) for blenders, ours in DEACTIVATION.items()})
     # two-way coupling with the bake's cloth (role NONE too: the switch is SimBake's own)
     values["feels_cloth"] = 1 if props.feels_cloth else 0
     if moving and shape == "MESH":
         warnings.append(f"{obj.name}: a moving body cannot be a triangle mesh; it is baked as the mesh's convex hull")
         shape = "CONVEX_HULL"
     values["shape"] = shape
-    for name in ("mass", "friction", "restitution", "linear_damping", "angular_damping"):
+    for name in ("mass", "friction", "restitution", "linear_damping", "angular_damping", "deactivate_linear_velocity",
+                 "deactivate_angular_velocity"):
         value = values.get(name)
         if value is None:
             continue

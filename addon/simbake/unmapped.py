@@ -61,9 +61,6 @@ def collision_modifier(name, collision):
     return found
 
 
-DEFAULT_COLLISION_COLLECTIONS = (True,) + (False,) * 19
-
-
 def rigid_body(name, body):
     """An active or passive rigid body's settings."""
     found = []
@@ -71,22 +68,11 @@ def rigid_body(name, body):
     def warn(setting, instead):
         found.append(f"{name}: Rigid Body {setting} {NOT_CARRIED} ({instead})")
 
-    if tuple(getattr(body, "collision_collections", DEFAULT_COLLISION_COLLECTIONS)) != DEFAULT_COLLISION_COLLECTIONS:
-        warn("Collision Collections", "it collides with every body")
-    if _flag(body, "use_deactivation") or _flag(body, "use_start_deactivated"):
-        warn("Deactivation", "it is simulated whenever it moves")
     if getattr(body, "collision_shape", "") == "COMPOUND":
         warn("Compound Parent shape", "its children are not joined to it")
     if _flag(body, "use_margin"):
         warn("Collision Margin", "contacts keep SimBake's own 5 mm margin")
     return found
-
-
-def rigid_body_world(world):
-    """The scene's rigid body world."""
-    if world is not None and _differs(world, "time_scale", 1.0):
-        return [f"Scene: Rigid Body World Speed {NOT_CARRIED} (the bake runs at the scene's own time)"]
-    return []
 
 
 def rigid_body_constraint(name, constraint):

@@ -59,6 +59,13 @@ static sb_result validate_def(const sb_body_def *d)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body feels_cloth must be 0 or 1, got %d", (int)d->feels_cloth);
     if (!all_finite(d->linear_velocity, 3) || !all_finite(d->angular_velocity, 3))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body velocity is not finite");
+    if (!(d->deactivate_linear_velocity >= 0.0 && isfinite(d->deactivate_linear_velocity) &&
+          d->deactivate_angular_velocity >= 0.0 && isfinite(d->deactivate_angular_velocity)))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "body deactivation velocities must be zero or positive, got %g "
+                         "m/s and %g rad/s", d->deactivate_linear_velocity, d->deactivate_angular_velocity);
+    if (!(d->deactivate_time >= 0.0 && isfinite(d->deactivate_time)))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "body deactivate_time must be zero or positive, got %g s",
+                         d->deactivate_time);
     return SB_OK;
 }
 
@@ -70,6 +77,11 @@ static void copy_material(const sb_body_def *d, rigid_body_model *m)
     m->restitution = d->restitution;
     m->linear_damping = d->linear_damping;
     m->angular_damping = d->angular_damping;
+    m->collision_groups = d->collision_groups;
+    m->use_deactivation = d->type == SB_BODY_DYNAMIC && d->use_deactivation != 0;
+    m->sleep_linear = d->deactivate_linear_velocity;
+    m->sleep_angular = d->deactivate_angular_velocity;
+    m->sleep_time = d->deactivate_time;
     m->feels_cloth = d->feels_cloth;
 }
 
@@ -216,8 +228,10 @@ static void initial_state(const sb_body_def *d, rigid_body *b, double time)
     s->x = s->x_from = s->x_to = b->model.x_start;
     s->q = s->q_from = s->q_to = b->model.q_start;
     s->time_from = s->time_to = time;
+    /* asleep from the start: a group of its own until something wakes it */
+    s->sleep_group = b->model.use_deactivation && d->start_deactivated ? 0 : SLEEP_AWAKE; /* its index: the system's */
     rigid_body_update_derived(b);
-    if (b->model.type == SB_BODY_DYNAMIC) {
+    if (b->model.type == SB_BODY_DYNAMIC && s->sleep_group == SLEEP_AWAKE) {
         s->P = v3_scale(v3_load(d->linear_velocity), b->model.mass);
         s->L = rigid_body_angular_momentum(b, v3_load(d->angular_velocity));
         rigid_body_update_derived(b);

@@ -9,6 +9,10 @@
 #include "rigid_polytope.h"
 #include "simbake.h"
 
+/* sleep_group of a body awake; a body asleep holds the index of a body of its group (all of
+ * which wake together): one that starts asleep, its own (rigid_sleep.h). */
+enum { SLEEP_AWAKE = -1 };
+
 typedef enum shape_kind { SHAPE_SPHERE, SHAPE_POLYTOPE, SHAPE_MESH } shape_kind;
 
 /* Fixed when the body is added. world_state.c's body_fingerprint hashes every field: one added here
@@ -27,6 +31,9 @@ typedef struct rigid_body_model {
     double mass, inv_mass;
     vec3 inertia, inv_inertia;  /* principal moments, body frame */
     double friction, restitution, linear_damping, angular_damping;
+    uint32_t collision_groups;  /* collides with bodies sharing a bit */
+    bool use_deactivation;      /* dynamic bodies only */
+    double sleep_linear, sleep_angular, sleep_time; /* m/s, rad/s, s */
     int32_t feels_cloth;        /* sb_body_def.feels_cloth: two-way coupling with cloth */
 
     vec3 x_start;               /* pose when added, for the displacement transform */
@@ -48,6 +55,9 @@ typedef struct rigid_body_state {
 
     vec3 contact_force;         /* Σ contact impulses / h of the last step */
     int32_t contacts;
+
+    double still_time;          /* s below both deactivation speeds, in a row */
+    int32_t sleep_group;        /* SLEEP_AWAKE, or the group it fell asleep with (rigid_sleep.h) */
 } rigid_body_state;
 
 typedef struct rigid_body {
@@ -69,6 +79,11 @@ vec3 rigid_body_angular_momentum(const rigid_body *b, vec3 w);
 quat rigid_body_turn(const rigid_body *b, quat q, double h);
 /* Pose of a kinematic body at time t. */
 void rigid_body_kinematic_pose(const rigid_body *b, double t, vec3 *x, quat *q);
+/* A dynamic body not asleep: the step moves it. */
+static inline bool rigid_body_awake(const rigid_body *b)
+{
+    return b->model.type == SB_BODY_DYNAMIC && b->state.sleep_group == SLEEP_AWAKE;
+}
 /* World-space bounds of the shape at the current pose, grown by `margin`. */
 aabb rigid_body_bounds(const rigid_body *b, double margin);
 

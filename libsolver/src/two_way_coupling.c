@@ -19,7 +19,9 @@ void coupling_mark_colliders(sb_world *w)
         c->scratch.pushes_body = false;
         if (c->model.body < 0) continue;
         const rigid_body *b = w->rigid.bodies[c->model.body];
-        c->scratch.pushes_body = b->model.type == SB_BODY_DYNAMIC && b->model.feels_cloth;
+        /* a body asleep stands still until a body or joint wakes it (rigid_sleep.h): the cloth
+         * meets it as it meets a static one */
+        c->scratch.pushes_body = rigid_body_awake(b) && b->model.feels_cloth;
     }
 }
 

@@ -33,7 +33,8 @@
 
 #include "world.h"
 
-/* Marks the colliders whose body is dynamic and feels the cloth (collider scratch.pushes_body);
+/* Marks the colliders whose body is dynamic, awake and feels the cloth (collider
+ * scratch.pushes_body);
  * the world's colliders must have followed their bodies for the step. */
 void coupling_mark_colliders(sb_world *w);
 /* After the cloths' solves: whether every pushed body is heavy enough for the step (above). */

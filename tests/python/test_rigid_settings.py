@@ -6,6 +6,8 @@ from array import array
 
 from simbake import rigid_settings, transforms
 from simbake.settings import SettingsError
+from types import SimpleNamespace as NS
+
 from test_settings import blender_body, obj
 
 
@@ -41,6 +43,33 @@ class Settings(unittest.TestCase):
         self.assertEqual(values["shape"], "CONVEX_HULL")
         self.assertEqual((values["mass"], values["friction"], values["restitution"]), (3.0, 0.6, 0.2))
         self.assertEqual((values["linear_damping"], values["angular_damping"]), (0.04, 0.1))
+
+    def test_collision_collections_and_deactivation(self):
+        values, _ = rigid_settings.body_settings(obj(rigid_body=blender_body()), moving=True)
+        self.assertEqual(values["collision_groups"], 1)  # Blender's default: collection 1 alone
+        self.assertEqual((values["use_deactivation"], values["start_deactivated"]), (False, False))
+        sleepy = blender_body(collision_collections=(False, True) + (False,) * 17 + (True,), use_deactivation=True,
+                              use_start_deactivated=True, deactivate_linear_velocity=0.1,
+                              deactivate_angular_velocity=0.2)
+        values, warnings = rigid_settings.body_settings(obj(rigid_body=sleepy), moving=True)
+        self.assertEqual(values["collision_groups"], 1 << 1 | 1 << 19)
+        self.assertEqual((values["use_deactivation"], values["start_deactivated"]), (True, True))
+        self.assertEqual((values["deactivate_linear_velocity"], values["deactivate_angular_velocity"]), (0.1, 0.2))
+        self.assertEqual(warnings, [])
+        values, _ = rigid_settings.body_settings(obj(rigid_body=blender_body("PASSIVE", collision_collections=(False,) * 20)),
+                                                 moving=False)
+        self.assertEqual(values["collision_groups"], 0)  # meets no body, as in Blender
+        self.assertNotIn("use_deactivation", values)  # an obstacle never sleeps
+        with self.assertRaises(SettingsError):
+            rigid_settings.body_settings(obj(rigid_body=blender_body(deactivate_linear_velocity=math.nan)), True)
+
+    def test_the_rigid_body_worlds_speed(self):
+        self.assertEqual(rigid_settings.world_time_scale(None), 1.0)
+        self.assertEqual(rigid_settings.world_time_scale(NS(time_scale=0.5)), 0.5)
+        for bad in (0.0, -1.0, math.inf, 101.0):
+            with self.assertRaises(SettingsError) as caught:
+                rigid_settings.world_time_scale(NS(time_scale=bad))
+            self.assertIn("Speed", str(caught.exception))
 
     def test_shapes_simbake_lacks_become_hulls_with_a_warning(self):
         values, warnings = rigid_settings.body_settings(obj(rigid_body=blender_body(collision_shape="CAPSULE")), True)
