@@ -3,7 +3,8 @@
  *
  * Input: world def (fuzz_read_world_def) | cloth mesh (<= 64 vertices, <= 96 triangles) |
  * UV flag [+ 6 per triangle] | 8 material doubles | self_collision byte | pins (<= 8) |
- * definition lie byte | collider flag [+ mesh (<= 32, <= 48), thickness, friction] |
+ * definition lie byte | collider flag [+ mesh (<= 32, <= 48), thickness, friction, carrier
+ * flag [+ a dynamic ball's centre, radius, mass, velocity, feels_cloth]] |
  * second cloth flag [+ offset] | end time | pin targets | collider targets | second step. Everything past the end of the
  * input takes its default. */
 #include <math.h>
@@ -86,6 +87,19 @@ static fuzz_mesh add_collider(fuzz_input *in, sb_world *world, sb_collider_id *o
     d.thickness = fuzz_double(in, d.thickness);
     d.friction = fuzz_double(in, d.friction);
     CHECKED(sb_world_add_collider(world, &d, out_id));
+    /* carried by a dynamic ball that may feel the cloth (two-way coupling) */
+    if (fuzz_bool(in)) {
+        sb_body_def ball = sb_default_body_def();
+        ball.shape = SB_SHAPE_SPHERE;
+        fuzz_doubles(in, ball.center, 3, 0.0);
+        ball.radius = fuzz_double(in, 0.2);
+        ball.mass = fuzz_double(in, ball.mass);
+        fuzz_doubles(in, ball.linear_velocity, 3, 0.0);
+        ball.feels_cloth = fuzz_choice(in, 2);
+        sb_body_id body = {-1};
+        if (CHECKED(sb_world_add_body(world, &ball, &body)) == SB_OK)
+            CHECKED(sb_collider_follow_body(world, *out_id, body));
+    }
     return mesh;
 }
 

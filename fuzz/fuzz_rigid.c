@@ -4,10 +4,9 @@
  * Input: world def (fuzz_read_world_def) | body count (<= 6) | per body: type, shape, mesh
  * (<= 32 vertices, <= 48 triangles), centre, radius, half extents, rotation, mass,
  * friction, restitution, velocities, dampings, collision groups, deactivation byte (bit 0
- * use_deactivation, bit 1 start_deactivated), its two speeds and time, definition lie byte | collider flag [+ mesh,
- * friction, restitution, velocities, dampings, [compound: part count (<= 4) and per part
- * shape, mesh (<= 12 vertices, <= 20 triangles), centre, radius, half extents, rotation, lie
- * byte], definition lie byte | collider flag [+ mesh,
+ * use_deactivation, bit 1 start_deactivated), its two speeds and time, [compound: part count
+ * (<= 4) and per part shape, mesh (<= 12 vertices, <= 20 triangles), centre, radius, half
+ * extents, rotation, lie byte], feels_cloth, definition lie byte | collider flag [+ mesh,
  * followed body] | step count (<= 3) and per step: target body, time, matrix, length |
  * read-back counts. Everything past the end of the input takes its default. */
 #include <math.h>
@@ -81,6 +80,7 @@ static void add_body(fuzz_input *in, sb_world *world)
         d.part_count = part_count;
         d.parts = part_count > 0 || fuzz_bool(in) ? parts : NULL;
     }
+    d.feels_cloth = fuzz_choice(in, 2);
     /* counts that disagree with the arrays, but never claim more than they hold */
     switch (fuzz_byte(in) % 8) {
     case 1: d.vertex_count -= 1; break;

@@ -188,7 +188,7 @@ def cloth_seeds():
 # --- fuzz_rigid --------------------------------------------------------------------------
 def body(body_type, shape, points=(), triangles=(), center=(0, 0, 0), radius=0.5, half=(0.5, 0.5, 0.5),
          rotation=(1, 0, 0, 0), mass=1.0, friction=0.5, restitution=0.0, velocity=(0, 0, 0), spin=(0, 0, 0),
-         lie=0, groups=1, sleep=0, sleep_time=None, parts=None):
+         lie=0, groups=1, sleep=0, sleep_time=None, parts=None, feels=0):
     """sleep: bit 0 use_deactivation, bit 1 start_deactivated; parts: a compound's parts
     (part(...) each), None for the other shapes."""
     compound = b""
@@ -197,7 +197,7 @@ def body(body_type, shape, points=(), triangles=(), center=(0, 0, 0), radius=0.5
     return (byte(body_type) + byte(shape) + mesh(points, triangles) + nums(center) + num(radius) + nums(half) +
             nums(rotation) + num(mass) + num(friction) + num(restitution) + nums(velocity) + nums(spin) +
             DEFAULT * 2 + i32(groups) + byte(sleep) + DEFAULT * 2 +
-            (num(sleep_time) if sleep_time is not None else DEFAULT) + compound + byte(lie))
+            (num(sleep_time) if sleep_time is not None else DEFAULT) + compound + byte(feels) + byte(lie))
 
 
 def part(shape, points=(), triangles=(), center=(0, 0, 0), radius=0.3, half=(0.3, 0.3, 0.3), rotation=(1, 0, 0, 0),

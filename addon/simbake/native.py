@@ -10,7 +10,7 @@ import os
 from array import array
 
 # The add-on works with library versions of this major.minor.
-REQUIRED_VERSION = (0, 11)
+REQUIRED_VERSION = (0, 12)
 LIBRARY_NAME = "libsimbake.so"
 
 INTEGRATORS = {"IMPLICIT_EULER": 0, "EXPLICIT_EULER": 1, "MIDPOINT": 2, "RK4": 3}
@@ -254,6 +254,7 @@ class BodyDef(ctypes.Structure):
         ("deactivate_time", ctypes.c_double),
         ("part_count", ctypes.c_int32),
         ("parts", ctypes.POINTER(BodyPart)),
+        ("feels_cloth", ctypes.c_int32),
     ]
 
 
@@ -737,8 +738,8 @@ class World:
                                                    _ptr(positions, ctypes.c_double), len(positions) // 3))
 
     def follow_body(self, collider, body):
-        """From now on the collider is carried by the body (one way: the body does not feel
-        the cloth)."""
+        """From now on the collider is carried by the body (two-way if the body feels the
+        cloth: BodyDef.feels_cloth)."""
         _check(self._lib.sb_collider_follow_body(self._handle, ColliderId(collider), BodyId(body)))
 
     def _body_parts(self, parts):
@@ -772,7 +773,7 @@ class World:
         half_extents, rotation (w, x, y, z), mass, friction, restitution, linear_velocity,
         angular_velocity, linear_damping, angular_damping, collision_groups, use_deactivation,
         start_deactivated, deactivate_linear_velocity, deactivate_angular_velocity,
-        deactivate_time). Returns the body id."""
+        deactivate_time, feels_cloth (0 or 1)). Returns the body id."""
         vertices = _as_array(vertices, "d")
         triangles = _as_array(triangles, "i")
         part_array, _keep = self._body_parts(parts)

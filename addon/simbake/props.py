@@ -35,6 +35,11 @@ class SimBakeObjectSettings(bpy.types.PropertyGroup):
     initial_angular_velocity: FloatVectorProperty(
         name="Initial Angular Velocity", size=3, subtype="XYZ",
         description="World-space angular velocity at the start (rad/s)")
+    feels_cloth: BoolProperty(
+        name="Feels Cloth", default=False,
+        description="Two-way coupling: the cloth of the bake pushes this moving body back (its contacts and "
+                    "friction, momentum kept); off: the body moves as if the cloth were not there (one way). "
+                    "Off by default: a heavy body rocking on a pinned cloth can be thrown off")
 
     # cloth
     density: FloatProperty(name="Density", default=0.15, min=1e-6, soft_max=10.0, precision=3,

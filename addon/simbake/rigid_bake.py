@@ -153,7 +153,8 @@ def _add(world, obj, depsgraph, moving, body_type, warnings):
         except SettingsError as error:
             raise SettingsError(f"{obj.name}: {error}") from error
     if not moving:
-        for name in ("mass", "linear_velocity", "angular_velocity", "linear_damping", "angular_damping"):
+        for name in ("mass", "linear_velocity", "angular_velocity", "linear_damping", "angular_damping",
+                     "feels_cloth"):
             values.pop(name, None)
     try:
         body = world.add_body(body_type, shape, **geometry, **values)
@@ -178,7 +179,7 @@ def add_obstacle(world, job, depsgraph, warnings):
 
 def add_cloth_collider(world, job, warnings):
     """The cloth of the bake meets a moving body: its mesh becomes a collider the body
-    carries (one way: the body does not feel the cloth)."""
+    carries (two-way where the body's Feels Cloth is on, else one way)."""
     if not len(job.mesh.triangles):
         warnings.append(f"{job.obj.name}: its mesh has no faces, so cloth passes through it")
         return

@@ -63,6 +63,8 @@ def body_settings(obj, moving, has_parts=False):
                   "collision_groups": collision_groups(rigid_body.collision_collections)}
         if moving:
             values.update({ours: getattr(rigid_body, blenders) for blenders, ours in DEACTIVATION.items()})
+    # two-way coupling with the bake's cloth (role NONE too: the switch is SimBake's own)
+    values["feels_cloth"] = 1 if props.feels_cloth else 0
     if moving and shape == "MESH":
         warnings.append(f"{obj.name}: a moving body cannot be a triangle mesh; it is baked as the mesh's convex hull")
         shape = "CONVEX_HULL"

@@ -196,6 +196,19 @@ class SIMBAKE_PT_rigid_motion(PhysicsPanel, PropertyList, bpy.types.Panel):
     properties = (("initial_velocity", "Velocity"), ("initial_angular_velocity", "Angular Velocity"))
 
 
+class SIMBAKE_PT_cloth_coupling(PhysicsPanel, PropertyList, bpy.types.Panel):
+    """Two-way coupling of a moving body with the bake's cloth: for SimBake's rigid bodies and
+    Blender's active ones (role None) alike."""
+    bl_label = "Cloth Coupling"
+    bl_parent_id = "SIMBAKE_PT_object"
+    properties = ("feels_cloth",)
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and obj.type in scene_io.COLLIDER_TYPES and settings.resolve_role(obj) == "RIGID"
+
+
 class SIMBAKE_PT_collider(RolePanel, PropertyList, bpy.types.Panel):
     bl_label = "Collider"
     role = "COLLIDER"
@@ -276,7 +289,8 @@ CLASSES = (SIMBAKE_PT_object, SIMBAKE_PT_cloth, SIMBAKE_PT_cloth_stiffness, SIMB
            SIMBAKE_PT_cloth_damping,
            SIMBAKE_PT_cloth_shape, SIMBAKE_PT_cloth_collisions, SIMBAKE_PT_strands, SIMBAKE_PT_hair,
            SIMBAKE_PT_rigid, SIMBAKE_PT_rigid_surface,
-           SIMBAKE_PT_rigid_motion, SIMBAKE_PT_collider, SIMBAKE_PT_object_bake, SIMBAKE_PT_scene,
+           SIMBAKE_PT_rigid_motion, SIMBAKE_PT_cloth_coupling, SIMBAKE_PT_collider, SIMBAKE_PT_object_bake,
+           SIMBAKE_PT_scene,
            SIMBAKE_PT_scene_output, SIMBAKE_PT_scene_bake)
 
 register, unregister = bpy.utils.register_classes_factory(CLASSES)

@@ -30,7 +30,7 @@ extern "C" {
 /* ==== Versions and errors ================================================================ */
 
 #define SB_VERSION_MAJOR 0
-#define SB_VERSION_MINOR 11
+#define SB_VERSION_MINOR 12
 #define SB_VERSION_PATCH 0
 /* The minor version changes with every change of the API or of a public struct's layout: a
  * binding works with the major.minor it was written for (the add-on refuses any other). */
@@ -488,8 +488,12 @@ SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *d
 SB_API sb_result sb_collider_set_positions(sb_world *world, sb_collider_id collider, double time,
                                            const double *positions, int32_t vertex_count);
 /* From now on the collider is carried by the rigid body: its positions now stay fixed in
- * the body's frame and follow the body's motion within every step. The coupling is one
- * way: the cloth meets the body, the body does not feel the cloth. Errors: NOT_FOUND (either
+ * the body's frame and follow the body's motion within every step. The cloth meets the body
+ * and, when the body is dynamic and its feels_cloth is 1, the body feels the cloth: each step
+ * the impulses the cloth got from the collider (the contacts held in the solve, their
+ * friction, the response's impulses) go to the body, equal and opposite, at their points,
+ * at the end of the step (a staggered scheme: the body steps first, the cloth meets it where
+ * it went, the body takes the cloth's push into its next step). Errors: NOT_FOUND (either
  * id), INVALID_ARGUMENT (the collider already follows a body), OUT_OF_MEMORY. */
 SB_API sb_result sb_collider_follow_body(sb_world *world, sb_collider_id collider, sb_body_id body);
 
@@ -569,6 +573,12 @@ typedef struct sb_body_def {
     double deactivate_time;     /* s, >= 0: below both that long (2, Bullet's gDeactivationTime) */
     int32_t part_count;         /* SB_SHAPE_COMPOUND: 1..4096 parts (0) */
     const sb_body_part *parts;  /* part_count parts (NULL) */
+    int32_t feels_cloth;        /* 1: a dynamic body feels the cloth that meets the colliders it
+                                   carries (sb_collider_follow_body): two-way coupling, the contact
+                                   and friction impulses the cloth gets, equal and opposite, at the
+                                   contact points; 0: one way, the body moves as if the cloth were
+                                   not there (0: a heavy body rocking on a pinned cloth at its strain
+                                   limit can still be thrown off, see README) */
 } sb_body_def;
 
 /* A body now. */

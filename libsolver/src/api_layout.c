@@ -52,7 +52,7 @@ static const struct_layout LAYOUTS[] = {
            AT(sb_body_def, angular_damping), AT(sb_body_def, collision_groups), AT(sb_body_def, use_deactivation),
            AT(sb_body_def, start_deactivated), AT(sb_body_def, deactivate_linear_velocity),
            AT(sb_body_def, deactivate_angular_velocity), AT(sb_body_def, deactivate_time),
-           AT(sb_body_def, part_count), AT(sb_body_def, parts)),
+           AT(sb_body_def, part_count), AT(sb_body_def, parts), AT(sb_body_def, feels_cloth)),
     LAYOUT(sb_body_part, AT(sb_body_part, shape), AT(sb_body_part, vertex_count), AT(sb_body_part, vertices),
            AT(sb_body_part, triangle_count), AT(sb_body_part, triangles), AT(sb_body_part, center),
            AT(sb_body_part, radius), AT(sb_body_part, half_extents), AT(sb_body_part, rotation)),

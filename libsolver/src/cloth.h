@@ -126,6 +126,10 @@ typedef struct cloth_scratch {
     double *target_velocity;     /* vertex_count x 3: prescribed velocity of constrained parts */
     double *target_offset;       /* vertex_count x 3: extra displacement of constrained parts */
     double *external_force;      /* vertex_count x 3: friction and other forces given per step */
+    int32_t *pushed_by;          /* vertex_count: the collider whose body feels the cloth that
+                                    last pushed it in this step's response, or -1 */
+    double *v_before_limit;      /* vertex_count x 3: v_new before a strain projection (two-way
+                                    coupling: what held vertices took, two_way_coupling.c) */
     vertex_contact *contacts_start; /* vertex_count: the state's contacts before this attempt */
     bsr system;                  /* the implicit step's matrix (its pattern built once) */
     int32_t *triangle_blocks;    /* triangle_count x 9: the system's block of each vertex pair */

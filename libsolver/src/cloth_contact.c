@@ -52,6 +52,7 @@ static void free_every_vertex(cloth *c)
     memset(c->scratch.filter_kind, FILTER_FREE, (size_t)c->model.vertex_count);
     memset(c->scratch.external_force, 0, len * sizeof *c->scratch.external_force);
     memset(c->scratch.target_offset, 0, len * sizeof *c->scratch.target_offset);
+    for (int32_t i = 0; i < c->model.vertex_count; i++) c->scratch.pushed_by[i] = -1;
 }
 
 /* The collider p is deepest within reach of (-1: none), its nearest point into *best and the
@@ -216,6 +217,14 @@ static vec3 constraint_force(const cloth *c, int32_t i, double h, double g_dv)
     return v3_scale(v3(f[0], f[1], f[2]), 1.0 / h);
 }
 
+/* Two-way coupling: vertex i got impulse j from collider k at the end of the step; the
+ * collider takes -j at the point of its surface under the vertex. */
+static void react(const cloth *c, collider *k, int32_t i, vec3 n, vec3 j)
+{
+    vec3 p = v3_madd(v3_load(&c->scratch.x_new[3 * (size_t)i]), n, -(c->model.thickness + k->model.thickness));
+    collider_react(k, v3_scale(j, -1.0), p);
+}
+
 void contacts_after_solve(cloth *c, collider *const *colliders, double h)
 {
     double g_dv = 0.0;
@@ -227,6 +236,11 @@ void contacts_after_solve(cloth *c, collider *const *colliders, double h)
         vc->released = 0;
         if (vc->collider < 0) continue;
         vec3 f = constraint_force(c, i, h, g_dv);
+        collider *col = colliders[vc->collider];
+        /* what the collider gave the vertex over the step: the constraint's force and the
+         * sliding friction, each held for h (released or not, the solve applied them) */
+        vec3 friction = v3_load(&c->scratch.external_force[3 * (size_t)i]);
+        react(c, col, i, vc->normal, v3_scale(v3_add(f, friction), h));
         double fn = v3_dot(f, vc->normal);
         if (fn < 0.0) { /* the surface would have to pull: let go */
             vc->released = 1;
@@ -234,7 +248,6 @@ void contacts_after_solve(cloth *c, collider *const *colliders, double h)
             vc->normal_force = 0.0;
             continue;
         }
-        const collider *col = colliders[vc->collider];
         double mu = c->model.friction * col->model.friction;
         if (vc->sticking) {
             vec3 ft = tangential(f, vc->normal);
@@ -251,6 +264,7 @@ void contacts_after_solve(cloth *c, collider *const *colliders, double h)
             if (v3_dot(vt, vc->slide_direction) <= 0.0) {
                 vc->sticking = 1;
                 v3_store(&c->scratch.v_new[3 * (size_t)i], v3_sub(v1, vt));
+                react(c, col, i, vc->normal, v3_scale(vt, -c->model.mass[i]));
             }
         }
         vc->normal_force = fn;

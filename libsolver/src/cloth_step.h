@@ -21,7 +21,9 @@ typedef enum step_outcome {
     STEP_CG_FAILED,        /* the linear solve did not get anywhere near the tolerance */
     STEP_NOT_FINITE,       /* NaN or Inf in the new state */
     STEP_TOO_FAST,         /* a free vertex faster than max_speed */
-    STEP_NEEDS_ZONES       /* impulses left collisions that only impact zones would end */
+    STEP_NEEDS_ZONES,      /* impulses left collisions that only impact zones would end */
+    STEP_STIFF_COUPLING    /* a body feeling the cloth is too light for it over the step
+                              (two_way_coupling.h) */
 } step_outcome;
 
 typedef struct step_report {

@@ -6,9 +6,7 @@
  * 20 m/s, whose solve stretches the contact ring by some 100%, takes a few dozen. */
 enum { MAX_SWEEPS = 400, PARALLEL_TRIANGLES = 2048 };
 
-/* Mass factor of STRAIN_HEAVY vertices: they move a tenth of what their neighbours do (heavier
- * ones slow the sweeps down as much as they hold them). */
-#define HEAVY 10.0
+#define HEAVY STRAIN_HEAVY_FACTOR
 
 typedef struct limits {
     double lo, hi; /* bounds on σ: 0 and +inf where a side is not limited */

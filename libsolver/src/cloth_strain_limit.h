@@ -32,6 +32,10 @@
  * lengths (1e-6) can see, well above round-off. */
 #define STRAIN_SLACK 1e-9
 
+/* Mass factor of STRAIN_HEAVY vertices: they move a tenth of what their neighbours do (heavier
+ * ones slow the sweeps down as much as they hold them). */
+#define STRAIN_HEAVY_FACTOR 10.0
+
 /* What the projection may do with a vertex (cloth_scratch.held). */
 enum { STRAIN_FREE = 0, STRAIN_HEAVY = 1, STRAIN_FIXED = 2 };
 

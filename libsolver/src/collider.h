@@ -32,10 +32,15 @@ typedef struct collider_state {
     bvh tree;
 } collider_state;
 
-/* Per step: positions at its start and end, and the swept triangle boxes the tree bounds. */
+/* Per step: positions at its start and end, and the swept triangle boxes the tree bounds.
+ * Two-way coupling: whether the body carrying it feels the cloth (set by the world each
+ * step), and what the cloth pushes it with over the step: the sum of the impulses on the
+ * collider (opposite to those the cloth got from it) and their moment about the world origin. */
 typedef struct collider_scratch {
     double *x0, *x1;
     aabb *boxes;
+    bool pushes_body;
+    vec3 reaction, reaction_moment;
 } collider_scratch;
 
 typedef struct collider {
@@ -48,11 +53,20 @@ sb_result collider_create(const sb_collider_def *def, double time, collider **ou
 void collider_destroy(collider *c);
 /* Positions at time t (vertex_count x 3). */
 void collider_positions_at(const collider *c, double t, double *out);
-/* Fills x0, x1 for a step [t, t + h] and refits the tree over the swept triangles. */
+/* Fills x0, x1 for a step [t, t + h], refits the tree over the swept triangles and clears the
+ * reaction. */
 bool collider_prepare_step(collider *c, double t, double h);
 /* Carried by a body at pose (x, q) now: keeps its positions at time t in the body's frame. */
 bool collider_attach(collider *c, int32_t body, vec3 x, quat q, double t);
 /* Positions of a carried collider over [t, t + h], the body going from pose 0 to pose 1. */
 void collider_follow(collider *c, vec3 x0, quat q0, vec3 x1, quat q1, double t, double h);
+/* Two-way coupling: impulse j on the collider at point p adds to its reaction, if its body
+ * feels the cloth. */
+static inline void collider_react(collider *c, vec3 j, vec3 p)
+{
+    if (!c->scratch.pushes_body) return;
+    c->scratch.reaction = v3_add(c->scratch.reaction, j);
+    c->scratch.reaction_moment = v3_add(c->scratch.reaction_moment, v3_cross(p, j));
+}
 
 #endif

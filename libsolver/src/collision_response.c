@@ -21,6 +21,7 @@ void collision_scratch_free(collision_scratch *s)
 {
     if (!s) return;
     free(s->x0), free(s->x1), free(s->v1), free(s->inv_mass), free(s->zone), free(s->members), free(s->moved), free(s->recheck);
+    free(s->reacting), free(s->pushed_by);
     free(s->objects);
     pairs_free(s);
     free(s);
@@ -30,7 +31,10 @@ static bool reserve(collision_scratch *s, int32_t vertices, int32_t objects)
 {
     if (vertices > s->vertex_capacity) {
         free(s->x0), free(s->x1), free(s->v1), free(s->inv_mass), free(s->zone), free(s->members), free(s->moved), free(s->recheck);
+        free(s->reacting), free(s->pushed_by);
         size_t n = (size_t)vertices;
+        s->reacting = malloc(n * sizeof *s->reacting);
+        s->pushed_by = malloc(n * sizeof *s->pushed_by);
         s->moved = malloc(n * sizeof *s->moved);
         s->recheck = malloc(n * sizeof *s->recheck);
         s->x0 = malloc(n * sizeof *s->x0);
@@ -40,7 +44,8 @@ static bool reserve(collision_scratch *s, int32_t vertices, int32_t objects)
         s->zone = malloc(n * sizeof *s->zone);
         s->members = malloc(n * sizeof *s->members);
         s->vertex_capacity = vertices;
-        if (!s->x0 || !s->x1 || !s->v1 || !s->inv_mass || !s->zone || !s->members || !s->moved || !s->recheck) {
+        if (!s->x0 || !s->x1 || !s->v1 || !s->inv_mass || !s->zone || !s->members || !s->moved || !s->recheck ||
+            !s->reacting || !s->pushed_by) {
             s->vertex_capacity = 0;
             return false;
         }
@@ -104,10 +109,29 @@ static vec3 relative_velocity(const collision_scratch *s, const vertex_impulse *
     return rel;
 }
 
+/* The change in the pair's relative velocity spread over its vertices. Two-way coupling: the
+ * cloth's vertices gain momentum change Σ w_i / inv_mass (over those of finite mass); a collider
+ * whose body feels the cloth takes the opposite at its features' point. */
 static void apply_velocity(collision_scratch *s, const vertex_impulse *r, vec3 change)
 {
+    double cloth_weight = 0.0, collider_weight = 0.0;
+    vec3 point = v3(0, 0, 0);
+    int32_t reacting = -1;
+    for (int i = 0; i < 4; i++) {
+        int32_t v = r->v[i];
+        s->v1[v] = v3_madd(s->v1[v], change, r->w[i] * s->inv_mass[v] / r->inv_mass);
+        if (s->inv_mass[v] > 0.0) cloth_weight += r->w[i];
+        if (s->reacting[v] >= 0) {
+            reacting = s->reacting[v];
+            collider_weight += fabs(r->w[i]);
+            point = v3_madd(point, s->x1[v], fabs(r->w[i]));
+        }
+    }
+    if (reacting < 0 || !(collider_weight > 0.0)) return;
     for (int i = 0; i < 4; i++)
-        s->v1[r->v[i]] = v3_madd(s->v1[r->v[i]], change, r->w[i] * s->inv_mass[r->v[i]] / r->inv_mass);
+        if (s->inv_mass[r->v[i]] > 0.0) s->pushed_by[r->v[i]] = reacting;
+    collider_react(s->colliders[reacting], v3_scale(change, -cloth_weight / r->inv_mass),
+                       v3_scale(point, 1.0 / collider_weight));
 }
 
 /* Inelastic contacts on the end velocities, solved together by projected Gauss-Seidel: no
@@ -508,11 +532,12 @@ static void gather_cloth(collision_scratch *s, cloth *c, int32_t *next)
         s->x1[*next] = v3_load(&c->scratch.x_new[3 * (size_t)v]);
         s->v1[*next] = v3_load(&c->scratch.v_new[3 * (size_t)v]);
         s->inv_mass[*next] = m->pinned[v] ? 0.0 : 1.0 / m->mass[v];
+        s->reacting[*next] = s->pushed_by[*next] = -1;
     }
 }
 
 /* A collider's vertices join with infinite mass, moving straight over the step. */
-static void gather_collider(collision_scratch *s, collider *k, double h, int32_t *next)
+static void gather_collider(collision_scratch *s, collider *k, int32_t index, double h, int32_t *next)
 {
     const collider_model *m = &k->model;
     s->objects[s->object_count++] = (object_ref){false, *next, m->triangles, m->triangle_count, &m->topo, m->thickness,
@@ -523,6 +548,7 @@ static void gather_collider(collision_scratch *s, collider *k, double h, int32_t
         s->x1[*next] = v3_load(&k->scratch.x1[3 * (size_t)v]);
         s->v1[*next] = v3_scale(v3_sub(s->x1[*next], s->x0[*next]), 1.0 / h);
         s->inv_mass[*next] = 0.0;
+        s->reacting[*next] = k->scratch.pushes_body ? index : -1;
     }
 }
 
@@ -536,6 +562,7 @@ static void scatter_cloth(const collision_scratch *s, cloth *c, int32_t *next)
             v3_len2(v3_sub(before, s->x1[*next])) > 0.0 || v3_len2(v3_sub(velocity, s->v1[*next])) > 0.0;
         v3_store(&c->scratch.x_new[3 * (size_t)v], s->x1[*next]);
         v3_store(&c->scratch.v_new[3 * (size_t)v], s->v1[*next]);
+        if (s->pushed_by[*next] >= 0) c->scratch.pushed_by[v] = s->pushed_by[*next];
     }
 }
 
@@ -585,12 +612,13 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
 
     int32_t next = 0;
     s->object_count = 0;
+    s->colliders = colliders;
     for (int32_t i = 0; i < cloth_count; i++) {
         gather_cloth(s, cloths[i], &next);
         s->objects[s->object_count - 1].index = i;
     }
     for (int32_t i = 0; i < collider_count; i++) {
-        gather_collider(s, colliders[i], h, &next);
+        gather_collider(s, colliders[i], i, h, &next);
         s->objects[s->object_count - 1].index = i;
     }
     if (!respond(s, (int32_t)vertices, h, allow_zones, report)) return false;

@@ -65,6 +65,10 @@ typedef struct collision_scratch {
     int32_t vertex_capacity, vertex_count;
     vec3 *x0, *x1, *v1; /* start and end positions, end velocities of every vertex */
     double *inv_mass;
+    int32_t *reacting;  /* per vertex: the world's index of the collider it belongs to if that
+                           collider's body feels the cloth (two-way coupling), else -1 */
+    struct collider *const *colliders; /* the world's, for their reactions */
+    int32_t *pushed_by; /* per vertex: of cloth, the reacting collider that last pushed it, or -1 */
     int32_t *zone;      /* union-find parent of each vertex */
     uint8_t *moved;     /* vertices an impulse moved in the current round */
     uint8_t *recheck;   /* vertices moved in the previous round */

@@ -84,6 +84,8 @@ static sb_result validate_def(const sb_body_def *d)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body restitution must be within 0..1, got %g", d->restitution);
     if (!(d->linear_damping >= 0.0 && d->linear_damping <= 1.0 && d->angular_damping >= 0.0 && d->angular_damping <= 1.0))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body damping must be within 0..1");
+    if (d->feels_cloth != 0 && d->feels_cloth != 1)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "body feels_cloth must be 0 or 1, got %d", (int)d->feels_cloth);
     if (!all_finite(d->linear_velocity, 3) || !all_finite(d->angular_velocity, 3))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body velocity is not finite");
     if (!(d->deactivate_linear_velocity >= 0.0 && isfinite(d->deactivate_linear_velocity) &&
@@ -109,6 +111,7 @@ static void copy_material(const sb_body_def *d, rigid_body_model *m)
     m->sleep_linear = d->deactivate_linear_velocity;
     m->sleep_angular = d->deactivate_angular_velocity;
     m->sleep_time = d->deactivate_time;
+    m->feels_cloth = d->feels_cloth;
 }
 
 static vec3 centroid(const double *v, int32_t n)

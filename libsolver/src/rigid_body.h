@@ -52,6 +52,7 @@ typedef struct rigid_body_model {
     uint32_t collision_groups;  /* collides with bodies sharing a bit */
     bool use_deactivation;      /* dynamic bodies only */
     double sleep_linear, sleep_angular, sleep_time; /* m/s, rad/s, s */
+    int32_t feels_cloth;        /* sb_body_def.feels_cloth: two-way coupling with cloth */
 
     vec3 x_start;               /* pose when added, for the displacement transform */
     quat q_start;

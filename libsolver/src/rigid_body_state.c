@@ -42,7 +42,7 @@ uint64_t rigid_body_model_hash(const rigid_body_model *m)
     }
     STATE_HASH(h, m->mass), STATE_HASH(h, m->inv_mass), STATE_HASH(h, m->inertia), STATE_HASH(h, m->inv_inertia);
     STATE_HASH(h, m->friction), STATE_HASH(h, m->restitution);
-    STATE_HASH(h, m->linear_damping), STATE_HASH(h, m->angular_damping);
+    STATE_HASH(h, m->linear_damping), STATE_HASH(h, m->angular_damping), STATE_HASH(h, m->feels_cloth);
     STATE_HASH(h, m->x_start), STATE_HASH(h, m->q_start);
     int32_t deactivation = m->use_deactivation;
     STATE_HASH(h, m->collision_groups), STATE_HASH(h, deactivation);

@@ -24,7 +24,7 @@
 #include "threads.h"
 #include "world.h"
 
-enum { STATE_FORMAT = 8, HEADER_BYTES = 32 };
+enum { STATE_FORMAT = 9, HEADER_BYTES = 32 };
 static const char STATE_MAGIC[8] = "SBSTATE";
 static const uint32_t BYTE_ORDER_MARK = 0x01020304u;
 

@@ -13,6 +13,7 @@
 #include "world_ode.h"
 #include "strands.h"
 #include "strand_collide.h"
+#include "two_way_coupling.h"
 #include "wall_clock.h"
 #include "world.h"
 
@@ -24,6 +25,7 @@ static const char *outcome_reason(step_outcome o)
     case STEP_NOT_FINITE: return "the state became non-finite";
     case STEP_TOO_FAST: return "a vertex moved faster than max_speed: the energy blew up";
     case STEP_NEEDS_ZONES: return "collisions that only rigid impact zones would resolve";
+    case STEP_STIFF_COUPLING: return "a body too light for the cloth it meets over this step";
     default: return "accepted";
     }
 }
@@ -91,12 +93,15 @@ static double next_step(const sb_world *w, double end, bool *lands)
 }
 
 /* The bodies step first and the colliders follow over [t, t + h]: the cloth meets the
- * colliders they carry, but they do not feel the cloth. */
+ * colliders they carry where the bodies went (so it never passes through them, whatever
+ * pushed them), and the bodies that feel the cloth take its push at the end of the step
+ * (two_way_coupling.h). */
 static sb_result move_colliders(sb_world *w, double h)
 {
     sb_result rigid = rigid_system_advance(&w->rigid, w->time, h, &w->failure);
     if (rigid != SB_OK) return rigid;
     carry_colliders(w, w->time, h);
+    coupling_mark_colliders(w);
     for (int32_t i = 0; i < w->collider_count; i++)
         if (!collider_prepare_step(w->colliders[i], w->time, h)) {
             rigid_system_undo_advance(&w->rigid);
@@ -152,7 +157,7 @@ static void limit_solved_strain(sb_world *w, double h)
             c->scratch.held[v] = c->model.pinned[v]                           ? STRAIN_FIXED
                                  : c->scratch.filter_kind[v] == FILTER_FIXED ? STRAIN_HEAVY
                                                                               : STRAIN_FREE;
-        strain_limit_project(c, h);
+        coupling_strain_limit(w, c, h);
     }
 }
 
@@ -186,7 +191,7 @@ static void project_responded(sb_world *w, double h)
                            c->scratch.filter_kind[v] == FILTER_FIXED;
             c->scratch.held[v] = c->model.pinned[v] ? STRAIN_FIXED : touched ? STRAIN_HEAVY : STRAIN_FREE;
         }
-        strain_limit_project(c, h);
+        coupling_strain_limit(w, c, h);
     }
 }
 
@@ -222,6 +227,7 @@ static bool limit_responded_strain(sb_world *w, double h, step_outcome *outcome,
 static void accept_step(sb_world *w, double h, double end, bool lands, int32_t contacts, int32_t iterations,
                         const collision_report *collisions, bool strain_violated)
 {
+    coupling_push_bodies(w);
     w->stats.strain_violations += strain_violated;
     w->stats.rigid_pair_tests += w->rigid.pair_tests, w->stats.rigid_body_moves += w->rigid.body_moves;
     w->stats.collisions += collisions->impulses;
@@ -292,6 +298,10 @@ static sb_result step_implicit(sb_world *w, double end)
         step_report report = {0};
         collision_report collisions = {0};
         step_outcome outcome = solve_cloths(w, h, &params, &report, &failed, &iterations);
+        /* a body that feels the cloth and would not hold over this step: half of it (never
+         * below min_step, where the step is taken as it is) */
+        if (outcome == STEP_ACCEPTED && 0.5 * h >= w->def.min_step && !coupling_stable(w))
+            outcome = STEP_STIFF_COUPLING;
         bool strain_violated = false;
         if (outcome == STEP_ACCEPTED) limit_solved_strain(w, h);
         if (outcome == STEP_ACCEPTED && (!resolve_collisions(w, h, &outcome, &collisions) ||

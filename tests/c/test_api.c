@@ -298,13 +298,14 @@ Test(api, struct_layouts_are_reported_and_bad_questions_refused)
     cr_assert_eq(offsets[46], offsetof(sb_cloth_def, max_stretch));
     cr_assert_eq(offsets[47], offsetof(sb_cloth_def, max_compression));
     cr_assert_eq(sb_struct_layout("sb_body_def", &size, offsets, 64, &fields), SB_OK, "%s", sb_last_error());
-    cr_assert(size == sizeof(sb_body_def) && fields == 25, "sb_body_def: %llu bytes, %d fields",
+    cr_assert(size == sizeof(sb_body_def) && fields == 26, "sb_body_def: %llu bytes, %d fields",
               (unsigned long long)size, fields);
     cr_assert_eq(offsets[17], offsetof(sb_body_def, collision_groups));
     cr_assert_eq(offsets[19], offsetof(sb_body_def, start_deactivated));
     cr_assert_eq(offsets[22], offsetof(sb_body_def, deactivate_time));
     cr_assert_eq(offsets[23], offsetof(sb_body_def, part_count));
     cr_assert_eq(offsets[24], offsetof(sb_body_def, parts));
+    cr_assert_eq(offsets[25], offsetof(sb_body_def, feels_cloth));
     cr_assert_eq(sb_struct_layout("sb_body_part", &size, offsets, 64, &fields), SB_OK, "%s", sb_last_error());
     cr_assert(size == sizeof(sb_body_part) && fields == 9, "sb_body_part: %llu bytes, %d fields",
               (unsigned long long)size, fields);

@@ -1,6 +1,6 @@
 /* Cloth against rigid bodies of the same world: colliders carried by bodies follow them
- * exactly, and cloth meets a moving body without entering it (one way: the body does not
- * feel the cloth). */
+ * exactly, and cloth meets a moving body without entering it (one way, feels_cloth 0, the
+ * default: the body does not feel the cloth; test_two_way_coupling.c has the other way). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>

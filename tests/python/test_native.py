@@ -274,6 +274,10 @@ class Bindings(unittest.TestCase):
             with self.assertRaises(native.NativeError) as caught:
                 world.add_body("DYNAMIC", "SPHERE", radius=-1.0)
             self.assertIn("radius", str(caught.exception))
+            world.add_body("DYNAMIC", "SPHERE", radius=0.1, center=(5, 5, 5), feels_cloth=1)
+            with self.assertRaises(native.NativeError) as caught:
+                world.add_body("DYNAMIC", "SPHERE", radius=0.1, feels_cloth=2)
+            self.assertIn("feels_cloth", str(caught.exception))
             with self.assertRaises(native.NativeError):
                 world.set_body_target(box, 3.0, move)
 

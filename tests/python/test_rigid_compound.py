@@ -11,7 +11,7 @@ from test_settings import blender_body
 
 
 def thing(name, parent=None, shape="BOX", role="NONE", rigid=True):
-    obj = NS(name=name, parent=parent, children=[], simbake=NS(role=role),
+    obj = NS(name=name, parent=parent, children=[], simbake=NS(role=role, feels_cloth=False),
              rigid_body=blender_body(collision_shape=shape) if rigid else None)
     if parent is not None:
         parent.children.append(obj)

@@ -32,6 +32,12 @@ class Settings(unittest.TestCase):
         self.assertEqual(values["angular_velocity"], (0.0, 0.0, 3.0))
         self.assertEqual(warnings, [])
 
+    def test_feels_cloth_is_the_objects_switch_for_simbake_and_blender_bodies(self):
+        self.assertEqual(rigid_settings.body_settings(obj("RIGID"), moving=True)[0]["feels_cloth"], 0)
+        self.assertEqual(rigid_settings.body_settings(obj("RIGID", feels_cloth=True), moving=True)[0]["feels_cloth"], 1)
+        on = obj(rigid_body=blender_body(), feels_cloth=True)
+        self.assertEqual(rigid_settings.body_settings(on, moving=True)[0]["feels_cloth"], 1)
+
     def test_blender_rigid_body_settings(self):
         values, _ = rigid_settings.body_settings(obj(rigid_body=blender_body()), moving=True)
         self.assertEqual(values["shape"], "CONVEX_HULL")

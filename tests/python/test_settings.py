@@ -13,7 +13,7 @@ def obj(role="NONE", modifiers=(), rigid_body=None, **props):
                   bend_stiffness=1e-4, damping=0.01, air_drag=0.1, thickness=0.004, friction=0.5,
                   self_collision=False, self_thickness=0.0, max_stretch=0.1, max_compression=0.1, bake_record="",
                   mass=2.0, restitution=0.3, shape="BOX",
-                  initial_velocity=(1.0, 0.0, 0.0), initial_angular_velocity=(0.0, 0.0, 3.0))
+                  initial_velocity=(1.0, 0.0, 0.0), initial_angular_velocity=(0.0, 0.0, 3.0), feels_cloth=False)
     values.update(props)
     return NS(name="Thing", simbake=NS(**values), modifiers=list(modifiers), rigid_body=rigid_body)
 
