@@ -19,8 +19,8 @@ int32_t threads_for_free_cores(int32_t ceiling, double free_cores)
 {
     if (ceiling < 1) return 1;
     if (!(free_cores >= 1.0)) return 1; /* NaN too */
-    double nearest = floor(free_cores + 0.5);
-    return nearest >= (double)ceiling ? ceiling : (int32_t)nearest;
+    double whole = floor(free_cores + THREADS_LOAD_SLACK);
+    return whole >= (double)ceiling ? ceiling : (int32_t)whole;
 }
 
 static bool in_mask(const uint64_t *mask, int32_t mask_words, long cpu)
@@ -33,10 +33,6 @@ static bool in_mask(const uint64_t *mask, int32_t mask_words, long cpu)
 void proc_stat_line(proc_stat_sum *sum, const char *line, const uint64_t *mask, int32_t mask_words,
                     bool count_nice)
 {
-    if (strncmp(line, "procs_running ", 14) == 0) {
-        sum->running = (int32_t)strtol(line + 14, NULL, 10);
-        return;
-    }
     if (strncmp(line, "cpu", 3) != 0 || line[3] < '0' || line[3] > '9') return;
     char *end = NULL;
     long cpu = strtol(line + 3, &end, 10);
@@ -57,7 +53,7 @@ static bool read_proc_stat(proc_stat_sum *sum, const uint64_t *mask, int32_t mas
     char chunk[4096], line[PROC_STAT_LINE_MAX];
     size_t length = 0; /* of the line so far, kept up to PROC_STAT_LINE_MAX - 1 bytes */
     ssize_t got;
-    *sum = (proc_stat_sum){.running = -1};
+    *sum = (proc_stat_sum){0};
     while ((got = read(fd, chunk, sizeof chunk)) > 0) {
         for (ssize_t i = 0; i < got; i++) {
             if (chunk[i] != '\n') {
@@ -101,14 +97,13 @@ int32_t threads_load_choose(thread_load *load, int32_t ceiling)
         !(tick > 0.0))
         return ceiling;
     double busy = sum.busy_ticks / tick;
-    int32_t cpus = sum.cpus, running = sum.running;
-    int32_t chosen;
+    /* no interval yet: one thread until one is measured. Two threads beside a busy process
+     * can be ten times slower than one; one thread on a free machine loses at most one call's
+     * share of the second core */
+    int32_t chosen = 1;
     if (load->sampled) {
         double others = ((busy - load->machine_busy_s) - (own - load->own_cpu_s)) / (wall - load->wall_s);
-        chosen = threads_for_free_cores(ceiling, cpus - (others > 0.0 ? others : 0.0));
-    } else {
-        /* no interval yet: the threads ready to run now, less the caller (system-wide) */
-        chosen = running < 1 ? ceiling : threads_for_free_cores(ceiling, (double)(cpus - (running - 1)));
+        chosen = threads_for_free_cores(ceiling, sum.cpus - (others > 0.0 ? others : 0.0));
     }
     *load = (thread_load){.sampled = true, .wall_s = wall, .machine_busy_s = busy, .own_cpu_s = own,
                           .chosen = chosen};

@@ -28,17 +28,20 @@ typedef struct thread_load {
     int32_t chosen;       /* the count chosen then */
 } thread_load;
 
+/* A core counts as free when other processes use at most this much of it: a second thread that another process keeps off its core costs far more (the
+ * others spin at every barrier: ten times slower, bench/run's contention rows) than a second
+ * core left idle (at most twice as slow), so a core half taken is not counted. */
+#define THREADS_LOAD_SLACK 0.25
+
 /* The thread count for `free_cores` cores left free by other processes (fractional: an
- * average over an interval): the nearest whole number, at least 1, at most `ceiling`. A
- * process using half a core or less leaves the core to us: on it we lose less than the spinning
- * costs when a whole core is taken. */
+ * average over an interval): floor(free_cores + THREADS_LOAD_SLACK), at least 1, at most
+ * `ceiling`. */
 int32_t threads_for_free_cores(int32_t ceiling, double free_cores);
 
 /* Sums over the lines of /proc/stat (proc_stat_line). */
 typedef struct proc_stat_sum {
     double busy_ticks; /* busy time of the CPUs counted, in USER_HZ ticks */
     int32_t cpus;      /* CPUs counted */
-    int32_t running;   /* threads running or ready to run (procs_running), -1 until read */
 } proc_stat_sum;
 
 enum { PROC_STAT_LINE_MAX = 256 }; /* longer lines are none of those read */
@@ -47,15 +50,14 @@ enum { PROC_STAT_LINE_MAX = 256 }; /* longer lines are none of those read */
  * softirq steal ..." line of a CPU in `mask` (bit i of word i / 64 for cpu i; NULL: all) adds
  * its busy ticks: user, system, irq, softirq and steal (the hypervisor's), and nice too when
  * `count_nice` (a process at nice 0 wins its cores from niced ones, which so leave them free
- * to it); "procs_running N" sets the running threads; other lines, the "cpu" total among
- * them, add nothing. */
+ * to it); other lines, the "cpu" total among them, add nothing. */
 void proc_stat_line(proc_stat_sum *sum, const char *line, const uint64_t *mask, int32_t mask_words,
                     bool count_nice);
 
 /* The count for the next call of a world whose own count is 0, `ceiling` the caller's OpenMP
  * count: from the CPU time other processes took since the last sample (the machine's minus
- * this process's; at least THREADS_LOAD_INTERVAL_S apart, the last choice stands in between),
- * or at the first call from the threads ready to run besides the caller. `ceiling` where
+ * this process's; at least THREADS_LOAD_INTERVAL_S apart, the last choice stands in between);
+ * 1 at the first call, before an interval is measured. `ceiling` where
  * the machine cannot be read (not Linux, no /proc). */
 int32_t threads_load_choose(thread_load *load, int32_t ceiling);
 

@@ -17,12 +17,15 @@ Test(threads_load, the_count_is_the_free_cores_rounded_between_one_and_the_ceili
     /* more busy processes than cores: one thread still */
     cr_assert_eq(threads_for_free_cores(2, -3.0), 1);
     cr_assert_eq(threads_for_free_cores(2, 0.0), 1);
-    /* a process at half a core or less leaves it */
-    cr_assert_eq(threads_for_free_cores(2, 1.5), 2);
-    cr_assert_eq(threads_for_free_cores(2, 1.49), 1);
+    /* a core counts when other processes use a quarter of it or less: a thread kept off its
+     * core costs more than a core left idle */
+    cr_assert_eq(threads_for_free_cores(2, 2.0 - THREADS_LOAD_SLACK), 2);
+    cr_assert_eq(threads_for_free_cores(2, 1.74), 1);
+    cr_assert_eq(threads_for_free_cores(2, 1.5), 1);
     /* never more than the caller's count, whatever is free */
     cr_assert_eq(threads_for_free_cores(4, 16.0), 4);
-    cr_assert_eq(threads_for_free_cores(16, 5.4), 5);
+    cr_assert_eq(threads_for_free_cores(16, 5.8), 6);
+    cr_assert_eq(threads_for_free_cores(16, 5.7), 5);
     cr_assert_eq(threads_for_free_cores(1, 16.0), 1);
     cr_assert_eq(threads_for_free_cores(0, 16.0), 1);
     cr_assert_eq(threads_for_free_cores(8, NAN), 1);
@@ -31,7 +34,7 @@ Test(threads_load, the_count_is_the_free_cores_rounded_between_one_and_the_ceili
 
 static proc_stat_sum read_lines(const char *const *lines, int count, const uint64_t *mask, int32_t words, bool nice)
 {
-    proc_stat_sum sum = {.running = -1};
+    proc_stat_sum sum = {0};
     for (int i = 0; i < count; i++) proc_stat_line(&sum, lines[i], mask, words, nice);
     return sum;
 }
@@ -45,13 +48,11 @@ Test(threads_load, proc_stat_busy_time_counts_the_cpus_of_the_mask_and_nice_only
         "cpu1 1000 200 300 4000 500 60 70 80 0 0",
         "intr 20254973 0 0 0 0 0",
         "cpu7 1 1 1 1",                                      /* an older kernel's four columns */
-        "procs_running 3",
         "softirq 1 2 3 cpu9 4",
     };
     int count = sizeof lines / sizeof *lines;
     proc_stat_sum all = read_lines(lines, count, NULL, 0, false);
     cr_assert_eq(all.cpus, 3);
-    cr_assert_eq(all.running, 3);
     /* user + system + irq + softirq + steal */
     cr_assert_float_eq(all.busy_ticks, (100 + 30 + 6 + 7 + 8) + (1000 + 300 + 60 + 70 + 80) + (1 + 1), 0.0);
     proc_stat_sum niced = read_lines(lines, count, NULL, 0, true);
@@ -67,7 +68,7 @@ Test(threads_load, proc_stat_busy_time_counts_the_cpus_of_the_mask_and_nice_only
     const char *none[] = {"intr 1 2 3", "ctxt 5"};
     proc_stat_sum empty = read_lines(none, 2, NULL, 0, false);
     cr_assert_eq(empty.cpus, 0);
-    cr_assert_eq(empty.running, -1);
+    cr_assert_float_eq(empty.busy_ticks, 0.0, 0.0);
 }
 
 Test(threads_load, the_choice_stays_within_the_ceiling_and_stands_between_samples)
@@ -79,6 +80,7 @@ Test(threads_load, the_choice_stays_within_the_ceiling_and_stands_between_sample
     cr_assert(first >= 1 && first <= 4, "%d", first);
 #ifdef __linux__
     cr_assert(load.sampled, "/proc/stat was not read");
+    cr_assert_eq(first, 1, "one thread until an interval is measured");
     cr_assert_eq(load.chosen, first);
     /* within the interval the choice stands, bounded by a lower ceiling */
     cr_assert_eq(threads_load_choose(&load, 4), first);
