@@ -739,7 +739,8 @@ SB_API sb_result sb_world_load_state(sb_world *world, const void *buffer, uint64
  * thread that another process keeps off its core stalls the rest (a cloth test took 54 times
  * longer on two threads than on one beside a busy process on two cores). The count is chosen
  * again at most every quarter second, from the CPU time other processes took since (Linux's
- * /proc/stat; elsewhere the caller's count stands), and set and given back as above. Other
+ * /proc/stat; elsewhere the caller's count stands; one thread until the first quarter second
+ * is measured), and set and given back as above. Other
  * functions run on the calling thread alone. A
  * library built without OpenMP runs on one thread and checks the count, nothing more.
  *
