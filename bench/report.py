@@ -14,7 +14,7 @@ import os
 import sys
 
 CLOTH_SOLVERS = ("blender_default", "blender_lowest", "simbake")
-RIGID_ORDER = ("tower", "pile100", "pile1000", "pile3000", "heap100", "heap400", "heap1000", "heap3000")
+RIGID_ORDER = ("tower", "dominoes100", "wall200", "pile100", "pile1000", "pile3000", "heap100", "heap400", "heap1000", "heap3000")
 DASH = "–"
 
 
@@ -93,11 +93,47 @@ def goals_section(goals):
     return ["", "## Goals", "", table(("Goal", "Measured", "Met"), rows)]
 
 
+DEFAULT_VARIANT = "blender-self-on"  # the drape the first table and the plot show
+
+
+def default_variant(cloth):
+    return [e for e in cloth if e.get("variant", DEFAULT_VARIANT) == DEFAULT_VARIANT]
+
+
+def cloth_matrix_section(cloth):
+    """Every variant of the drape (SimBake's material, self collision), whole bake as the user
+    waits beside the median frame, quality and peak memory beside every time."""
+    header = ("Scene", "Grid", "Solver", "Whole bake (s)", "× Blender q5 (whole bake)", "ms/frame", "Peak MB",
+              "Deepest penetration (mm)", "Intersecting pairs", "Max edge strain (%)")
+    rows = []
+    for entry in cloth:
+        scene, grid, runs = entry.get("variant_label", entry.get("variant", DASH)), f"{entry['grid']}²", entry["runs"]
+        base = runs.get("blender_default", {}).get("seconds")
+        for key in ("simbake", "blender_default", "blender_lowest"):
+            run = runs.get(key)
+            if run is None:
+                continue
+            seconds, pen, strain = run.get("seconds"), run.get("penetration_m"), run.get("max_strain")
+            ratio = fmt_fixed(seconds / base, 2) if seconds is not None and base else DASH
+            if key == "simbake" and seconds is not None and base:
+                ratio += " (SimBake loses)" if seconds > base else ""
+            rows.append((scene, grid, run.get("label", key), fmt_sig(seconds), ratio, fmt_sig(run.get("ms_per_frame")),
+                         fmt_fixed(run.get("peak_mb"), 1), fmt_fixed(None if pen is None else 1e3 * pen, 2),
+                         str(run.get("intersecting_pairs", DASH)), fmt_fixed(None if strain is None else 100 * strain, 1)))
+        if entry.get("skipped"):
+            rows.append((scene, grid, f"*Blender skipped: {entry['skipped']}*") + (DASH,) * 7)
+    return ["", "## Cloth drape: SimBake's material and Blender's, self collision off and on", "",
+            table(header, rows), "",
+            "Whole bake: from the click to the baked scene (Blender: the sum of its frames; SimBake: the add-on's "
+            "bake, PC2 cache included). Peak memory: growth of the process's peak resident size during the bake. "
+            "Blender's rows are the same for both SimBake materials of one grid and self collision setting."]
+
+
 def cloth_section(cloth, image_dir):
     header = ("Grid", "Vertices", "Solver", "ms/frame", "× Blender q5", "Peak MB", "Deepest penetration (mm)",
               "Intersecting pairs", "Max edge strain (%)", "CG it./frame")
     rows = []
-    for entry in sorted(cloth, key=lambda e: e["grid"]):
+    for entry in sorted(default_variant(cloth), key=lambda e: e["grid"]):
         grid, verts, runs = f"{entry['grid']}²", str(entry["vertices"]), entry["runs"]
         base = runs.get("blender_default", {}).get("ms_per_frame")
         for key in CLOTH_SOLVERS:
@@ -216,9 +252,14 @@ def scaling_section(scaling, image_dir):
 def rigid_quality(side):
     if "top_drift_m" in side:
         return "top drift " + fmt_mm(side["top_drift_m"])
+    parts = []
+    if "fallen" in side:
+        parts.append(f"{side['fallen']} fallen")
+    if "moved" in side:
+        parts.append(f"{side['moved']} moved")
     if "deepest_overlap_m" in side:
-        return "deepest overlap " + fmt_mm(side["deepest_overlap_m"])
-    return DASH
+        parts.append("deepest overlap " + fmt_mm(side["deepest_overlap_m"]))
+    return ", ".join(parts) or DASH
 
 
 def rigid_section(rigid, image_dir):
@@ -230,9 +271,10 @@ def rigid_section(rigid, image_dir):
         if ratio is None and b.get("ms_per_frame") and s.get("ms_per_frame") is not None:
             ratio = s["ms_per_frame"] / b["ms_per_frame"]
         rows.append((case, str(r.get("bodies", DASH)), str(r.get("frames", DASH)), fmt_sig(b.get("ms_per_frame")),
-                     fmt_sig(s.get("ms_per_frame")), fmt_sig(ratio), rigid_quality(b), rigid_quality(s)))
+                     fmt_sig(s.get("ms_per_frame")), fmt_sig(ratio), rigid_quality(b), rigid_quality(s),
+                     fmt_sig(b.get("seconds")), fmt_sig(s.get("seconds"))))
     header = ("Case", "Bodies", "Frames", "Blender ms/frame", "SimBake ms/frame", "SimBake / Blender",
-              "Blender quality", "SimBake quality")
+              "Blender quality", "SimBake quality", "Blender whole bake (s)", "SimBake whole bake (s)")
     return (["", "## Rigid bodies", "", table(header, rows)]
             + image(image_dir, "bench_rigid.png", "Rigid bodies: ms per frame"))
 
@@ -269,19 +311,52 @@ def addon_section(addon):
     return ["", "## The add-on's share of a bake", "", table(header, rows), "", note]
 
 
+CONTENTION_ROWS = {"simbake": "SimBake, this library, its own thread count",
+                   "baseline": "SimBake, baseline library, OpenMP's thread count",
+                   "baseline_one_thread": "SimBake, baseline library, OMP_NUM_THREADS=1",
+                   "blender": "Blender cloth, quality 5"}
+
+
+def contention_section(contention):
+    """The drape baked beside a busy process, OpenMP's settings out of the environment."""
+    rows = []
+    for key in [k for k in CONTENTION_ROWS if k in contention["rows"]] + \
+            sorted(k for k in contention["rows"] if k not in CONTENTION_ROWS):
+        r = contention["rows"][key]
+        loads = [run["load_average"] for run in r.get("runs", []) if "load_average" in run]
+        rows.append((CONTENTION_ROWS.get(key, key), fmt_sig(r["seconds"]), fmt_fixed(r.get("ratio_to_simbake"), 2),
+                     fmt_sig(r.get("ms_per_frame")), fmt_fixed(r.get("peak_mb"), 1),
+                     f"{min(loads):.1f}–{max(loads):.1f}" if loads else DASH))
+    header = ("Bake", "Whole bake (s)", "× this library", "ms/frame", "Peak MB", "Load average before the runs")
+    note = (f"The {contention['grid']}² drape over a sphere, self collision off, {contention['frames']} frames "
+            "(`bench/blender/cloth_vs_blender.py`), one Blender each, while another process spins on a core (a "
+            "Python busy loop); OMP_NUM_THREADS and OMP_WAIT_POLICY are taken out of the environment, as in a "
+            "Blender started from a desktop. Medians of the runs, the rows in turns.")
+    if contention.get("command"):
+        note += f" Measured with `{contention['command']}`" + \
+            (f" on {contention['date']}" if contention.get("date") else "") + "."
+    if contention.get("note"):
+        note += " " + contention["note"]
+    return ["", "## A bake beside a busy process", "", table(header, rows), "", note]
+
+
 def render_markdown(results, image_dir="images"):
     """The whole page; image_dir is relative to the page, None leaves the plots out."""
     out = intro(results)
     if results.get("goals"):
         out += goals_section(results["goals"])
-    if results.get("cloth"):
+    if default_variant(results.get("cloth") or []):
         out += cloth_section(results["cloth"], image_dir)
+    if any(e.get("variant") for e in results.get("cloth") or []):
+        out += cloth_matrix_section(results["cloth"])
     if results.get("scaling", {}).get("points"):
         out += scaling_section(results["scaling"], image_dir)
     if results.get("rigid"):
         out += rigid_section(results["rigid"], image_dir)
     if results.get("addon", {}).get("current"):
         out += addon_section(results["addon"])
+    if results.get("contention", {}).get("rows"):
+        out += contention_section(results["contention"])
     return "\n".join(out) + "\n"
 
 
@@ -332,7 +407,7 @@ def write_plots(results, folder):
         plt.close(fig)
         written.append(path)
 
-    cloth = sorted(results.get("cloth") or [], key=lambda e: e["vertices"])
+    cloth = sorted(default_variant(results.get("cloth") or []), key=lambda e: e["vertices"])
     if cloth:
         fig, ax = plt.subplots(figsize=(9, 5.6))
         for key, marker in zip(CLOTH_SOLVERS, ("o", "s", "^")):

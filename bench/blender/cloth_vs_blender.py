@@ -4,13 +4,15 @@ would, from the very same Blender cloth settings). One Blender process per run, 
 peak memory is the run's own.
 
     blender -b --factory-startup --python-exit-code 1 -P bench/blender/cloth_vs_blender.py -- \
-        --solver blender|simbake --grid N [--quality Q] [--frames F] --out RUN.json --dump MESH.bin
+        --solver blender|simbake --grid N [--quality Q] [--frames F] [--self-collision on|off] \
+        [--material blender|simbake] --out RUN.json --dump MESH.bin
 
 The scene is Blender's: a Cloth modifier at its defaults (cotton, quality 5 unless --quality)
-with self collision on, on an N x N grid of 2 m, dropped from 0.3 m above a UV sphere of
+with self collision on (unless --self-collision off), on an N x N grid of 2 m, dropped from 0.3 m above a UV sphere of
 0.5 m radius (64 x 32) that has a Collision modifier at its defaults. SimBake bakes it
 through its mapping of Blender's settings (docs/blender-physics-mapping.md) at its own
-default steps.
+default steps; with --material simbake, the cloth has SimBake's role Cloth instead, SimBake's
+own default material (its self collision as --self-collision), the Blender modifier unread.
 
 RUN.json: ms per frame (median over the frames, each frame_set for Blender, each solver
 frame for SimBake), the whole bake's seconds, peak memory growth (the peak resident size
@@ -40,6 +42,9 @@ def arguments():
     parser.add_argument("--grid", type=int, required=True)
     parser.add_argument("--quality", type=int, default=5)
     parser.add_argument("--frames", type=int, default=40)
+    parser.add_argument("--self-collision", choices=("on", "off"), default="on")
+    parser.add_argument("--material", choices=("blender", "simbake"), default="blender",
+                        help="SimBake's cloth: Blender's cloth settings mapped, or SimBake's own default material")
     parser.add_argument("--out", required=True)
     parser.add_argument("--dump", required=True)
     return parser.parse_args(sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else [])
@@ -74,7 +79,7 @@ def uv_sphere(name, segments, rings, radius):
     return obj
 
 
-def build(grid, quality, frames):
+def build(grid, quality, frames, self_collision=True):
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
     scene.render.fps = 24
@@ -87,7 +92,7 @@ def build(grid, quality, frames):
     cloth.name = "Cloth"
     modifier = cloth.modifiers.new("Cloth", "CLOTH")
     modifier.settings.quality = quality
-    modifier.collision_settings.use_self_collision = True
+    modifier.collision_settings.use_self_collision = self_collision
     modifier.point_cache.frame_start, modifier.point_cache.frame_end = 1, frames
     scene.frame_set(1)
     return cloth, sphere
@@ -133,12 +138,15 @@ def bake_blender(scene, frames):
     return times, {}
 
 
-def bake_simbake(scene, frames):
+def bake_simbake(scene, frames, cloth=None, material="blender", self_collision=True):
     sys.path.insert(0, os.path.join(REPO, "addon"))
     import simbake
     if not hasattr(bpy.types.Object, "simbake"):
         simbake.register()
     from simbake import bake
+    if material == "simbake":
+        cloth.simbake.role = "CLOTH"
+        cloth.simbake.self_collision = self_collision
     scene.simbake.frame_start, scene.simbake.frame_end = 1, frames
     stamps, totals = [], {}
     job = bake.Bake(bpy.context, list(scene.objects))
@@ -175,14 +183,18 @@ def dump(path, rest, final, triangles, sphere):
 
 def main():
     args = arguments()
-    cloth, sphere = build(args.grid, args.quality, args.frames)
+    self_collision = args.self_collision == "on"
+    cloth, sphere = build(args.grid, args.quality, args.frames, self_collision)
     scene = bpy.context.scene
     depsgraph = bpy.context.evaluated_depsgraph_get()
     rest, triangles = world_mesh(cloth, depsgraph)
     sphere_mesh = world_mesh(sphere, depsgraph)
     before = status_mb("VmRSS") if reset_peak() else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     began = time.perf_counter()
-    times, extra = (bake_blender if args.solver == "blender" else bake_simbake)(scene, args.frames)
+    if args.solver == "blender":
+        times, extra = bake_blender(scene, args.frames)
+    else:
+        times, extra = bake_simbake(scene, args.frames, cloth, args.material, self_collision)
     seconds = time.perf_counter() - began
     peak = status_mb("VmHWM") - before
     scene.frame_set(args.frames)
@@ -191,6 +203,7 @@ def main():
         raise SystemExit(f"the baked cloth has {len(final) // 3} vertices, not {len(rest) // 3}")
     dump(args.dump, rest, final, triangles, sphere_mesh)
     result = {"solver": args.solver, "grid": args.grid, "vertices": len(rest) // 3, "frames": args.frames,
+              "self_collision": self_collision, "material": args.material if args.solver == "simbake" else "blender",
               "ms_per_frame": 1e3 * statistics.median(times), "seconds": seconds, "peak_mb": peak}
     if args.solver == "blender":
         result["quality"] = args.quality

@@ -2,12 +2,19 @@
 world at its defaults and by SimBake (through the add-on, as a user would).
 
     blender -b --factory-startup --python-exit-code 1 -P bench/blender/rigid_vs_blender.py -- \
-        OUT.json [CASE ...]          CASE: tower, pile100, pile1000, pile3000, heap100, heap400,
-                                     heap1000, heap3000 (default: all)
+        OUT.json [CASE ...]          CASE: tower, dominoes100, wall200, pile100, pile1000,
+                                     pile3000, heap100, heap400, heap1000, heap3000 (default: all)
 
 Cases (as bench/rigid_stacks.c):
 - tower: 10 boxes of 0.5 m stacked on a floor, 240 frames (10 s); quality: how far the top
   box drifts;
+- dominoes100: a row of 100 dominoes (0.04 x 0.2 x 0.4 m, 0.16 m apart) on a floor, the
+  first leaning 15 degrees toward the second (past its tipping point), 240 frames; quality: how many fell (tilted beyond
+  45 degrees; all 100 when the wave runs through), and the deepest overlap;
+- wall200: a wall of 200 bricks (0.4 x 0.2 x 0.2 m, 20 a course, 10 courses, every other
+  course shifted by half a brick) on a floor, hit by a ball of 0.4 m radius that its animation
+  (Animated on, a collider to SimBake) carries through it at 2.5 m/s, 96 frames; quality: the
+  bricks moved by more than 5 cm, and the deepest overlap;
 - pileN: N boxes of 0.2 m dropped in ten layers into a walled square, 72 frames (3 s);
   quality: the deepest overlap of two boxes at the end;
 - heapN: N boxes of 0.2 m, each turned by a random rotation (seeded), in layers of 8 x 8 far
@@ -34,7 +41,7 @@ if not hasattr(bpy.types.Object, "simbake"):
     simbake.register()
 from simbake import bake  # noqa: E402
 
-TOWER_FRAMES, PILE_FRAMES = 240, 72
+TOWER_FRAMES, PILE_FRAMES, WALL_FRAMES = 240, 72, 96
 
 
 def clear():
@@ -108,6 +115,50 @@ def build_pile(count):
         boxes.append(add_box(f"Box {i}", (2 * half,) * 3, location, "ACTIVE",
                              rotation=(0.2 * jitter, -0.3 * jitter, 0.0)))
     make_rigid(list(bpy.context.scene.objects))
+    return boxes
+
+
+def build_dominoes(count=100):
+    clear()
+    add_box("Floor", (100.0, 100.0, 1.0), (0.0, 0.0, -0.5), "PASSIVE")
+    size, spacing, lean = (0.04, 0.2, 0.4), 0.16, math.radians(15.0)
+    boxes = []
+    for i in range(count):
+        # the first leans about its +x bottom edge, onto the second
+        rotation, location = (0.0, 0.0, 0.0), (i * spacing, 0.0, 0.2)
+        if i == 0:
+            rotation = (0.0, lean, 0.0)
+            location = (0.02 - 0.02 * math.cos(lean) + 0.2 * math.sin(lean), 0.0,
+                        0.02 * math.sin(lean) + 0.2 * math.cos(lean))
+        boxes.append(add_box(f"Domino {i}", size, location, "ACTIVE", rotation))
+    make_rigid(list(bpy.context.scene.objects))
+    return boxes
+
+
+def build_wall(courses=10, per_course=20):
+    clear()
+    add_box("Floor", (100.0, 100.0, 1.0), (0.0, 0.0, -0.5), "PASSIVE")
+    length, depth, height = 0.4, 0.2, 0.2
+    boxes = []
+    for course in range(courses):
+        shift = 0.5 * length * (course % 2)
+        for i in range(per_course):
+            x = (i - (per_course - 1) * 0.5) * length + shift
+            boxes.append(add_box(f"Brick {course} {i}", (length, depth, height),
+                                 (x, 0.0, 0.5 * height + course * height), "ACTIVE"))
+    make_rigid(list(bpy.context.scene.objects))
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=0.4, location=(0.0, -2.0, 0.8))
+    ball = bpy.context.object
+    ball.name = "Ball"
+    bpy.ops.rigidbody.object_add(type="ACTIVE")
+    ball.rigid_body.collision_shape = "SPHERE"
+    ball.rigid_body.kinematic = True  # Animated: carried by its keys
+    for frame, y in ((1, -2.0), (WALL_FRAMES + 1, -2.0 + 2.5 * WALL_FRAMES / 24.0)):  # 2.5 m/s
+        ball.location.y = y
+        ball.keyframe_insert("location", index=1, frame=frame)
+    for curve in ball.animation_data.action.fcurves:
+        for key in curve.keyframe_points:
+            key.interpolation = "LINEAR"
     return boxes
 
 
@@ -189,7 +240,14 @@ def deepest_overlap(boxes, reach):
 def quality(case, boxes, start):
     if case == "tower":
         return {"top_drift_m": (boxes[-1].matrix_world.translation - start[-1]).length}
-    return {"deepest_overlap_m": deepest_overlap(boxes, 0.2 * math.sqrt(3.0))}
+    reach = max(Vector(obj.scale).length for obj in boxes)  # the largest box's diagonal
+    result = {"deepest_overlap_m": deepest_overlap(boxes, reach)}
+    if case.startswith("dominoes"):
+        up = Vector((0.0, 0.0, 1.0))
+        result["fallen"] = sum((obj.matrix_world.to_3x3() @ up).z < math.cos(math.radians(45.0)) for obj in boxes)
+    if case.startswith("wall"):
+        result["moved"] = sum((obj.matrix_world.translation - s).length > 0.05 for obj, s in zip(boxes, start))
+    return result
 
 
 def run_blender(case, boxes, frames):
@@ -228,6 +286,8 @@ def run_simbake(case, boxes, frames):
 
 CASES = {
     "tower": (build_tower, TOWER_FRAMES),
+    "dominoes100": (build_dominoes, TOWER_FRAMES),
+    "wall200": (build_wall, WALL_FRAMES),
     "pile100": (lambda: build_pile(100), PILE_FRAMES),
     "pile1000": (lambda: build_pile(1000), PILE_FRAMES),
     "pile3000": (lambda: build_pile(3000), PILE_FRAMES),

@@ -96,7 +96,8 @@ typedef struct sb_world_def {
     double max_speed;           /* m/s: a cloth vertex or body faster than this means the energy
                                    blew up; the step is retried smaller, then fails (1000) */
     int32_t threads;            /* OpenMP threads of this world's calls, 0..1024 (see Threads);
-                                   0: OpenMP's own number, OMP_NUM_THREADS or the cores (0) */
+                                   0: OpenMP's own number, OMP_NUM_THREADS or the cores,
+                                   fewer while other processes keep the cores busy (0) */
     double rigid_time_scale;    /* (0, 100]: rigid bodies live this many seconds per second of the
                                    world (Blender's Rigid Body World Speed): a step of h moves them
                                    as h x this would, in substeps of at most rigid_max_step of
@@ -796,8 +797,15 @@ SB_API sb_result sb_world_load_state(sb_world *world, const void *buffer, uint64
  * host's own OpenMP setting (Blender's) alone: when threads > 0, sb_world_add_cloth,
  * sb_world_add_collider, sb_world_add_body, sb_world_step_to and sb_world_load_state set the
  * calling thread's OpenMP thread count to it for the call and give the caller's back before
- * returning, on every path. With 0 they use the calling thread's count as it is (the default:
- * OMP_NUM_THREADS, or one per core). Other functions run on the calling thread alone. A
+ * returning, on every path. With 0 (the default) they use the calling thread's count
+ * (OMP_NUM_THREADS, or one per core), or fewer when other processes keep the cores busy: the
+ * threads wait for each other many times per step, and OpenMP's waiting threads spin, so a
+ * thread that another process keeps off its core stalls the rest (a cloth test took 54 times
+ * longer on two threads than on one beside a busy process on two cores). The count is chosen
+ * again at most every quarter second, from the CPU time other processes took since (Linux's
+ * /proc/stat; elsewhere the caller's count stands; one thread until the first quarter second
+ * is measured), and set and given back as above. Other
+ * functions run on the calling thread alone. A
  * library built without OpenMP runs on one thread and checks the count, nothing more.
  *
  * Results do not depend on the thread count: a world steps to the same bits on one thread as

@@ -199,7 +199,7 @@ SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, sb
     if (!grow((void **)&world->cloths, &world->cloth_capacity, world->cloth_count + 1, sizeof *world->cloths))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a cloth");
     cloth *c = NULL;
-    int32_t caller_threads = threads_enter(world->def.threads);
+    int32_t caller_threads = world_threads_enter(world);
     sb_result r = cloth_create(def, world->time, world->def.gravity, &c);
     threads_leave(caller_threads);
     if (r != SB_OK) return r;
@@ -221,7 +221,7 @@ SB_API sb_result sb_world_add_strands(sb_world *world, const sb_strand_def *def,
     if (!grow((void **)&world->cloths, &world->cloth_capacity, world->cloth_count + 1, sizeof *world->cloths))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding strands");
     cloth *c = NULL;
-    int32_t caller_threads = threads_enter(world->def.threads);
+    int32_t caller_threads = world_threads_enter(world);
     sb_result r = strands_create(def, world->time, world->def.gravity, &c);
     threads_leave(caller_threads);
     if (r != SB_OK) return r;
@@ -241,7 +241,7 @@ SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *d
               sizeof *world->colliders))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding a collider");
     collider *c = NULL;
-    int32_t caller_threads = threads_enter(world->def.threads);
+    int32_t caller_threads = world_threads_enter(world);
     sb_result r = collider_create(def, world->time, &c);
     threads_leave(caller_threads);
     if (r != SB_OK) return r;
@@ -320,7 +320,7 @@ SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, sb_b
     if (!world || !out_body) return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_body is NULL");
     if (explicit_integrator(world))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "rigid bodies need the implicit integrator");
-    int32_t index = 0, caller_threads = threads_enter(world->def.threads);
+    int32_t index = 0, caller_threads = world_threads_enter(world);
     sb_result r = rigid_system_add_body(&world->rigid, def, world->time, &index);
     threads_leave(caller_threads);
     if (r == SB_OK) *out_body = (sb_body_id){index};
@@ -625,7 +625,7 @@ SB_API sb_result sb_world_step_to(sb_world *world, double time)
                          "cannot step to time %g: it must be finite and not before now (%g)",
                          time, world->time);
     world->failure = (sb_failure){.object_kind = SB_OBJECT_NONE};
-    int32_t caller_threads = threads_enter(world->def.threads);
+    int32_t caller_threads = world_threads_enter(world);
     sb_result r = world_step_to(world, time);
     threads_leave(caller_threads);
     return r;

@@ -9,6 +9,8 @@
 #include "rigid_system.h"
 #include "simbake.h"
 #include "state_io.h"
+#include "threads.h"
+#include "threads_load.h"
 
 /* Wall-clock seconds the implicit cloth steps spent in each part, rejected attempts included:
  * where the time goes, for the benchmarks. Not part of a saved state. */
@@ -35,7 +37,18 @@ struct sb_world {
     sb_world_stats stats;
     sb_failure failure;      /* of the last sb_world_step_to */
     phase_seconds phases;
+    thread_load load;        /* what the thread count of a world of def.threads = 0 was chosen from */
 };
+
+/* The thread count around one of the world's public calls (threads.h: threads_enter; give the
+ * caller's back with threads_leave): the world's own when def.threads > 0; with 0, the
+ * caller's, or fewer when other processes keep the cores busy (threads_load.h). */
+static inline int32_t world_threads_enter(sb_world *w)
+{
+    if (w->def.threads > 0) return threads_enter(w->def.threads);
+    int32_t ceiling = thread_count(), chosen = threads_load_choose(&w->load, ceiling);
+    return chosen < ceiling ? threads_enter(chosen) : 0;
+}
 
 /* The world's fields acting on cloth `cloth_index` at time t. */
 static inline field_list world_fields_on(const sb_world *w, int32_t cloth_index, double t)

@@ -200,7 +200,7 @@ SB_API sb_result sb_world_load_state(sb_world *world, const void *buffer, uint64
                          (unsigned long long)(payload_size + HEADER_BYTES));
     if (state_hash(STATE_HASH_START, bytes + HEADER_BYTES, payload_size) != checksum)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "saved state is damaged: its checksum does not match");
-    int32_t caller_threads = threads_enter(world->def.threads);
+    int32_t caller_threads = world_threads_enter(world);
     sb_result refused = SB_OK;
     bool read = true;
     for (state_pass pass = PASS_CHECK; pass <= PASS_APPLY && read; pass++) {

@@ -212,14 +212,18 @@ Test(threads, a_failed_step_gives_the_callers_count_back)
     omp_set_num_threads(saved);
 }
 
-Test(threads, a_world_of_0_threads_uses_the_callers_count_as_it_is)
+/* threads 0: the caller's count, or fewer when other processes keep the cores busy
+ * (threads_load.h; test_threads_load), given back after the call */
+Test(threads, a_world_of_0_threads_uses_the_callers_count_or_fewer)
 {
     int saved = omp_get_max_threads();
     omp_set_num_threads(CALLER_THREADS);
     scene s = build(0);
     forget_counts();
     CALL(sb_world_step_to(s.world, 1 / 24.0));
-    cr_assert_eq(count_sets, 0, "a world of 0 threads set the count");
+    cr_assert(count_sets == 0 || (count_sets == 2 && counts_set[0] >= 1 && counts_set[0] < CALLER_THREADS &&
+                                  counts_set[1] == CALLER_THREADS),
+              "a world of 0 threads set the count %d times (%d, %d)", count_sets, counts_set[0], counts_set[1]);
     free_scene(&s);
     omp_set_num_threads(saved);
 }

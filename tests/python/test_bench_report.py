@@ -199,10 +199,11 @@ class Markdown(unittest.TestCase):
 
     def test_rigid(self):
         self.assertEqual(row(self.page, ["tower"]),
-                         ["tower", "10", "240", "0.287", "1.90", "6.60", "top drift 12.5 mm", "top drift 4.5e-09 mm"])
+                         ["tower", "10", "240", "0.287", "1.90", "6.60", "top drift 12.5 mm", "top drift 4.5e-09 mm",
+                          "0.0700", "0.700"])
         self.assertEqual(row(self.page, ["pile1000"]),
                          ["pile1000", "1000", "72", "53.2", "1860", "35.0", "deepest overlap 0.270 mm",
-                          "deepest overlap 0.300 mm"])
+                          "deepest overlap 0.300 mm", "4.00", "16.0"])
         self.assertLess(self.page.index("| tower |"), self.page.index("| pile1000 |"))
         self.assertIn("](images/bench_rigid.png)", self.page)
 
@@ -314,3 +315,56 @@ class AddonShare(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Issue30Rows(unittest.TestCase):
+    """The rows of issue 30's matrix: the drape's variants with whole-bake times, the rigid
+    scenes' own quality measures, and the bake beside a busy process."""
+
+    def results(self):
+        results = copy.deepcopy(sample())
+        variant = copy.deepcopy(results["cloth"][0])
+        variant.update(variant="simbake-self-off", variant_label="SimBake's own default material, self collision off")
+        for key, seconds in (("simbake", 6.0), ("blender_default", 4.0), ("blender_lowest", 2.0)):
+            variant["runs"][key]["seconds"] = seconds
+        results["cloth"].append(variant)
+        results["rigid"]["dominoes100"] = {"frames": 240, "bodies": 100, "ratio": 2.0,
+                                           "blender": {"ms_per_frame": 1.0, "seconds": 0.3, "fallen": 100,
+                                                       "deepest_overlap_m": 0.001},
+                                           "simbake": {"ms_per_frame": 2.0, "seconds": 0.6, "fallen": 99,
+                                                       "deepest_overlap_m": 0.0005}}
+        results["contention"] = {"grid": 32, "frames": 40, "command": "bench/run --only contention", "rows": {
+            "simbake": {"seconds": 3.0, "ms_per_frame": 70.0, "peak_mb": 10.0, "ratio_to_simbake": 1.0,
+                        "runs": [{"load_average": 9.5}, {"load_average": 10.5}]},
+            "baseline": {"seconds": 12.0, "ms_per_frame": 280.0, "peak_mb": 10.0, "ratio_to_simbake": 4.0,
+                         "runs": [{"load_average": 9.8}]}}}
+        return results
+
+    def test_the_variant_has_its_own_table_and_stays_out_of_the_first(self):
+        page = report.render_markdown(self.results())
+        scene = "SimBake's own default material, self collision off"
+        self.assertEqual(row(page, [scene, "32²", "SimBake"])[3:5], ["6.00", "1.50 (SimBake loses)"])
+        self.assertEqual(row(page, [scene, "32²", "Blender cloth, quality 2"])[3:5], ["2.00", "0.50"])
+        first = page.split("## Cloth draped over a sphere")[1].split("## Cloth scaling")[0]
+        self.assertEqual(len([line for line in first.splitlines() if line.startswith("| 32² | 1024 |")]), 3)
+
+    def test_rigid_scenes_show_their_own_quality(self):
+        page = report.render_markdown(self.results())
+        self.assertEqual(row(page, ["dominoes100"])[6:8],
+                         ["100 fallen, deepest overlap 1.00 mm", "99 fallen, deepest overlap 0.500 mm"])
+        self.assertLess(page.index("| tower |"), page.index("| dominoes100 |"))
+
+    def test_the_bake_beside_a_busy_process(self):
+        page = report.render_markdown(self.results())
+        self.assertEqual(row(page, [report.CONTENTION_ROWS["simbake"]])[1:],
+                         ["3.00", "1.00", "70.0", "10.0", "9.5–10.5"])
+        self.assertEqual(row(page, [report.CONTENTION_ROWS["baseline"]])[1:3], ["12.0", "4.00"])
+        self.assertIn("`bench/run --only contention`", page)
+
+    def test_goals_are_judged_on_the_default_drape_only(self):
+        results = self.results()
+        results["cloth"][-1]["grid"] = 64  # a variant at a goal's grid
+        results["cloth"][-1]["ratio_default"] = 5.0
+        goals = bench_run.goals(results)
+        cloth_goals = [g for g in goals if g["goal"].startswith("Cloth 64²")]
+        self.assertTrue(all(g["measured"] != "5.00×" for g in cloth_goals))
