@@ -152,6 +152,7 @@ SB_API void sb_world_destroy(sb_world *world)
     free(world->fields);
     rigid_system_free(&world->rigid);
     collision_scratch_free(world->collision);
+    untangle_free(&world->untangle);
     free(world);
 }
 
@@ -190,6 +191,7 @@ SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, sb
     if (r != SB_OK) return r;
     world->cloths[world->cloth_count] = c;
     *out_cloth = (sb_cloth_id){world->cloth_count++};
+    world->untangle.analysed = false; /* it may start tangled */
     return SB_OK;
 }
 
@@ -232,6 +234,7 @@ SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *d
     if (r != SB_OK) return r;
     world->colliders[world->collider_count] = c;
     *out_collider = (sb_collider_id){world->collider_count++};
+    world->untangle.analysed = false; /* it may start through a cloth */
     return SB_OK;
 }
 

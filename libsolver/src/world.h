@@ -9,6 +9,7 @@
 #include "rigid_system.h"
 #include "simbake.h"
 #include "state_io.h"
+#include "untangle.h"
 
 /* Wall-clock seconds the implicit cloth steps spent in each part, rejected attempts included:
  * where the time goes, for the benchmarks. Not part of a saved state. */
@@ -35,6 +36,7 @@ struct sb_world {
     sb_world_stats stats;
     sb_failure failure;      /* of the last sb_world_step_to */
     phase_seconds phases;
+    untangle_plan untangle;  /* tangles of the start pulled apart (untangle.h); not saved: analysed anew */
 };
 
 /* The world's fields acting on cloth `cloth_index` at time t. */

@@ -197,6 +197,7 @@ SB_API sb_result sb_world_load_state(sb_world *world, const void *buffer, uint64
                          (unsigned long long)(payload_size + HEADER_BYTES));
     if (state_hash(STATE_HASH_START, bytes + HEADER_BYTES, payload_size) != checksum)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "saved state is damaged: its checksum does not match");
+    world->untangle.analysed = false; /* not saved: the next step analyses the loaded positions */
     int32_t caller_threads = threads_enter(world->def.threads);
     sb_result refused = SB_OK;
     bool read = true;

@@ -1,0 +1,83 @@
+/* Untangling cloth that starts through itself or through a collider (Baraff, Witkin & Kass,
+ * "Untangling Cloth", SIGGRAPH 2003). The collision response keeps every part of a cloth on
+ * the side it starts on, so a tangle present at the start would stay. Global intersection
+ * analysis finds it instead:
+ *   1. every intersecting triangle pair, and every cloth edge that passes properly through a
+ *      triangle (its ends strictly on either side): the intersection curves cross those edges;
+ *   2. the regions: the vertices joined by edges the curves do not cut (a collider is one);
+ *   3. the tangles: regions joined by crossings. In each, the smallest cloth region on a cut
+ *      edge is the one on the wrong side (the smaller side of the curve, as the paper's flood
+ *      fill), and is pulled back through along the normals of the triangles its edges cross;
+ *   4. cloth vertices inside a closed collider (odd crossings of a ray) are pulled out
+ *      towards the nearest point of its surface.
+ * A pulled region keeps its pull from one analysis to the next (saved with the state) until
+ * each vertex is past the plane of the crossings plus both thicknesses: as it comes through,
+ * the curves may stop cutting the cloth apart (one ending inside each sheet where the other's
+ * border pierces it), and the paper's regions are no longer defined. A pulled region moves at the speed that takes its deepest vertex through in
+ * UNTANGLE_SECONDS, and the response skips the pairs between it and the regions of its own
+ * tangle (of the collider it is inside), and only those: everything else keeps the usual
+ * guarantees, so no new crossing starts. The analysis runs at a step's start while the last
+ * one found intersections (and once at the start): the response never makes any, so an
+ * untangled scene pays nothing. */
+#ifndef SB_UNTANGLE_H
+#define SB_UNTANGLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cloth.h"
+#include "collider.h"
+#include "math3.h"
+
+/* A pulled region moves its deepest vertex through (plus both thicknesses) in this long. */
+#define UNTANGLE_SECONDS 0.2
+
+typedef struct untangle_plan {
+    bool analysed;         /* since the world was made or loaded, or objects were added */
+    int64_t pairs;         /* intersecting triangle pairs at the last analysis */
+    int64_t pairs_at_start; /* at the first analysis (-1: none yet) */
+    bool active;           /* vertices are pulled in the current step */
+    int32_t vertex_count, capacity; /* the response's numbering: cloths, then colliders */
+    int32_t *region;       /* per vertex: the region (its smallest vertex) */
+    int32_t *group;        /* per vertex: the tangle of its region, -1: none */
+    int32_t *mover_of;     /* per pulled vertex: the tangle it passes through, -1: none */
+    uint8_t *pulled;       /* per vertex: pulled this step (cloth_contact.c holds it in no contact) */
+    vec3 *push;            /* per pulled vertex: the velocity of the pull */
+    double *target;        /* per pulled vertex: pulled while x · push / |push| is below it */
+} untangle_plan;
+
+void untangle_free(untangle_plan *p);
+
+/* Analyses the scene now (cloths at state.x, colliders at scratch.x0) and plans the pulls
+ * of the step; points each cloth's scratch.untangling at its pulled flags (NULL when none).
+ * False when out of memory. */
+bool untangle_analyse(untangle_plan *p, cloth *const *cloths, int32_t cloth_count, collider *const *colliders,
+                      int32_t collider_count);
+
+/* Whether the step should analyse: at the start, and while the last analysis found pairs. */
+static inline bool untangle_due(const untangle_plan *p) { return !p->analysed || p->pairs > 0; }
+
+/* The pulls on the solve's result: a pulled vertex's velocity along its pull raised to the
+ * pull's speed where it is less, its end position moved with it. */
+void untangle_pull(const untangle_plan *p, cloth *const *cloths, int32_t cloth_count, double h);
+
+/* Whether the response skips the pair of features v[0..split) and v[split..4) (global ids):
+ * a pulled vertex on one side, a vertex of the tangle it passes that is not pulled on the
+ * other. */
+static inline bool untangle_skips(const untangle_plan *p, const int32_t v[4], int split)
+{
+    for (int i = 0; i < 4; i++) {
+        int32_t through = p->mover_of[v[i]];
+        if (through < 0) continue;
+        for (int j = i < split ? split : 0; j < (i < split ? 4 : split); j++)
+            if (p->group[v[j]] == through && p->mover_of[v[j]] < 0) return true;
+    }
+    return false;
+}
+
+/* Intersecting triangle pairs between cloth a and cloth b (a == b: its own, pairs of
+ * triangles that share a vertex only where they cross elsewhere) or between cloth a and
+ * collider k (b NULL), at their current positions; -1 when out of memory. */
+int64_t intersecting_pairs(const cloth *a, const cloth *b, const collider *k);
+
+#endif
