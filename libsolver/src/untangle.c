@@ -163,10 +163,11 @@ int64_t intersecting_pairs(const cloth *a, const cloth *b, const collider *k)
 
 /* --- the plan ---------------------------------------------------------------------------- */
 
-static bool reserve_plan(untangle_plan *p, int32_t n)
+bool untangle_reserve(untangle_plan *p, int32_t n)
 {
     if (n <= p->capacity && p->region) return true;
     untangle_clear(p);
+    p->analysed = false, p->vertex_count = 0, p->active = false;
     size_t m = (size_t)n + 1;
     p->region = malloc(m * sizeof *p->region);
     p->group = malloc(m * sizeof *p->group);
@@ -582,11 +583,11 @@ bool untangle_analyse(untangle_plan *p, cloth *const *cloths, int32_t cloth_coun
     for (int32_t i = 0; i < collider_count; i++) n += colliders[i]->model.vertex_count;
     if (!p->analysed) p->pairs_at_start = -1;
     bool keep = p->analysed && p->vertex_count == n && p->region;
-    p->analysed = true, p->active = false, p->pairs = 0;
     analysis an = {calloc((size_t)objects + 1, sizeof *an.views), objects, malloc(((size_t)n + 1) * sizeof *an.x),
                    NULL, 0, 0, false};
     int64_t *meets = calloc((size_t)cloth_count * (size_t)collider_count + 1, sizeof *meets);
-    bool ok = an.views && an.x && meets && n <= INT32_MAX && reserve_plan(p, (int32_t)n);
+    bool ok = an.views && an.x && meets && n <= INT32_MAX && untangle_reserve(p, (int32_t)n);
+    p->analysed = true, p->active = false, p->pairs = 0;
     int32_t first = 0;
     for (int32_t i = 0; i < objects && ok; i++) {
         an.views[i] = i < cloth_count ? cloth_view(cloths[i], first) : collider_view(colliders[i - cloth_count], first);

@@ -47,6 +47,8 @@ typedef struct untangle_plan {
 } untangle_plan;
 
 void untangle_free(untangle_plan *p);
+/* Room for a plan of n vertices; a plan that had to grow forgets its pulls. */
+bool untangle_reserve(untangle_plan *p, int32_t n);
 
 /* Analyses the scene now (cloths at state.x, colliders at scratch.x0) and plans the pulls
  * of the step; points each cloth's scratch.untangling at its pulled flags (NULL when none).
