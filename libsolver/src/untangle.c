@@ -152,6 +152,7 @@ static int64_t pairs_between(analysis *an, int32_t a, int32_t b, bool record)
 int64_t intersecting_pairs(const cloth *a, const cloth *b, const collider *k)
 {
     mesh_view views[2] = {cloth_view(a, 0), b ? cloth_view(b, 0) : collider_view(k, 0)};
+    if (!b) views[1].x = k->scratch.x1; /* where the last step left it (where it was made, before any) */
     analysis an = {views, 2, NULL, NULL, 0, 0, false};
     int64_t count = -1;
     bool self = b == a;

@@ -77,9 +77,10 @@ static inline bool untangle_skips(const untangle_plan *p, const int32_t v[4], in
     return false;
 }
 
-/* Intersecting triangle pairs between cloth a and cloth b (a == b: its own, pairs of
- * triangles that share a vertex only where they cross elsewhere) or between cloth a and
- * collider k (b NULL), at their current positions; -1 when out of memory. */
+/* Intersecting triangle pairs between cloth a and cloth b (a == b: its own; triangles that
+ * only touch at the vertices or edges they share do not count) or between cloth a and
+ * collider k (b NULL), at their current positions (the collider's at the end of the last step);
+ * -1 when out of memory. */
 int64_t intersecting_pairs(const cloth *a, const cloth *b, const collider *k);
 
 #endif

@@ -662,6 +662,35 @@ SB_API sb_result sb_cloth_get_velocities(const sb_world *world, sb_cloth_id clot
     return copy_state(world, cloth_id, true, out, vertex_count);
 }
 
+SB_API sb_result sb_cloth_count_intersections(const sb_world *world, sb_cloth_id cloth_id, sb_cloth_id other_id,
+                                              int64_t *out_pairs)
+{
+    cloth *c = NULL, *other = NULL;
+    sb_result r = find_cloth(world, cloth_id, &c);
+    if (r == SB_OK) r = find_cloth(world, other_id, &other);
+    if (r != SB_OK) return r;
+    if (!out_pairs) return error_set(SB_ERROR_INVALID_ARGUMENT, "out_pairs is NULL");
+    int64_t pairs = c == other && !c->model.self_collision ? 0 : intersecting_pairs(c, other, NULL);
+    if (pairs < 0) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory counting intersections");
+    *out_pairs = pairs;
+    return SB_OK;
+}
+
+SB_API sb_result sb_cloth_count_collider_intersections(const sb_world *world, sb_cloth_id cloth_id,
+                                                       sb_collider_id collider_id, int64_t *out_pairs)
+{
+    cloth *c = NULL;
+    collider *k = NULL;
+    sb_result r = find_cloth(world, cloth_id, &c);
+    if (r == SB_OK) r = find_collider(world, collider_id, &k);
+    if (r != SB_OK) return r;
+    if (!out_pairs) return error_set(SB_ERROR_INVALID_ARGUMENT, "out_pairs is NULL");
+    int64_t pairs = cloth_meets_collider(&c->model, collider_id.index) ? intersecting_pairs(c, NULL, k) : 0;
+    if (pairs < 0) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory counting intersections");
+    *out_pairs = pairs;
+    return SB_OK;
+}
+
 SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, sb_cloth_id cloth_id, double *out)
 {
     cloth *c = NULL;

@@ -186,3 +186,54 @@ Test(untangle, a_bake_resumed_mid_untangling_is_bit_identical)
     sb_world_destroy(whole), sb_world_destroy(resumed);
     grid_mesh_free(&g);
 }
+
+/* The entry points that report what starts tangled count what the tests' own exact count
+ * does, refuse what they cannot count, and count nothing where nothing collides. */
+Test(untangle, the_counts_of_what_starts_tangled)
+{
+    grid_mesh g = grid_mesh_make(12, 1.0, 0.0);
+    fold_through_itself(&g);
+    sb_world *w = make_world();
+    sb_cloth_def d = grid_cloth_def(&g);
+    d.self_collision = 1;
+    sb_cloth_id folded, loose, flat;
+    cr_assert_eq(sb_world_add_cloth(w, &d, &folded), SB_OK);
+    d.self_collision = 0;
+    cr_assert_eq(sb_world_add_cloth(w, &d, &loose), SB_OK);
+    grid_mesh far = grid_mesh_make(4, 0.5, 3.0);
+    sb_cloth_def f = grid_cloth_def(&far);
+    cr_assert_eq(sb_world_add_cloth(w, &f, &flat), SB_OK);
+    const double center[3] = {0.2, -0.1, 0.05};
+    solid_mesh sphere = sphere_mesh(0.25, 8, 16, center);
+    sb_collider_def c = solid_collider_def(&sphere);
+    sb_collider_id ball;
+    cr_assert_eq(sb_world_add_collider(w, &c, &ball), SB_OK);
+    int64_t pairs = -1;
+    cr_assert_eq(sb_cloth_count_intersections(w, folded, folded, &pairs), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(pairs, count_intersections(&w->cloths[0], 1, NULL, 0, true));
+    cr_assert(pairs > 0);
+    cr_assert_eq(sb_cloth_count_intersections(w, loose, loose, &pairs), SB_OK);
+    cr_assert_eq(pairs, 0, "a cloth that passes through itself freely is not tangled in itself");
+    /* the two folded copies lie on each other: every pair of their twin triangles meets */
+    cr_assert_eq(sb_cloth_count_intersections(w, folded, loose, &pairs), SB_OK);
+    cr_assert_eq(pairs, count_intersections(&w->cloths[0], 2, NULL, 0, false));
+    cr_assert_eq(sb_cloth_count_intersections(w, flat, folded, &pairs), SB_OK);
+    cr_assert_eq(pairs, 0);
+    cr_assert_eq(sb_cloth_count_collider_intersections(w, folded, ball, &pairs), SB_OK);
+    cr_assert_eq(pairs, count_intersections(&w->cloths[0], 1, w->colliders, 1, false));
+    cr_assert(pairs > 0);
+    cr_assert_eq(sb_cloth_set_colliders(w, loose, NULL, 0), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_cloth_count_collider_intersections(w, loose, ball, &pairs), SB_OK);
+    cr_assert_eq(pairs, 0, "a cloth that does not meet the collider is not tangled in it");
+    cr_assert_eq(sb_cloth_count_intersections(NULL, folded, folded, &pairs), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_cloth_count_intersections(w, folded, (sb_cloth_id){3}, &pairs), SB_ERROR_NOT_FOUND);
+    cr_assert_eq(sb_cloth_count_intersections(w, (sb_cloth_id){-1}, folded, &pairs), SB_ERROR_NOT_FOUND);
+    cr_assert_eq(sb_cloth_count_intersections(w, folded, folded, NULL), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(sb_cloth_count_collider_intersections(w, folded, (sb_collider_id){1}, &pairs), SB_ERROR_NOT_FOUND);
+    cr_assert_eq(sb_cloth_count_collider_intersections(w, folded, ball, NULL), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert(strlen(sb_last_error()) > 0);
+    sb_world_destroy(w);
+    solid_mesh_free(&sphere);
+    grid_mesh_free(&far);
+    grid_mesh_free(&g);
+}
