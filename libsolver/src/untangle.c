@@ -395,7 +395,12 @@ bool untangle_analyse(untangle_plan *p, cloth *const *cloths, int32_t cloth_coun
         p->vertex_count = (int32_t)n;
         for (int32_t g = 0; g < p->vertex_count; g++) p->mover_of[g] = -1;
         if (total > 0) ok = plan_pulls(p, &an, cloths, cloth_count, meets, keep);
-        if (total == 0) memset(p->pulled, 0, (size_t)n + 1);
+        int32_t cloth_vertices = 0;
+        for (int32_t i = 0; i < cloth_count; i++) cloth_vertices += cloths[i]->model.vertex_count;
+        /* nothing pulled holds no pull, and colliders are never pulled: the saved state is the
+         * plan's alone, whatever the buffers held before */
+        for (int32_t g = 0; ok && g < p->vertex_count; g++)
+            if (total == 0 || g >= cloth_vertices || !p->pulled[g]) p->pulled[g] = 0, p->push[g] = v3(0, 0, 0), p->target[g] = 0.0;
     }
     if (ok && p->active)
         for (int32_t i = 0, at = 0; i < cloth_count; at += cloths[i]->model.vertex_count, i++)
