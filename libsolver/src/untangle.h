@@ -8,17 +8,20 @@
  *   3. the tangles: regions joined by crossings. In each, the smallest cloth region on a cut
  *      edge is the one on the wrong side (the smaller side of the curve, as the paper's flood
  *      fill), and is pulled back through along the normals of the triangles its edges cross;
- *   4. cloth vertices inside a closed collider (odd crossings of a ray) are pulled out
- *      towards the nearest point of its surface.
+ *   4. cloth vertices inside a closed collider (odd crossings of a ray), and cloth edges and
+ *      triangles passing through one, are pulled out towards the nearest point of its
+ *      surface (untangle_inside.c); a collider that is not closed is a sheet as in 3.
  * A pulled region keeps its pull from one analysis to the next (saved with the state) until
  * each vertex is past the plane of the crossings plus both thicknesses: as it comes through,
  * the curves may stop cutting the cloth apart (one ending inside each sheet where the other's
- * border pierces it), and the paper's regions are no longer defined. A pulled region moves at the speed that takes its deepest vertex through in
- * UNTANGLE_SECONDS, and the response skips the pairs between pulled vertices and the tangled
- * parts of the scene (untangle_skips), and only those: everything else keeps the usual
- * guarantees, so no new crossing starts there. The analysis runs at a step's start while the last
- * one found intersections (and once at the start): the response never makes any, so an
- * untangled scene pays nothing. */
+ * border pierces it), and the paper's regions are no longer defined. A tangle whose curves do
+ * not cut the cloth apart from the start is not pulled (no side can be told wrong): its parts
+ * stay on their sides as before. A pulled region moves at the speed that takes its deepest
+ * vertex through in UNTANGLE_SECONDS; the response skips the pairs between pulled vertices
+ * and the tangled parts of the scene (untangle_skips), and only those: everything else keeps
+ * the usual guarantees, so no new crossing starts there. The analysis runs at a step's start
+ * while the last one found intersections (and once at the start, and after objects are
+ * added): the response never makes any, so an untangled scene pays nothing. */
 #ifndef SB_UNTANGLE_H
 #define SB_UNTANGLE_H
 
