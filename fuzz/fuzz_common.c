@@ -59,6 +59,7 @@ sb_world_def fuzz_read_world_def(fuzz_input *in)
     d.rigid_iterations = fuzz_i32(in, d.rigid_iterations);
     d.contact_margin = fuzz_double(in, d.contact_margin);
     d.max_speed = fuzz_double(in, d.max_speed);
+    d.rigid_time_scale = fuzz_double(in, d.rigid_time_scale);
     return d;
 }
 
@@ -92,6 +93,7 @@ sb_world_def fuzz_bound_world_work(sb_world_def d)
     if (d.cg_max_iterations > 200) d.cg_max_iterations = 200;
     d.rigid_max_step = fuzz_bound_if_valid(d.rigid_max_step, 1e-3, INFINITY);
     if (d.rigid_iterations > 20) d.rigid_iterations = 20;
+    d.rigid_time_scale = fuzz_bound_if_valid(d.rigid_time_scale, 1e-3, 4.0);
     /* the explicit integrators shrink the step towards error_tolerance, down to min_step */
     return d;
 }
@@ -103,7 +105,7 @@ void fuzz_probe_world_def(const sb_world_def *raw)
         fuzz_require(world == NULL);
         return;
     }
-    double substeps = raw->max_step / raw->rigid_max_step;
+    double substeps = raw->max_step * raw->rigid_time_scale / raw->rigid_max_step;
     bool affordable = substeps <= 1e4 || substeps >= 2147483648.0;
     if (!affordable) {
         sb_world_destroy(world);

@@ -3,7 +3,11 @@
  *
  * Input: world def (fuzz_read_world_def) | body count (<= 6) | per body: type, shape, mesh
  * (<= 32 vertices, <= 48 triangles), centre, radius, half extents, rotation, mass,
- * friction, restitution, velocities, dampings, definition lie byte | collider flag [+ mesh,
+ * friction, restitution, velocities, dampings, collision groups, deactivation byte (bit 0
+ * use_deactivation, bit 1 start_deactivated), its two speeds and time, definition lie byte | collider flag [+ mesh,
+ * friction, restitution, velocities, dampings, [compound: part count (<= 4) and per part
+ * shape, mesh (<= 12 vertices, <= 20 triangles), centre, radius, half extents, rotation, lie
+ * byte], definition lie byte | collider flag [+ mesh,
  * followed body] | step count (<= 3) and per step: target body, time, matrix, length |
  * read-back counts. Everything past the end of the input takes its default. */
 #include <math.h>
@@ -11,7 +15,33 @@
 
 #include "fuzz_common.h"
 
-enum { MAX_BODIES = 6, MAX_BODY_VERTICES = 32, MAX_BODY_TRIANGLES = 48, MAX_STEPS = 3 };
+enum { MAX_BODIES = 6, MAX_BODY_VERTICES = 32, MAX_BODY_TRIANGLES = 48, MAX_STEPS = 3, MAX_PARTS = 4,
+       MAX_PART_VERTICES = 12, MAX_PART_TRIANGLES = 20 };
+
+/* A compound's parts, read into parts[] (their meshes into meshes[]); returns the count. */
+static int32_t read_parts(fuzz_input *in, sb_body_part parts[MAX_PARTS], fuzz_mesh meshes[MAX_PARTS])
+{
+    int32_t count = fuzz_count(in, MAX_PARTS);
+    for (int32_t i = 0; i < count; i++) {
+        sb_body_part *p = &parts[i];
+        *p = sb_default_body_part();
+        p->shape = fuzz_choice(in, 6);
+        meshes[i] = fuzz_read_mesh(in, MAX_PART_VERTICES, MAX_PART_TRIANGLES);
+        p->vertex_count = meshes[i].vertex_count, p->vertices = meshes[i].positions;
+        p->triangle_count = meshes[i].triangle_count, p->triangles = meshes[i].triangles;
+        fuzz_doubles(in, p->center, 3, 0.0);
+        p->radius = fuzz_double(in, 0.3);
+        fuzz_doubles(in, p->half_extents, 3, 0.3);
+        for (int k = 0; k < 4; k++) p->rotation[k] = fuzz_double(in, p->rotation[k]);
+        switch (fuzz_byte(in) % 8) { /* counts that disagree with the arrays, never beyond them */
+        case 1: p->vertex_count = -1; break;
+        case 2: p->vertices = NULL; break;
+        case 3: p->triangle_count = INT32_MIN; break;
+        default: break;
+        }
+    }
+    return count;
+}
 
 static const double MAX_STEP_LENGTH = 0.05;
 
@@ -20,7 +50,7 @@ static void add_body(fuzz_input *in, sb_world *world)
 {
     sb_body_def d = sb_default_body_def();
     d.type = fuzz_choice(in, 3);
-    d.shape = fuzz_choice(in, 4);
+    d.shape = fuzz_choice(in, 6);
     fuzz_mesh mesh = fuzz_read_mesh(in, MAX_BODY_VERTICES, MAX_BODY_TRIANGLES);
     d.vertex_count = mesh.vertex_count;
     d.vertices = mesh.positions;
@@ -37,6 +67,20 @@ static void add_body(fuzz_input *in, sb_world *world)
     fuzz_doubles(in, d.angular_velocity, 3, 0.0);
     d.linear_damping = fuzz_double(in, 0.0);
     d.angular_damping = fuzz_double(in, 0.0);
+    d.collision_groups = (uint32_t)fuzz_i32(in, (int32_t)d.collision_groups);
+    uint8_t sleep = fuzz_byte(in);
+    d.use_deactivation = sleep & 1, d.start_deactivated = (sleep >> 1) & 1;
+    d.deactivate_linear_velocity = fuzz_double(in, d.deactivate_linear_velocity);
+    d.deactivate_angular_velocity = fuzz_double(in, d.deactivate_angular_velocity);
+    d.deactivate_time = fuzz_double(in, d.deactivate_time);
+    sb_body_part parts[MAX_PARTS];
+    fuzz_mesh part_meshes[MAX_PARTS];
+    int32_t part_count = 0;
+    if (d.shape == SB_SHAPE_COMPOUND) {
+        part_count = read_parts(in, parts, part_meshes);
+        d.part_count = part_count;
+        d.parts = part_count > 0 || fuzz_bool(in) ? parts : NULL;
+    }
     /* counts that disagree with the arrays, but never claim more than they hold */
     switch (fuzz_byte(in) % 8) {
     case 1: d.vertex_count -= 1; break;
@@ -49,6 +93,7 @@ static void add_body(fuzz_input *in, sb_world *world)
     sb_body_id id = {-1};
     CHECKED(sb_world_add_body(world, &d, &id));
     fuzz_mesh_free(&mesh);
+    for (int32_t i = 0; i < part_count; i++) fuzz_mesh_free(&part_meshes[i]);
 }
 
 static fuzz_mesh add_carried_collider(fuzz_input *in, sb_world *world, int32_t body_count)
@@ -88,7 +133,7 @@ static void read_back(fuzz_input *in, const sb_world *world, int32_t body_count)
         sb_body_state state;
         double transform[16];
         if (CHECKED(sb_body_get_state(world, id, &state)) == SB_OK)
-            fuzz_require(state.mass >= 0.0 && state.contacts >= 0);
+            fuzz_require(state.mass >= 0.0 && state.contacts >= 0 && (state.sleeping == 0 || state.sleeping == 1));
         if (CHECKED(sb_body_get_transform(world, id, transform)) == SB_OK)
             fuzz_require(transform[15] == 1.0);
     }

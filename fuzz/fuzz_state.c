@@ -2,7 +2,8 @@
  *
  * Every input starts from the genuine state of a small world (a pinned cloth with self
  * collision over a floor and a ball of 448 triangles, whose collision tree is as deep as a
- * real collider's, two boxes on a static floor joined by a breakable hinge, goal springs
+ * real collider's, two boxes on a static floor joined by a breakable hinge, deactivation on
+ * and their still timers running, a third box asleep in the air from the start, goal springs
  * moving up, a sewing spring, the cloth meeting only the floor, stepped three frames), edits it
  * and gives it a correct header and checksum, so the fuzzer reaches the structural checks
  * behind them (counts, fingerprints, trees, contacts, warm starts) rather than stopping at
@@ -100,10 +101,14 @@ static sb_world *make_world(void)
     fuzz_require(sb_world_add_body(world, &body, &body_id) == SB_OK);
     body.type = SB_BODY_DYNAMIC;
     body.half_extents[0] = body.half_extents[1] = body.half_extents[2] = 0.2;
+    body.use_deactivation = 1, body.collision_groups = 0x5; /* still timers running in the state */
     for (int k = 0; k < 2; k++) {
         body.center[2] = 0.19 + 0.41 * k;
         fuzz_require(sb_world_add_body(world, &body, &body_id) == SB_OK);
     }
+    /* and a box asleep in the air from the start: a sleep group in the state */
+    body.start_deactivated = 1, body.center[0] = 4.0, body.center[2] = 2.0;
+    fuzz_require(sb_world_add_body(world, &body, &body_id) == SB_OK);
     /* the two boxes joined by a breakable hinge with a limit, a motor and a spring */
     sb_joint_def joint = sb_default_joint_def();
     joint.type = SB_JOINT_HINGE, joint.body_a = (sb_body_id){1}, joint.body_b = (sb_body_id){2};

@@ -50,7 +50,7 @@ def mesh(points, triangles):
 WORLD_FIELDS = ["gravity_x", "gravity_y", "gravity_z", "integrator", "max_step", "min_step",
                 "grow_after", "max_strain_change", "cg_tolerance", "cg_max_iterations",
                 "error_tolerance", "rigid_max_step", "rigid_iterations", "contact_margin",
-                "max_speed"]
+                "max_speed", "rigid_time_scale"]
 WORLD_INTS = {"integrator": byte, "grow_after": i32, "cg_max_iterations": i32, "rigid_iterations": i32}
 
 
@@ -188,14 +188,26 @@ def cloth_seeds():
 # --- fuzz_rigid --------------------------------------------------------------------------
 def body(body_type, shape, points=(), triangles=(), center=(0, 0, 0), radius=0.5, half=(0.5, 0.5, 0.5),
          rotation=(1, 0, 0, 0), mass=1.0, friction=0.5, restitution=0.0, velocity=(0, 0, 0), spin=(0, 0, 0),
-         lie=0):
+         lie=0, groups=1, sleep=0, sleep_time=None, parts=None):
+    """sleep: bit 0 use_deactivation, bit 1 start_deactivated; parts: a compound's parts
+    (part(...) each), None for the other shapes."""
+    compound = b""
+    if parts is not None:
+        compound = byte(len(parts)) + b"".join(parts) + (byte(1) if not parts else b"")
     return (byte(body_type) + byte(shape) + mesh(points, triangles) + nums(center) + num(radius) + nums(half) +
             nums(rotation) + num(mass) + num(friction) + num(restitution) + nums(velocity) + nums(spin) +
-            DEFAULT * 2 + byte(lie))
+            DEFAULT * 2 + i32(groups) + byte(sleep) + DEFAULT * 2 +
+            (num(sleep_time) if sleep_time is not None else DEFAULT) + compound + byte(lie))
+
+
+def part(shape, points=(), triangles=(), center=(0, 0, 0), radius=0.3, half=(0.3, 0.3, 0.3), rotation=(1, 0, 0, 0),
+         lie=0):
+    return (byte(shape) + mesh(points, triangles) + nums(center) + num(radius) + nums(half) + nums(rotation) +
+            byte(lie))
 
 
 DYNAMIC, KINEMATIC, STATIC = 0, 1, 2
-SPHERE, BOX, HULL, MESH = 0, 1, 2, 3
+SPHERE, BOX, HULL, MESH, COMPOUND, CAPSULE = 0, 1, 2, 3, 4, 5
 
 
 def step_spec(target_body=0, target_time=None, matrix=identity_matrix(), length=None):
@@ -239,6 +251,39 @@ def rigid_seeds():
         "zero_rotation_and_mass": rigid([body(DYNAMIC, BOX, rotation=(0, 0, 0, 0)),
                                          body(DYNAMIC, SPHERE, mass=0.0)]),
         "huge_box": rigid([body(DYNAMIC, BOX, half=(1e80, 1e80, 1e80))]),
+        "stack_falls_asleep": rigid([ground, body(DYNAMIC, BOX, center=(0, 0, 0.5), sleep=1, sleep_time=0.01),
+                                     body(DYNAMIC, BOX, center=(0, 0, 1.5), sleep=1, sleep_time=0.01)],
+                                    steps=(step_spec(length=0.05),) * 3),
+        "start_deactivated_hit": rigid([body(DYNAMIC, BOX, center=(0, 0, 1), sleep=3),
+                                        body(DYNAMIC, BOX, center=(0.2, 0, 2.01), velocity=(0, 0, -3)),
+                                        body(KINEMATIC, BOX, center=(-1, 0, 1), sleep=3)],
+                                       steps=(step_spec(2, 0.1, quaternion_matrix((1, 0, 0, 0), (1, 0, 0)), 0.05),
+                                              step_spec(length=0.05))),
+        "disjoint_collision_groups": rigid([body(STATIC, BOX, center=(0, 0, -0.5), groups=-1),
+                                            body(DYNAMIC, BOX, center=(0, 0, 0.5), groups=2),
+                                            body(DYNAMIC, BOX, center=(0, 0, 0.9), groups=1),
+                                            body(DYNAMIC, SPHERE, center=(2, 0, 0.5), groups=0)]),
+        "rigid_time_scaled": rigid([ground, box_on_ground, body(DYNAMIC, SPHERE, center=(0.2, 0, 2), radius=0.3)],
+                                   world_bytes=world(rigid_time_scale=2.5), steps=(step_spec(length=0.05),) * 2),
+        "compound_table_on_ground": rigid([ground, body(DYNAMIC, COMPOUND, mass=5.0, parts=[
+            part(BOX, center=(0, 0, 0.8), half=(0.6, 0.4, 0.03))] + [
+            part(BOX, center=(x, y, 0.4), half=(0.03, 0.03, 0.37)) for x in (-0.5, 0.5) for y in (-0.3, 0.3)])],
+            steps=(step_spec(length=0.05),) * 3),
+        "compound_sphere_hull_on_static_compound": rigid([
+            body(STATIC, COMPOUND, parts=[part(BOX, center=(-1, 0, -0.5), half=(1, 1, 0.5)),
+                                          part(SPHERE, center=(1, 0, -0.5), radius=0.6)]),
+            body(DYNAMIC, COMPOUND, parts=[part(SPHERE, center=(0, 0, 0.4), radius=0.2),
+                                           part(HULL, *cube(0.2, (0.3, 0, 0.5)))])]),
+        "capsule_on_slope_and_mesh": rigid([ground, body(STATIC, BOX, center=(2, 0, -0.5), rotation=(0.99, 0, 0.13, 0)),
+                                            body(DYNAMIC, CAPSULE, center=(2, 0, 0.3), radius=0.2, half=(0, 0, 0.4),
+                                                 rotation=(0.7071, 0.7071, 0, 0)),
+                                            body(DYNAMIC, CAPSULE, center=(0, 0, 0.3), radius=0.2, half=(0, 0, 0.4))],
+                                           steps=(step_spec(length=0.05),) * 3),
+        "compound_of_capsules": rigid([ground, body(DYNAMIC, COMPOUND, parts=[
+            part(CAPSULE, center=(0, 0, 0.5), radius=0.1, half=(0, 0, 0.3)),
+            part(CAPSULE, center=(0.3, 0, 0.5), radius=0.1, half=(0, 0, 0.0), rotation=(0.7071, 0, 0.7071, 0))])]),
+        "compound_bad_parts": rigid([body(DYNAMIC, COMPOUND, parts=[part(MESH, *quad(1.0, 0.0)), part(BOX, lie=2)]),
+                                     body(DYNAMIC, COMPOUND, parts=[])]),
         "rigid_world_extremes": rigid([box_on_ground], world_bytes=world(rigid_iterations=1, contact_margin=1.0,
                                                                           rigid_max_step=0.05, max_speed=INF)),
     }

@@ -13,7 +13,7 @@ from contextlib import ExitStack, contextmanager
 import bpy
 
 from . import (budget, cache_owner, checkpoint, failures, fields, keyframes, native, outputs, rigid_bake,
-               rigid_joints, scene_io, settings, transforms, unmapped)
+               rigid_joints, rigid_settings, scene_io, settings, strand_bake, transforms, unmapped)
 from .bake_resume import BakeResume
 from .settings import SettingsError
 
@@ -39,6 +39,7 @@ class ClothJob:
     def __init__(self, obj):
         self.obj = obj
         self.cut = scene_io.simulation_cut(obj)
+        self.strands = settings.resolve_role(obj) == "STRANDS"  # its input is a strand_bake.StrandsInput
         self.pin_group = settings.pin_group_name(obj)
         self.animated = scene_io.is_animated(obj, self.cut)
         self.input = None
@@ -63,7 +64,8 @@ def collider_objects(scene):
 
 
 def cloth_objects(candidates):
-    return [obj for obj in candidates if obj.type == "MESH" and settings.resolve_role(obj) == "CLOTH"]
+    """Cloth and strands: both bake as the library's cloths, into a cache of their mesh."""
+    return [obj for obj in candidates if obj.type == "MESH" and settings.resolve_role(obj) in ("CLOTH", "STRANDS")]
 
 
 def bakeable_objects(scene, only=None):
@@ -204,10 +206,12 @@ class Bake(BakeResume):
         """Checks the bake, reads every object and sets up the solver at the first frame.
         On failure the scene is as it was."""
         if not self.jobs and not self.rigid_jobs:
-            raise BakeError("nothing to bake: no object has the role Cloth or Rigid Body (or a Cloth modifier, "
-                            "or an active rigid body)")
+            raise BakeError("nothing to bake: no object has the role Cloth, Strands or Rigid Body (or a Cloth "
+                            "modifier, or an active rigid body)")
         try:
             settings.check_frame_range(self.frame_start, self.frame_end)
+            self._rigid_time_scale = (rigid_settings.world_time_scale(self.scene.rigidbody_world)
+                                      if self.rigid_jobs else 1.0)
             native.load()
         except (SettingsError, native.LibraryUnavailable) as error:
             raise BakeError(str(error)) from error
@@ -223,6 +227,10 @@ class Bake(BakeResume):
         self._stack = ExitStack()
         try:
             self._stack.enter_context(scene_io.modifiers_hidden([(job.obj, job.cut) for job in self.jobs]))
+            # a body's Source 'Deform' (not an object cloth meets as a collider: that is its final mesh)
+            cloth_colliders = {job.obj for job in self.colliders}
+            self._stack.enter_context(scene_io.modifiers_hidden(rigid_bake.mesh_source_cuts(
+                [job.obj for job in self.rigid_jobs + self.obstacles if job.obj not in cloth_colliders])))
             self._stack.enter_context(outputs.shape_key_bakes_suspended([job.obj for job in self.jobs]))
             self._stack.enter_context(keyframes.own_motion([job.obj for job in self.rigid_jobs], records))
             self._set_up()
@@ -253,7 +261,10 @@ class Bake(BakeResume):
         """Main thread: keeps the frame's result."""
         self.frame += 1
         for job in self.jobs:
-            self._write_frame(job, self._world.positions(job.cloth_id), self._matrices.get(job))
+            positions = self._world.positions(job.cloth_id)
+            if job.strands:  # the strands' vertices back in the mesh's order
+                positions = job.input.mesh_positions(positions, self._matrices.get(job))
+            self._write_frame(job, positions, self._matrices.get(job))
         if self.rigid_jobs:
             motions = self._world.body_transforms()
             for job in self.rigid_jobs:
@@ -294,7 +305,9 @@ class Bake(BakeResume):
 
     def abort(self):
         """Leaves the scene as it was before begin() (half-written caches are removed)."""
-        for job in self.jobs:
+        # the last made first: the first output's writer made the cache folder and removes it
+        # only if it is empty by then (a cancelled bake of a cloth and a rope left it behind)
+        for job in reversed(self.jobs):
             if job.output is not None:
                 job.output.abort()
         self._close()
@@ -317,6 +330,9 @@ class Bake(BakeResume):
         cloths = []
         for job in self.jobs:
             mesh, obj = job.obj.data, job.obj
+            if job.strands:  # each vertex about once (a copy more where strands meet); no self collision
+                cloths.append(budget.ClothSize(len(mesh.vertices), False, 0.0, 0.0))
+                continue
             corners = array("i", bytes(4 * len(mesh.polygons)))
             mesh.polygons.foreach_get("loop_total", corners)
             areas = array("f", bytes(4 * len(mesh.polygons)))
@@ -347,6 +363,8 @@ class Bake(BakeResume):
             modifier = settings.find_modifier(job.obj, "CLOTH")[1]
             if job.obj.simbake.role == "NONE" and modifier is not None:
                 found += unmapped.blender_cloth(job.obj.name, modifier)
+                if job.strands:
+                    found += unmapped.blender_cloth_as_strands(job.obj.name, modifier)
         for job in self.colliders:
             if job.obj.simbake.role == "NONE" and settings.find_modifier(job.obj, "COLLISION")[1] is not None:
                 found += unmapped.collision_modifier(job.obj.name, job.obj.collision)
@@ -354,16 +372,17 @@ class Bake(BakeResume):
         for obj in bodies:
             if obj.simbake.role == "NONE" and obj.rigid_body is not None:
                 found += unmapped.rigid_body(obj.name, obj.rigid_body)
-        if self.rigid_jobs:
-            found += unmapped.rigid_body_world(self.scene.rigidbody_world)
         baked = {job.obj for job in self.jobs} | set(bodies)
         for obj in rigid_joints.constraint_objects(self.scene) if self.rigid_jobs else ():
             constraint = obj.rigid_body_constraint
             if constraint.object1 in baked or constraint.object2 in baked:
                 found += unmapped.rigid_body_constraint(obj.name, constraint)
+        strands = any(job.strands for job in self.jobs)
         for obj in self.scene.objects:
             if getattr(obj, "field", None) is not None:
                 found += unmapped.force_field(obj.name, obj.field, rigid_bodies_baked=bool(self.rigid_jobs))
+                if strands and fields.acts_on_cloth(obj.field):
+                    found += unmapped.wind_on_strands(obj.name, obj.field)
         return found
 
     def _time(self, frame):
@@ -376,6 +395,7 @@ class Bake(BakeResume):
         depsgraph = self._depsgraph = self.context.evaluated_depsgraph_get()
         world_kwargs = settings.world_settings(self.props, render.fps, render.fps_base,
                                                self.scene.gravity, self.scene.use_gravity)
+        world_kwargs["rigid_time_scale"] = self._rigid_time_scale  # Blender's rigid body world Speed
         world = self._world = native.World(**world_kwargs)
         for job in self.jobs:
             self._add_cloth(world, job, depsgraph)
@@ -489,6 +509,13 @@ class Bake(BakeResume):
 
     def _add_cloth(self, world, job, depsgraph):
         obj = job.obj
+        if job.strands:
+            with _named_errors(obj):
+                strand_bake.add_strands(world, job, depsgraph, self.warnings)
+            job.inverse = transforms.invert_affine(job.input.sample.matrix)
+            if job.inverse is None:
+                raise BakeError(f"{obj.name}: its transform is singular (a scale of zero?)")
+            return
         blender_cloth = settings.find_modifier(obj, "CLOTH")[1] if obj.simbake.role == "NONE" else None
         cloth = blender_cloth.settings if blender_cloth is not None else None
         with _named_errors(obj):

@@ -10,12 +10,12 @@ import os
 from array import array
 
 # The add-on works with library versions of this major.minor.
-REQUIRED_VERSION = (0, 9)
+REQUIRED_VERSION = (0, 11)
 LIBRARY_NAME = "libsimbake.so"
 
 INTEGRATORS = {"IMPLICIT_EULER": 0, "EXPLICIT_EULER": 1, "MIDPOINT": 2, "RK4": 3}
 BODY_TYPES = {"DYNAMIC": 0, "KINEMATIC": 1, "STATIC": 2}
-SHAPES = {"SPHERE": 0, "BOX": 1, "CONVEX_HULL": 2, "MESH": 3}
+SHAPES = {"SPHERE": 0, "BOX": 1, "CONVEX_HULL": 2, "MESH": 3, "COMPOUND": 4, "CAPSULE": 5}
 FAILURE_KINDS = {0: "NONE", 1: "CG", 2: "STRAIN", 3: "NOT_FINITE", 4: "SPEED", 5: "OUT_OF_MEMORY", 6: "TOLERANCE"}
 OBJECT_KINDS = {0: None, 1: "CLOTH", 2: "BODY"}
 FIELD_TYPES = {"WIND": 0, "FORCE": 1, "VORTEX": 2, "TURBULENCE": 3, "DRAG": 4, "HARMONIC": 5}
@@ -133,6 +133,7 @@ class WorldDef(ctypes.Structure):
         ("contact_margin", ctypes.c_double),
         ("max_speed", ctypes.c_double),
         ("threads", ctypes.c_int32),
+        ("rigid_time_scale", ctypes.c_double),
     ]
 
 
@@ -211,6 +212,21 @@ class ColliderDef(ctypes.Structure):
     ]
 
 
+class BodyPart(ctypes.Structure):
+    """sb_body_part: one convex part of a compound body"""
+    _fields_ = [
+        ("shape", ctypes.c_int32),  # sb_shape
+        ("vertex_count", ctypes.c_int32),
+        ("vertices", ctypes.POINTER(ctypes.c_double)),
+        ("triangle_count", ctypes.c_int32),
+        ("triangles", ctypes.POINTER(ctypes.c_int32)),
+        ("center", ctypes.c_double * 3),
+        ("radius", ctypes.c_double),
+        ("half_extents", ctypes.c_double * 3),
+        ("rotation", ctypes.c_double * 4),
+    ]
+
+
 class BodyDef(ctypes.Structure):
     _fields_ = [
         ("type", ctypes.c_int32),  # sb_body_type
@@ -230,6 +246,14 @@ class BodyDef(ctypes.Structure):
         ("angular_velocity", ctypes.c_double * 3),
         ("linear_damping", ctypes.c_double),
         ("angular_damping", ctypes.c_double),
+        ("collision_groups", ctypes.c_uint32),  # bit k: Blender's collision collection k + 1
+        ("use_deactivation", ctypes.c_int32),
+        ("start_deactivated", ctypes.c_int32),
+        ("deactivate_linear_velocity", ctypes.c_double),
+        ("deactivate_angular_velocity", ctypes.c_double),
+        ("deactivate_time", ctypes.c_double),
+        ("part_count", ctypes.c_int32),
+        ("parts", ctypes.POINTER(BodyPart)),
     ]
 
 
@@ -273,6 +297,7 @@ class BodyState(ctypes.Structure):
         ("mass", ctypes.c_double),
         ("contact_force", ctypes.c_double * 3),
         ("contacts", ctypes.c_int32),
+        ("sleeping", ctypes.c_int32),
     ]
 
 
@@ -302,6 +327,9 @@ class WorldStats(ctypes.Structure):
         ("collisions", ctypes.c_int64),
         ("impact_zones", ctypes.c_int64),
         ("strain_violations", ctypes.c_int64),
+        ("sleeping_bodies", ctypes.c_int32),
+        ("rigid_pair_tests", ctypes.c_int64),
+        ("rigid_body_moves", ctypes.c_int64),
     ]
 
 
@@ -331,6 +359,7 @@ _SIGNATURES = {
     "sb_default_cloth_def": (ClothDef, []),
     "sb_default_collider_def": (ColliderDef, []),
     "sb_default_body_def": (BodyDef, []),
+    "sb_default_body_part": (BodyPart, []),
     "sb_default_field_def": (FieldDef, []),
     "sb_world_add_field": (ctypes.c_int, [ctypes.c_void_p, _P(FieldDef), _P(FieldId)]),
     "sb_field_set_target": (ctypes.c_int, [ctypes.c_void_p, FieldId, ctypes.c_double, _P(ctypes.c_double),
@@ -383,7 +412,7 @@ _SIGNATURES = {
 
 # the library's public structs and their mirrors here (checked on load: layout_mismatches)
 MIRRORS = {"sb_world_def": WorldDef, "sb_cloth_def": ClothDef, "sb_collider_def": ColliderDef,
-           "sb_body_def": BodyDef, "sb_body_state": BodyState, "sb_cloth_info": ClothInfo,
+           "sb_body_def": BodyDef, "sb_body_part": BodyPart, "sb_body_state": BodyState, "sb_cloth_info": ClothInfo,
            "sb_world_stats": WorldStats, "sb_failure": Failure, "sb_cloth_id": ClothId,
            "sb_collider_id": ColliderId, "sb_body_id": BodyId, "sb_field_def": FieldDef, "sb_field_id": FieldId,
            "sb_joint_id": JointId, "sb_joint_def": JointDef, "sb_strand_def": StrandDef}
@@ -715,15 +744,44 @@ class World:
         the cloth)."""
         _check(self._lib.sb_collider_follow_body(self._handle, ColliderId(collider), BodyId(body)))
 
-    def add_body(self, body_type="DYNAMIC", shape="CONVEX_HULL", vertices=(), triangles=(), **settings):
+    def _body_parts(self, parts):
+        """A compound's parts as an sb_body_part array, and the arrays it points into (to keep
+        alive while the library reads them). parts: dicts of shape, vertices, triangles and
+        BodyPart fields (center, radius, half_extents, rotation)."""
+        out = (BodyPart * len(parts))()
+        keep = []
+        for k, part in enumerate(parts):
+            definition = self._lib.sb_default_body_part()
+            definition.shape = SHAPES[part.get("shape", "BOX")]
+            vertices = _as_array(part.get("vertices", ()), "d")
+            triangles = _as_array(part.get("triangles", ()), "i")
+            keep += [vertices, triangles]
+            definition.vertex_count = len(vertices) // 3
+            definition.vertices = _ptr(vertices, ctypes.c_double) if len(vertices) else None
+            definition.triangle_count = len(triangles) // 3
+            definition.triangles = _ptr(triangles, ctypes.c_int32) if len(triangles) else None
+            for name in ("center", "half_extents", "rotation"):
+                if name in part:
+                    getattr(definition, name)[:] = [float(v) for v in part[name]]
+            if "radius" in part:
+                definition.radius = float(part["radius"])
+            out[k] = definition
+        return out, keep
+
+    def add_body(self, body_type="DYNAMIC", shape="CONVEX_HULL", vertices=(), triangles=(), parts=(), **settings):
         """A rigid body as it is now, in world space. vertices: flat xyz (hull points or mesh);
-        triangles: flat vertex indices (a closed mesh gives the mass distribution); settings:
-        BodyDef fields (center, radius, half_extents, rotation (w, x, y, z), mass, friction,
-        restitution, linear_velocity, angular_velocity, linear_damping, angular_damping).
-        Returns the body id."""
+        triangles: flat vertex indices (a closed mesh gives the mass distribution); parts: a
+        COMPOUND's convex parts (see _body_parts); settings: BodyDef fields (center, radius,
+        half_extents, rotation (w, x, y, z), mass, friction, restitution, linear_velocity,
+        angular_velocity, linear_damping, angular_damping, collision_groups, use_deactivation,
+        start_deactivated, deactivate_linear_velocity, deactivate_angular_velocity,
+        deactivate_time). Returns the body id."""
         vertices = _as_array(vertices, "d")
         triangles = _as_array(triangles, "i")
+        part_array, _keep = self._body_parts(parts)
         definition = self._lib.sb_default_body_def()
+        definition.part_count = len(parts)
+        definition.parts = part_array if len(parts) else None
         definition.type = BODY_TYPES[body_type]
         definition.shape = SHAPES[shape]
         definition.vertex_count = len(vertices) // 3
@@ -734,8 +792,8 @@ class World:
             field = getattr(definition, name)
             if isinstance(field, ctypes.Array):
                 field[:] = [float(v) for v in value]
-            else:
-                setattr(definition, name, float(value))
+            else:  # int fields (collision_groups, switches) stay ints
+                setattr(definition, name, int(value) if isinstance(field, int) else float(value))
         body = BodyId()
         _check(self._lib.sb_world_add_body(self._handle, ctypes.byref(definition), ctypes.byref(body)))
         self._body_count += 1

@@ -9,6 +9,7 @@ ROLE_ITEMS = [
     ("CLOTH", "Cloth", "Simulate the mesh as cloth"),
     ("RIGID", "Rigid Body", "Simulate the object as a rigid body"),
     ("COLLIDER", "Collider", "Other objects collide with it; it follows its own animation"),
+    ("STRANDS", "Strands", "Simulate the mesh's loose edges as strands: hair, ropes, cables"),
 ]
 
 SHAPE_ITEMS = [
@@ -71,6 +72,19 @@ class SimBakeObjectSettings(bpy.types.PropertyGroup):
                                    description="Strain limit: no edge ever shorter than 1 - this times its rest "
                                                "length at the end of a step; woven cloth buckles rather than "
                                                "compressing in its plane (fraction; 0: no limit)")
+
+    # strands (also use damping, thickness, friction and pin_group above); defaults: a cord of
+    # 10 g/m, the library's sb_default_strand_def
+    strand_mass_per_length: FloatProperty(name="Mass per Length", default=0.01, min=1e-6, soft_max=10.0,
+                                          precision=4, description="Mass of a metre of strand (kg/m)")
+    strand_stretch_stiffness: FloatProperty(
+        name="Stretch", default=1e4, min=0.0, soft_max=1e7,
+        description="Resistance to stretching, EA (N): the force that would double a strand's length")
+    strand_bend_stiffness: FloatProperty(
+        name="Bend", default=1e-4, min=0.0, soft_max=1.0, precision=6,
+        description="Resistance to bending, EI (N·m²); 0: limp. The strand's rest shape is the bend it keeps")
+    strand_air_drag: FloatProperty(name="Air Drag", default=0.01, min=0.0, soft_max=10.0, precision=4,
+                                   description="Drag of still air on a metre of strand (kg/(m s))")
 
     # bookkeeping of a bake in place (JSON), so free_bake can restore the object exactly
     bake_record: StringProperty(options={"HIDDEN"})

@@ -3,7 +3,7 @@ they meet (static, or following their own animation)."""
 
 from array import array
 
-from . import native, rigid_joints, rigid_settings, scene_io, settings, transforms
+from . import native, rigid_compound, rigid_joints, rigid_settings, scene_io, settings, transforms
 from .settings import SettingsError
 
 IDENTITY = transforms.IDENTITY
@@ -71,8 +71,10 @@ class ObstacleJob:
 
 
 def rigid_objects(candidates):
+    """Moving rigid bodies (a Compound Parent's children are its shape, not bodies)."""
     return [obj for obj in candidates
-            if obj.type in scene_io.COLLIDER_TYPES and settings.resolve_role(obj) == "RIGID"]
+            if obj.type in scene_io.COLLIDER_TYPES and settings.resolve_role(obj) == "RIGID"
+            and not rigid_compound.is_part(obj)]
 
 
 def obstacle_objects(scene, moving):
@@ -82,12 +84,24 @@ def obstacle_objects(scene, moving):
     moving = set(moving)
     out = []
     for obj in scene.objects:
-        if obj.type not in scene_io.COLLIDER_TYPES or obj in moving:
+        if obj.type not in scene_io.COLLIDER_TYPES or obj in moving or rigid_compound.is_part(obj):
             continue
         role = settings.resolve_role(obj)
         if role == "RIGID" or (role == "COLLIDER" and (obj.simbake.role == "COLLIDER" or obj.rigid_body)):
             out.append(obj)
     return out
+
+
+def mesh_source_cuts(objects):
+    """(object, cut) for modifiers_hidden: the bodies among `objects` (and their compounds'
+    parts) whose Source is 'Deform', cut before their first modifier that builds geometry."""
+    shapes = list(objects)
+    for obj in objects:
+        if rigid_compound.is_compound_parent(obj):
+            shapes += rigid_compound.part_objects(obj)
+    cuts = [(obj, rigid_settings.deform_cut(obj.modifiers)) for obj in shapes
+            if rigid_settings.mesh_source(obj) == "DEFORM"]
+    return [(obj, cut) for obj, cut in cuts if cut < len(obj.modifiers)]
 
 
 def _effective_parent(obj_eval):
@@ -100,18 +114,44 @@ def _effective_parent(obj_eval):
     return transforms.multiply(list(native.matrix_rows(obj_eval.matrix_world)), basis)
 
 
+def _compound(obj, parts, depsgraph, warnings):
+    """A Compound Parent's shape: its parts (native.World.add_body's) from its children as
+    they are now in world space, and a BodyMesh of their surfaces under the parent's matrix."""
+    out, surfaces = [], []
+    for child in parts:
+        shape, notes = rigid_settings.part_shape(child)
+        warnings.extend(notes)
+        sample = scene_io.read_body_mesh(child, depsgraph, base=rigid_settings.mesh_source(child) == "BASE")
+        try:  # a part is always convex: a flat box stays a thin box
+            shape, geometry = rigid_settings.shape_geometry(shape, True, sample.matrix, sample.local,
+                                                            sample.positions, sample.triangles)
+        except SettingsError as error:
+            raise SettingsError(f"{child.name}: {error}") from error
+        out.append(dict(geometry, shape=shape))
+        surfaces.append((sample.positions, sample.triangles))
+    positions, triangles = rigid_compound.merged_surface(surfaces)
+    matrix = native.matrix_rows(obj.evaluated_get(depsgraph).matrix_world)
+    return out, scene_io.BodyMesh(array("f"), positions, triangles, matrix)
+
+
 def _add(world, obj, depsgraph, moving, body_type, warnings):
-    values, notes = rigid_settings.body_settings(obj, moving)
+    parts = rigid_compound.part_objects(obj) if rigid_compound.is_compound_parent(obj) else []
+    values, notes = rigid_settings.body_settings(obj, moving, has_parts=bool(parts))
     friction = values["friction"]
     warnings.extend(notes)
-    sample = scene_io.read_body_mesh(obj, depsgraph)
+    if values["shape"] == "COMPOUND":
+        geometry, sample = _compound(obj, parts, depsgraph, warnings)
+        shape, geometry = values.pop("shape"), {"parts": geometry}
+    else:
+        sample = scene_io.read_body_mesh(obj, depsgraph, base=rigid_settings.mesh_source(obj) == "BASE")
     if transforms.invert_affine(sample.matrix) is None:
         raise SettingsError(f"{obj.name}: its transform is singular (a scale of zero?)")
-    try:
-        shape, geometry = rigid_settings.shape_geometry(values.pop("shape"), moving, sample.matrix, sample.local,
-                                                        sample.positions, sample.triangles)
-    except SettingsError as error:
-        raise SettingsError(f"{obj.name}: {error}") from error
+    if "shape" in values:
+        try:
+            shape, geometry = rigid_settings.shape_geometry(values.pop("shape"), moving, sample.matrix, sample.local,
+                                                            sample.positions, sample.triangles)
+        except SettingsError as error:
+            raise SettingsError(f"{obj.name}: {error}") from error
     if not moving:
         for name in ("mass", "linear_velocity", "angular_velocity", "linear_damping", "angular_damping"):
             values.pop(name, None)

@@ -137,6 +137,11 @@ def _group_weights(obj, mesh, group_name, what="vertex group"):
     return weights
 
 
+def vertex_group_weights(obj, mesh, group_name, what="vertex group"):
+    """Each vertex's weight in the named vertex group (0 outside it), or None without a name."""
+    return _group_weights(obj, mesh, group_name, what)
+
+
 def _area_and_edge_length(positions, triangles, edges):
     """Total triangle area, and the mean length of the mesh's edges (not of the triangles'
     sides: a quad's diagonal is not one of Blender's springs)."""
@@ -248,14 +253,17 @@ class BodyMesh:
         self.matrix = matrix
 
 
-def read_body_mesh(obj, depsgraph):
-    """A rigid body's evaluated mesh (all its modifiers applied)."""
-    obj_eval, mesh = evaluated_mesh(obj, depsgraph)
+def read_body_mesh(obj, depsgraph, base=False):
+    """A rigid body's evaluated mesh (the modifiers not hidden applied), or with `base` its
+    mesh itself (no shape keys or modifiers: Blender's rigid body Source 'Base')."""
+    obj_eval = obj.evaluated_get(depsgraph)
+    mesh = obj.data if base and obj.type == "MESH" else obj_eval.to_mesh()
     try:
         local, triangles = _vertices_and_triangles(mesh)
         if len(local) == 0:
             raise SettingsError(f"{obj.name}: the mesh has no vertices")
         matrix = native.matrix_rows(obj_eval.matrix_world)
     finally:
-        obj_eval.to_mesh_clear()
+        if mesh is not obj.data:
+            obj_eval.to_mesh_clear()
     return BodyMesh(local, native.transform_points(matrix, local, "d"), triangles, matrix)

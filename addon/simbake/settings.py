@@ -7,7 +7,7 @@ from array import array
 import math
 import re
 
-ROLES = ("NONE", "CLOTH", "RIGID", "COLLIDER")
+ROLES = ("NONE", "CLOTH", "RIGID", "COLLIDER", "STRANDS")
 
 # Fields of the library's cloth definition that come from the object's settings.
 CLOTH_MATERIAL_FIELDS = ("density", "stretch_stiffness", "shear_stiffness", "bend_stiffness",
@@ -44,13 +44,17 @@ def blender_rigid_body_moves(obj):
 
 def resolve_role(obj):
     """The role an object bakes with: its own SimBake role, or with role NONE what its
-    Blender physics says (active rigid body, passive rigid body, cloth, collision)."""
+    Blender physics says (active rigid body, passive rigid body, cloth, collision). A Cloth
+    modifier on a mesh of edges without faces bakes as strands."""
     role = obj.simbake.role
     if role != "NONE":
         return role
     if getattr(obj, "rigid_body", None) is not None:
         return "RIGID" if blender_rigid_body_moves(obj) else "COLLIDER"
     if find_modifier(obj, "CLOTH")[1] is not None:
+        mesh = getattr(obj, "data", None)
+        if hasattr(mesh, "polygons") and len(mesh.polygons) == 0 and len(mesh.edges) > 0:
+            return "STRANDS"
         return "CLOTH"
     if find_modifier(obj, "COLLISION")[1] is not None:
         return "COLLIDER"
@@ -399,8 +403,8 @@ def body_collider_material(obj, friction):
 
 
 def pin_group_name(obj):
-    """The vertex group that pins a cloth, or '' for none."""
-    if obj.simbake.role == "CLOTH" or find_modifier(obj, "CLOTH")[1] is None:
+    """The vertex group that pins a cloth or strands, or '' for none."""
+    if obj.simbake.role in ("CLOTH", "STRANDS") or find_modifier(obj, "CLOTH")[1] is None:
         return obj.simbake.pin_group
     return find_modifier(obj, "CLOTH")[1].settings.vertex_group_mass
 

@@ -146,6 +146,37 @@ class SIMBAKE_PT_cloth_collisions(ClothSubPanel, bpy.types.Panel):
     properties = ("thickness", "friction", "self_collision", "self_thickness")
 
 
+class SIMBAKE_PT_strands(RolePanel, PropertyList, bpy.types.Panel):
+    bl_label = "Strands"
+    role, types = "STRANDS", {"MESH"}
+    properties = ("strand_mass_per_length", "strand_stretch_stiffness", "strand_bend_stiffness", "damping",
+                  "strand_air_drag", "thickness", "friction")
+
+    def draw(self, context):
+        _wrapped(self.layout, "Each chain of loose edges is a strand; edges meeting at a vertex of three or more "
+                              "are separate strands there unless it is pinned", icon="INFO")
+        _split_layout(self.layout).prop_search(context.object.simbake, "pin_group", context.object,
+                                               "vertex_groups", text="Pin Group")
+        super().draw(context)
+
+
+HAIR_NOT_SUPPORTED = ("SimBake does not bake hair (Curves objects): Blender lets no Mesh Cache modifier or shape "
+                      "key onto them. SimBake bakes strands from a mesh of loose edges (role Strands, or a Cloth "
+                      "modifier on an edge-only mesh); in Blender 4.3 and 5.2 (not 3.4), Object > Convert > Mesh "
+                      "makes one from hair")
+
+
+class SIMBAKE_PT_hair(PhysicsPanel, bpy.types.Panel):
+    bl_label = "SimBake"
+
+    @classmethod
+    def poll(cls, context):
+        return context.object is not None and context.object.type == "CURVES"
+
+    def draw(self, context):
+        _wrapped(self.layout, HAIR_NOT_SUPPORTED, icon="INFO")
+
+
 class SIMBAKE_PT_rigid(RolePanel, PropertyList, bpy.types.Panel):
     bl_label = "Rigid Body"
     role = "RIGID"
@@ -186,7 +217,7 @@ class SIMBAKE_PT_object_bake(PhysicsPanel, bpy.types.Panel):
             box = layout.box()
             for i, line in enumerate(bake_state.describe(outputs.load_record(obj))):
                 box.label(text=line, icon="CHECKMARK" if i == 0 else "BLANK1")
-        elif settings.resolve_role(obj) in {"CLOTH", "RIGID"}:
+        elif settings.resolve_role(obj) in {"CLOTH", "RIGID", "STRANDS"}:
             layout.label(text="Not baked", icon="DOT")
         draw_bake_controls(layout, context)
 
@@ -243,7 +274,8 @@ class SIMBAKE_PT_scene_bake(ScenePanel, bpy.types.Panel):
 
 CLASSES = (SIMBAKE_PT_object, SIMBAKE_PT_cloth, SIMBAKE_PT_cloth_stiffness, SIMBAKE_PT_cloth_strain_limit,
            SIMBAKE_PT_cloth_damping,
-           SIMBAKE_PT_cloth_shape, SIMBAKE_PT_cloth_collisions, SIMBAKE_PT_rigid, SIMBAKE_PT_rigid_surface,
+           SIMBAKE_PT_cloth_shape, SIMBAKE_PT_cloth_collisions, SIMBAKE_PT_strands, SIMBAKE_PT_hair,
+           SIMBAKE_PT_rigid, SIMBAKE_PT_rigid_surface,
            SIMBAKE_PT_rigid_motion, SIMBAKE_PT_collider, SIMBAKE_PT_object_bake, SIMBAKE_PT_scene,
            SIMBAKE_PT_scene_output, SIMBAKE_PT_scene_bake)
 

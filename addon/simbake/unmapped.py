@@ -49,6 +49,48 @@ def blender_cloth(name, modifier):
     return found
 
 
+def blender_cloth_as_strands(name, modifier):
+    """A Cloth modifier on a mesh of loose edges, baked as strands with role None (besides
+    blender_cloth's; its soft pins are named once the mesh is read: blender_soft_pins)."""
+    cloth, collision = modifier.settings, modifier.collision_settings
+    found = []
+
+    def warn(setting, instead):
+        found.append(f"{name}: Cloth {setting} {NOT_CARRIED} on strands ({instead})")
+
+    if _differs(cloth, "compression_stiffness", getattr(cloth, "tension_stiffness", 0.0)):
+        warn("Compression stiffness", "strands stretch and compress with Tension")
+    if _differs(cloth, "shrink_min", 0.0) or _set(cloth, "vertex_group_shrink"):
+        warn("Shrinking", "strands keep their rest length")
+    if _flag(cloth, "use_sewing_springs"):
+        warn("Sewing", "loose edges are the strands themselves")
+    for group, setting in (("vertex_group_structural_stiffness", "Structural Stiffness group"),
+                           ("vertex_group_bending", "Bending Stiffness group")):
+        if _set(cloth, group):
+            warn(setting, "a strand has one stiffness along its length")
+    if _flag(collision, "use_self_collision"):
+        warn("Self Collisions", "strands do not collide with each other")
+    if _set(collision, "vertex_group_object_collisions"):
+        warn("Collisions Vertex Group", "every strand vertex meets the colliders")
+    return found
+
+
+def blender_soft_pins(name, soft_pins):
+    """Vertices a Blender cloth's pin group pins softly, on strands (which pin hard only)."""
+    if not soft_pins:
+        return []
+    return [f"{name}: Cloth Pin Stiffness {NOT_CARRIED} on strands ({soft_pins} vertex(es) of pin weight "
+            "between 0 and 1 are free: strand roots are pinned hard, where weight⁴ ≥ 0.999, or not at all)"]
+
+
+def wind_on_strands(name, field):
+    """A Wind field in a bake with strands: the library's wind pushes on triangles only."""
+    if getattr(field, "type", "") != "WIND":
+        return []
+    return [f"{name}: Wind {NOT_CARRIED} on strands (wind pushes on the faces of cloth; strands have none, "
+            "the other force fields push them per metre)"]
+
+
 def collision_modifier(name, collision):
     """A Collision modifier's settings (obj.collision) that shape what cloth does on it."""
     found = []
@@ -61,9 +103,6 @@ def collision_modifier(name, collision):
     return found
 
 
-DEFAULT_COLLISION_COLLECTIONS = (True,) + (False,) * 19
-
-
 def rigid_body(name, body):
     """An active or passive rigid body's settings."""
     found = []
@@ -71,22 +110,9 @@ def rigid_body(name, body):
     def warn(setting, instead):
         found.append(f"{name}: Rigid Body {setting} {NOT_CARRIED} ({instead})")
 
-    if tuple(getattr(body, "collision_collections", DEFAULT_COLLISION_COLLECTIONS)) != DEFAULT_COLLISION_COLLECTIONS:
-        warn("Collision Collections", "it collides with every body")
-    if _flag(body, "use_deactivation") or _flag(body, "use_start_deactivated"):
-        warn("Deactivation", "it is simulated whenever it moves")
-    if getattr(body, "collision_shape", "") == "COMPOUND":
-        warn("Compound Parent shape", "its children are not joined to it")
     if _flag(body, "use_margin"):
         warn("Collision Margin", "contacts keep SimBake's own 5 mm margin")
     return found
-
-
-def rigid_body_world(world):
-    """The scene's rigid body world."""
-    if world is not None and _differs(world, "time_scale", 1.0):
-        return [f"Scene: Rigid Body World Speed {NOT_CARRIED} (the bake runs at the scene's own time)"]
-    return []
 
 
 def rigid_body_constraint(name, constraint):

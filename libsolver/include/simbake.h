@@ -30,7 +30,7 @@ extern "C" {
 /* ==== Versions and errors ================================================================ */
 
 #define SB_VERSION_MAJOR 0
-#define SB_VERSION_MINOR 9
+#define SB_VERSION_MINOR 11
 #define SB_VERSION_PATCH 0
 /* The minor version changes with every change of the API or of a public struct's layout: a
  * binding works with the major.minor it was written for (the add-on refuses any other). */
@@ -97,6 +97,11 @@ typedef struct sb_world_def {
                                    blew up; the step is retried smaller, then fails (1000) */
     int32_t threads;            /* OpenMP threads of this world's calls, 0..1024 (see Threads);
                                    0: OpenMP's own number, OMP_NUM_THREADS or the cores (0) */
+    double rigid_time_scale;    /* (0, 100]: rigid bodies live this many seconds per second of the
+                                   world (Blender's Rigid Body World Speed): a step of h moves them
+                                   as h x this would, in substeps of at most rigid_max_step of
+                                   their own time; kinematic bodies keep to the world's clock (their
+                                   targets' times), cloth is not affected (1) */
 } sb_world_def;
 
 SB_API sb_world_def sb_default_world_def(void);
@@ -514,8 +519,29 @@ typedef enum sb_shape {
     SB_SHAPE_SPHERE = 0,      /* center and radius */
     SB_SHAPE_BOX = 1,         /* center, half_extents and rotation */
     SB_SHAPE_CONVEX_HULL = 2, /* of the vertices (at least 4) */
-    SB_SHAPE_MESH = 3         /* the triangles themselves: kinematic and static bodies only */
+    SB_SHAPE_MESH = 3,        /* the triangles themselves: kinematic and static bodies only */
+    SB_SHAPE_COMPOUND = 4,    /* the parts (part_count, parts) as one rigid body */
+    SB_SHAPE_CAPSULE = 5      /* center, rotation, radius, and half_extents[2]: half the length of
+                                 its core segment, along its own z axis (0: a sphere) */
 } sb_shape;
+
+/* One convex part of a compound body, in world space as the body is now, with the fields of
+ * sb_body_def of the same names. The parts' solids at one density give the body's mass
+ * distribution (parts that overlap count twice); each part collides on its own.
+ * sb_default_body_part() gives the defaults in brackets and no geometry. */
+typedef struct sb_body_part {
+    sb_shape shape;             /* SB_SHAPE_SPHERE, _BOX, _CONVEX_HULL or _CAPSULE (SB_SHAPE_BOX) */
+    int32_t vertex_count;
+    const double *vertices;     /* vertex_count x 3: hull points */
+    int32_t triangle_count;
+    const int32_t *triangles;   /* triangle_count x 3: a closed mesh gives the hull's mass distribution */
+    double center[3];           /* sphere, box and capsule centre */
+    double radius;              /* sphere and capsule, m */
+    double half_extents[3];     /* box, m; capsule: [2] */
+    double rotation[4];         /* box and capsule orientation (w, x, y, z) ((1, 0, 0, 0)) */
+} sb_body_part;
+
+SB_API sb_body_part sb_default_body_part(void);
 
 /* A rigid body, described in world space as it is at the world's current time.
  * sb_default_body_def() gives the defaults in brackets and no geometry. */
@@ -526,10 +552,10 @@ typedef struct sb_body_def {
     const double *vertices;     /* vertex_count x 3: hull points, mesh; mass properties when closed */
     int32_t triangle_count;
     const int32_t *triangles;   /* triangle_count x 3: a closed mesh gives the mass distribution */
-    double center[3];           /* sphere and box centre */
-    double radius;              /* sphere, m */
-    double half_extents[3];     /* box, m */
-    double rotation[4];         /* box orientation (w, x, y, z) ((1, 0, 0, 0)) */
+    double center[3];           /* sphere, box and capsule centre */
+    double radius;              /* sphere and capsule, m */
+    double half_extents[3];     /* box, m; capsule: [2], half its segment's length */
+    double rotation[4];         /* box and capsule orientation (w, x, y, z) ((1, 0, 0, 0)) */
     double mass;                /* kg, dynamic bodies (1) */
     double friction;            /* a contact uses the product of both bodies' values (0.5) */
     double restitution;         /* bounciness 0..1, product of both bodies' values (0) */
@@ -537,6 +563,26 @@ typedef struct sb_body_def {
     double angular_velocity[3]; /* rad/s, world, at the start */
     double linear_damping;      /* fraction of velocity lost per second, 0..1 (0) */
     double angular_damping;     /* fraction of angular velocity lost per second, 0..1 (0) */
+    /* Collision groups (Blender's Collision Collections, bit k for collection k + 1): two bodies
+     * collide only if their masks share a bit; 0 collides with no body. The default is Blender's
+     * default, collection 1 alone, so bodies left at it all collide (1) */
+    uint32_t collision_groups;
+    /* Sleeping (Blender's Deactivation, Bullet's rule): a dynamic body whose speed stays below
+     * deactivate_linear_velocity and whose angular speed stays below deactivate_angular_velocity
+     * for deactivate_time is ready to sleep; an island (bodies joined by contacts and joints)
+     * falls asleep when every body in it is ready, and then stands still at no cost per step
+     * (its velocities are set to zero). It wakes, timers from zero, when an awake dynamic body or
+     * a moving kinematic body touches it or acts on it through a joint; bodies asleep whose
+     * bounds overlap a woken one's wake with it (as Bullet's islands join by overlapping
+     * bounds). Kinematic and static bodies never sleep. */
+    int32_t use_deactivation;   /* nonzero: the body may sleep (0, as Blender) */
+    int32_t start_deactivated;  /* nonzero, with use_deactivation: the body starts asleep and
+                                   stays where it is, unmoved by gravity, until woken (0) */
+    double deactivate_linear_velocity;  /* m/s, >= 0 (0.4, Blender's) */
+    double deactivate_angular_velocity; /* rad/s, >= 0 (0.5, Blender's) */
+    double deactivate_time;     /* s, >= 0: below both that long (2, Bullet's gDeactivationTime) */
+    int32_t part_count;         /* SB_SHAPE_COMPOUND: 1..4096 parts (0) */
+    const sb_body_part *parts;  /* part_count parts (NULL) */
 } sb_body_def;
 
 /* A body now. */
@@ -548,15 +594,17 @@ typedef struct sb_body_state {
     double kinetic_energy;      /* J (0 for kinematic and static bodies) */
     double mass;                /* kg (0 for kinematic and static bodies) */
     double contact_force[3];    /* sum of contact forces on the body over the last step, N */
-    int32_t contacts;           /* contact points touching it in the last step */
+    int32_t contacts;           /* contact points touching it in the last step (0 asleep) */
+    int32_t sleeping;           /* 1: asleep (see sb_body_def.use_deactivation), 0: awake */
 } sb_body_state;
 
 SB_API sb_body_def sb_default_body_def(void);
 
 /* Adds a rigid body at the world's current time; its id goes to *out_body. Errors:
  * INVALID_ARGUMENT (a NULL pointer, an unknown type or shape, a dynamic mesh, a value out of
- * range, an explicit integrator), INVALID_MESH (vertices or triangles unusable for the shape,
- * sizes beyond 1e7 m), SOLVER (no principal axes of inertia), OUT_OF_MEMORY. */
+ * range, an explicit integrator, a compound with no parts, too many or a part of another shape
+ * than sphere, box, convex hull and capsule), INVALID_MESH (vertices or triangles unusable for the
+ * shape or a part, sizes beyond 1e7 m), SOLVER (no principal axes of inertia), OUT_OF_MEMORY. */
 SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, sb_body_id *out_body);
 /* Kinematic bodies: moves (in a straight line, turning at a constant rate) to the pose that
  * `transform` (4x4 row-major, rigid) gives it relative to its pose when added, arriving at
@@ -671,6 +719,11 @@ typedef struct sb_world_stats {
     int64_t strain_violations;  /* steps that ended with a triangle beyond its cloth's strain
                                    limit (max_stretch, max_compression) because the collision
                                    response held it there: non-penetration wins */
+    int32_t sleeping_bodies;    /* rigid bodies asleep now */
+    int64_t rigid_pair_tests;   /* body pairs whose shapes were tested for contact (narrow
+                                   phase), over all rigid substeps: sleeping pairs cost none */
+    int64_t rigid_body_moves;   /* dynamic bodies moved (integrated), over all rigid substeps:
+                                   a sleeping body costs none */
 } sb_world_stats;
 
 /* Why the last sb_world_step_to failed, for callers that explain it in their own words
@@ -722,11 +775,12 @@ SB_API sb_result sb_world_get_stats(const sb_world *world, sb_world_stats *out_s
 /* ==== Saved states ======================================================================== */
 
 /* Resumable bakes. A world's state is everything that changes as it steps (time, positions,
- * velocities, contacts, step size, collision trees, warm starts, statistics, which joints broke
- * and when) and the pin, goal, collider, kinematic body and force field targets: a world built
- * again from the same definitions (field weights and colliders met included), added in the
- * same order, and given this state goes on bit for bit as the saved one would have (on any
- * number of threads: see Threads). The state is bytes in this machine's byte order,
+ * velocities, contacts, step size, collision trees, warm starts, statistics, which bodies sleep
+ * and how long the others have been still, which joints broke and when) and the pin, goal,
+ * collider, kinematic body and force field targets: a world built again from the same
+ * definitions (field weights and colliders met included), added in the same order, and given
+ * this state goes on bit for bit as the saved one would have (on any number of threads: see
+ * Threads). The state is bytes in this machine's byte order,
  * checksummed, owned by the caller. */
 
 /* The size in bytes of the world's state now into *out_size. Errors: INVALID_ARGUMENT (NULL). */

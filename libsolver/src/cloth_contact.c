@@ -122,15 +122,22 @@ static void free_in_surface(cloth *c, int32_t i, vec3 n)
 
 /* Kinetic friction, μ N against the sliding direction: the direction of motion, or when
  * sliding has just begun, the way the sticking constraint was holding it back. */
-static void kinetic_friction(cloth *c, int32_t i, vertex_contact *vc, double mu, vec3 n, vec3 v, vec3 vc_vel)
+static void kinetic_friction(cloth *c, int32_t i, vertex_contact *vc, double mu, vec3 n, vec3 v, vec3 vc_vel,
+                             double h)
 {
     vec3 vt = tangential(v3_sub(v, vc_vel), n);
     double speed = v3_len(vt);
     if (speed > 1e-9) vc->slide_direction = v3_scale(vt, 1.0 / speed);
     vec3 dir = tangential(vc->slide_direction, n);
     double dir_len = v3_len(dir);
+    double magnitude = mu * vc->normal_force;
+    /* a strand's vertex hangs on segments of stiffness EA / L: the normal force of its last
+     * solve holds their reaction to the push back out to the contact distance, thousands of
+     * times its weight, and μ N of that, explicit, kicks the strand along the surface. Its
+     * friction is at most what stops its own sliding within the step, m |v_t| / h. */
+    if (c->model.strands) magnitude = fmin(magnitude, c->model.mass[i] * speed / h);
     if (dir_len > 0.0 && mu > 0.0)
-        v3_store(&c->scratch.external_force[3 * (size_t)i], v3_scale(dir, -mu * vc->normal_force / dir_len));
+        v3_store(&c->scratch.external_force[3 * (size_t)i], v3_scale(dir, -magnitude / dir_len));
 }
 
 /* Vertex i's contact, filter and forces for the step; 1 if it is held on a collider. */
@@ -176,7 +183,7 @@ static int32_t prepare_vertex_contact(cloth *c, collider *const *colliders, int3
         return 1;
     }
     free_in_surface(c, i, n);
-    kinetic_friction(c, i, vc, mu, n, v, vc_vel);
+    kinetic_friction(c, i, vc, mu, n, v, vc_vel, h);
     return 1;
 }
 

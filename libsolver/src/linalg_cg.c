@@ -50,7 +50,14 @@ void cg_workspace_free(cg_workspace *ws)
 {
     free(ws->r), free(ws->c), free(ws->q), free(ws->s), free(ws->precond), free(ws->partial);
     amg_free(&ws->multigrid);
+    band_free(&ws->band);
     memset(ws, 0, sizeof *ws);
+}
+
+bool cg_workspace_use_band(cg_workspace *ws, const bsr *a, int32_t half_blocks)
+{
+    band_free(&ws->band);
+    return band_build(&ws->band, a, half_blocks);
 }
 
 /* Block-Jacobi: the inverse of each 3x3 diagonal block (scalar Jacobi if it is singular), of
@@ -133,25 +140,30 @@ static bool multigrid_ready(const bsr *a, const cg_filter *filter, cg_workspace 
     return amg_update(&ws->multigrid, a, filter);
 }
 
-static void precondition(cg_workspace *ws, bool multigrid, const double *in, double *out)
+typedef enum preconditioner { PRECONDITION_JACOBI, PRECONDITION_MULTIGRID, PRECONDITION_BAND } preconditioner;
+
+static void precondition(cg_workspace *ws, preconditioner kind, const double *in, double *out)
 {
-    if (multigrid) amg_apply(&ws->multigrid, in, out);
-    else apply_preconditioner(ws->precond, in, out, ws->n);
+    switch (kind) {
+    case PRECONDITION_MULTIGRID: amg_apply(&ws->multigrid, in, out); break;
+    case PRECONDITION_BAND: band_apply(&ws->band, in, out); break;
+    default: apply_preconditioner(ws->precond, in, out, ws->n); break;
+    }
 }
 
 /* For the filtered residual in ws->r: δ0 = filter(b)ᵀ M filter(b), the first direction
  * c = filter(M r) and δ = rᵀ c, with M the preconditioner. False when either is not positive
  * (or not finite), which a preconditioner never gives. */
-static bool start_directions(cg_workspace *ws, bool multigrid, const cg_filter *filter, const double *b,
+static bool start_directions(cg_workspace *ws, preconditioner kind, const cg_filter *filter, const double *b,
                              double *delta0, double *delta)
 {
     int32_t n = ws->n;
     size_t len = 3 * (size_t)n;
     memcpy(ws->s, b, len * sizeof *ws->s);
     filter_apply(filter, ws->s, n);
-    precondition(ws, multigrid, ws->s, ws->q);
+    precondition(ws, kind, ws->s, ws->q);
     *delta0 = vec_dot(ws->s, ws->q, len, ws->partial);
-    precondition(ws, multigrid, ws->r, ws->c);
+    precondition(ws, kind, ws->r, ws->c);
     filter_apply(filter, ws->c, n);
     *delta = vec_dot(ws->r, ws->c, len, ws->partial);
     return *delta0 >= 0.0 && *delta >= 0.0;
@@ -196,17 +208,42 @@ cg_result cg_solve_rank_one(const bsr *a, const cg_rank_one *r1, const double *b
     apply_operator(a, r1, x, q, ws->partial);
     for (size_t k = 0; k < len; k++) r[k] = b[k] - q[k];
     filter_apply(filter, r, n);
-    bool multigrid = multigrid_ready(a, filter, ws, h);
-    if (!multigrid) build_preconditioner(a, r1, ws->precond);
+    /* the band's exact factor where the owner asked for it (block Jacobi where it is not
+     * positive definite), else the multigrid or block Jacobi */
+    preconditioner kind = ws->band.n == n ? (band_factor_update(&ws->band, a, filter) ? PRECONDITION_BAND
+                                                                                       : PRECONDITION_JACOBI)
+                          : multigrid_ready(a, filter, ws, h) ? PRECONDITION_MULTIGRID
+                                                              : PRECONDITION_JACOBI;
+    if (kind == PRECONDITION_JACOBI) build_preconditioner(a, r1, ws->precond);
+    int32_t it = 0;
+    if (kind == PRECONDITION_BAND && ws->band.exact && !r1) {
+        /* the factor is the filtered system's inverse: one step solves it to round-off, checked
+         * by the Euclidean residual |S (b - A x)| / |S b|; CG goes on from there only if not */
+        band_apply(&ws->band, r, c);
+        filter_apply(filter, c, n);
+        for (size_t k = 0; k < len; k++) x[k] += c[k];
+        apply_operator(a, NULL, x, q, ws->partial);
+        for (size_t k = 0; k < len; k++) r[k] = b[k] - q[k], s[k] = b[k];
+        filter_apply(filter, r, n);
+        filter_apply(filter, s, n);
+        double rr = vec_dot(r, r, len, ws->partial), bb = vec_dot(s, s, len, ws->partial);
+        it = 1;
+        if (rr <= tolerance * tolerance * bb) {
+            result.iterations = 1;
+            result.relative_residual = bb > 0.0 ? sqrt(rr / bb) : 0.0;
+            result.converged = true;
+            result.band = true;
+            return result;
+        }
+    }
     double delta0, delta;
-    if (!start_directions(ws, multigrid, filter, b, &delta0, &delta)) {
-        multigrid = false; /* not positive: this hierarchy is no preconditioner */
+    if (!start_directions(ws, kind, filter, b, &delta0, &delta)) {
+        kind = PRECONDITION_JACOBI; /* not positive: this hierarchy is no preconditioner */
         build_preconditioner(a, r1, ws->precond);
-        start_directions(ws, false, filter, b, &delta0, &delta);
+        start_directions(ws, kind, filter, b, &delta0, &delta);
     }
     double threshold = tolerance * tolerance * delta0;
 
-    int32_t it = 0;
     while (delta > threshold && it < max_iterations) {
         apply_operator(a, r1, c, q, ws->partial);
         filter_apply(filter, q, n);
@@ -218,16 +255,16 @@ cg_result cg_solve_rank_one(const bsr *a, const cg_rank_one *r1, const double *b
             x[k] += alpha * c[k];
             r[k] -= alpha * q[k];
         }
-        precondition(ws, multigrid, r, s);
+        precondition(ws, kind, r, s);
         double delta_old = delta;
         delta = vec_dot(r, s, len, ws->partial);
         it++;
-        if (multigrid && !(delta >= 0.0)) {
-            /* round-off made the V-cycle indefinite: restart the directions with block Jacobi,
-             * measuring the residual in its norm from here on */
-            multigrid = false;
+        if (kind != PRECONDITION_JACOBI && !(delta >= 0.0)) {
+            /* round-off made the V-cycle (or the factor) indefinite: restart the directions with
+             * block Jacobi, measuring the residual in its norm from here on */
+            kind = PRECONDITION_JACOBI;
             build_preconditioner(a, r1, ws->precond);
-            start_directions(ws, false, filter, b, &delta0, &delta);
+            start_directions(ws, kind, filter, b, &delta0, &delta);
             threshold = tolerance * tolerance * delta0;
             continue;
         }
@@ -236,9 +273,10 @@ cg_result cg_solve_rank_one(const bsr *a, const cg_rank_one *r1, const double *b
         for (size_t k = 0; k < len; k++) c[k] = s[k] + beta * c[k];
         filter_apply(filter, c, n);
     }
-    result.multigrid = multigrid;
-    if (multigrid) h->multigrid_iterations = it;
-    else h->jacobi_iterations = it;
+    result.multigrid = kind == PRECONDITION_MULTIGRID;
+    result.band = kind == PRECONDITION_BAND;
+    if (kind == PRECONDITION_MULTIGRID) h->multigrid_iterations = it;
+    else if (kind == PRECONDITION_JACOBI) h->jacobi_iterations = it;
     result.iterations = it;
     result.relative_residual = delta0 > 0.0 ? sqrt(fmax(delta, 0.0) / delta0) : 0.0;
     result.converged = delta <= threshold || delta0 == 0.0;

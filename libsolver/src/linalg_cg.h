@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "linalg_amg.h"
+#include "linalg_band.h"
 #include "linalg_bsr.h"
 #include "linalg_filter.h"
 
@@ -40,6 +41,7 @@ typedef struct cg_workspace {
     cg_multigrid_mode multigrid_mode;
     int32_t multigrid_min_rows;      /* AUTO: smaller systems keep block Jacobi */
     bool multigrid_unavailable;      /* building it failed (memory): block Jacobi from then on */
+    band_factor band;                /* built by cg_workspace_use_band: preconditions every solve */
 } cg_workspace;
 
 /* What AUTO remembers of the solves so far to choose the next one's preconditioner: part of
@@ -54,9 +56,11 @@ typedef struct cg_history {
 
 typedef struct cg_result {
     int32_t iterations;
-    double relative_residual; /* sqrt(rᵀP⁻¹r / bᵀP⁻¹b) of the filtered system */
+    double relative_residual; /* sqrt(rᵀP⁻¹r / bᵀP⁻¹b) of the filtered system (a direct band
+                                 solve: the Euclidean |S r| / |S b|) */
     bool converged;
     bool multigrid; /* the V-cycle preconditioned the solve (to its end) */
+    bool band;      /* the band's factor did */
 } cg_result;
 
 /* The operator A + σ g gᵀ (σ >= 0, g: 3n values): a dense rank-one term, such as a cloth's
@@ -71,6 +75,11 @@ typedef struct cg_rank_one {
 
 bool cg_workspace_init(cg_workspace *ws, int32_t n);
 void cg_workspace_free(cg_workspace *ws);
+/* From now on every solve with a's pattern is preconditioned by the exact banded factor
+ * (linalg_band.h) of the blocks within half_blocks of the diagonal, block Jacobi taking over
+ * where that factor is not positive definite; the multigrid is not tried. False when out of
+ * memory (then nothing changes). */
+bool cg_workspace_use_band(cg_workspace *ws, const bsr *a, int32_t half_blocks);
 
 /* x holds the initial guess of the free part on entry and the solution on return. */
 cg_result cg_solve(const bsr *a, const double *b, const cg_filter *filter, const double *z,

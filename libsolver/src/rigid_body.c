@@ -4,17 +4,43 @@
 #include <string.h>
 
 #include "api_error.h"
+#include "rigid_compound.h"
 #include "rigid_mass_properties.h"
 
 #define PI 3.14159265358979323846
+
+static sb_result validate_def(const sb_body_def *d);
+
+/* A compound's parts, each as the body of its shape would be. */
+static sb_result validate_parts(const sb_body_def *d)
+{
+    if (d->part_count < 1 || d->part_count > COMPOUND_PARTS_MAX || !d->parts)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "a compound body needs 1..%d parts, got %d%s", COMPOUND_PARTS_MAX,
+                         (int)d->part_count, d->part_count > 0 && !d->parts ? " and no array" : "");
+    for (int32_t i = 0; i < d->part_count; i++) {
+        sb_shape shape = d->parts[i].shape;
+        if (shape != SB_SHAPE_SPHERE && shape != SB_SHAPE_BOX && shape != SB_SHAPE_CONVEX_HULL &&
+            shape != SB_SHAPE_CAPSULE)
+            return error_set(SB_ERROR_INVALID_ARGUMENT, "compound part %d has shape %d: a part is a sphere, a box, "
+                             "a convex hull or a capsule", (int)i, (int)shape);
+        sb_body_def part = compound_part_def(d, i);
+        sb_result r = validate_def(&part);
+        if (r != SB_OK) return compound_part_error(r, i);
+    }
+    return SB_OK;
+}
 
 static sb_result validate_def(const sb_body_def *d)
 {
     if (!d) return error_set(SB_ERROR_INVALID_ARGUMENT, "body definition is NULL");
     if (d->type < SB_BODY_DYNAMIC || d->type > SB_BODY_STATIC)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "unknown body type %d", (int)d->type);
-    if (d->shape < SB_SHAPE_SPHERE || d->shape > SB_SHAPE_MESH)
+    if (d->shape < SB_SHAPE_SPHERE || d->shape > SB_SHAPE_CAPSULE)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "unknown shape %d", (int)d->shape);
+    if (d->shape == SB_SHAPE_COMPOUND) {
+        sb_result r = validate_parts(d);
+        if (r != SB_OK) return r;
+    }
     if (d->shape == SB_SHAPE_MESH && d->type == SB_BODY_DYNAMIC)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "a moving body cannot have a mesh shape: use a convex hull");
     if (d->vertex_count < 0 || d->triangle_count < 0 || (d->vertex_count > 0 && !d->vertices) ||
@@ -47,6 +73,9 @@ static sb_result validate_def(const sb_body_def *d)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "sphere radius must be positive, got %g", d->radius);
     if (d->shape == SB_SHAPE_BOX && !(d->half_extents[0] > 0.0 && d->half_extents[1] > 0.0 && d->half_extents[2] > 0.0))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "box half extents must be positive");
+    if (d->shape == SB_SHAPE_CAPSULE && !(d->radius > 0.0 && d->half_extents[2] >= 0.0))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "a capsule's radius must be positive and its half length "
+                         "(half_extents[2]) zero or positive, got %g and %g", d->radius, d->half_extents[2]);
     if (d->type == SB_BODY_DYNAMIC && !(d->mass > 0.0 && isfinite(d->mass)))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body mass must be positive, got %g", d->mass);
     if (!(d->friction >= 0.0 && isfinite(d->friction)))
@@ -57,6 +86,13 @@ static sb_result validate_def(const sb_body_def *d)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body damping must be within 0..1");
     if (!all_finite(d->linear_velocity, 3) || !all_finite(d->angular_velocity, 3))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body velocity is not finite");
+    if (!(d->deactivate_linear_velocity >= 0.0 && isfinite(d->deactivate_linear_velocity) &&
+          d->deactivate_angular_velocity >= 0.0 && isfinite(d->deactivate_angular_velocity)))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "body deactivation velocities must be zero or positive, got %g "
+                         "m/s and %g rad/s", d->deactivate_linear_velocity, d->deactivate_angular_velocity);
+    if (!(d->deactivate_time >= 0.0 && isfinite(d->deactivate_time)))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "body deactivate_time must be zero or positive, got %g s",
+                         d->deactivate_time);
     return SB_OK;
 }
 
@@ -68,6 +104,11 @@ static void copy_material(const sb_body_def *d, rigid_body_model *m)
     m->restitution = d->restitution;
     m->linear_damping = d->linear_damping;
     m->angular_damping = d->angular_damping;
+    m->collision_groups = d->collision_groups;
+    m->use_deactivation = d->type == SB_BODY_DYNAMIC && d->use_deactivation != 0;
+    m->sleep_linear = d->deactivate_linear_velocity;
+    m->sleep_angular = d->deactivate_angular_velocity;
+    m->sleep_time = d->deactivate_time;
 }
 
 static vec3 centroid(const double *v, int32_t n)
@@ -106,6 +147,17 @@ static sb_result build_shape(const sb_body_def *d, rigid_body_model *m, vec3 *ce
         *center = centroid(d->vertices, d->vertex_count);
         return SB_OK;
     }
+    case SB_SHAPE_CAPSULE: { /* its segment along its own z axis */
+        m->shape = SHAPE_CAPSULE;
+        m->radius = m->segment_radius = d->radius;
+        quat q = q_normalize((quat){d->rotation[0], d->rotation[1], d->rotation[2], d->rotation[3]});
+        vec3 half = v3_scale(m3_mul_v(q_to_m3(q), v3(0, 0, 1)), d->half_extents[2]);
+        *center = v3_load(d->center);
+        m->segment[0] = v3_sub(*center, half), m->segment[1] = v3_add(*center, half);
+        return SB_OK;
+    }
+    case SB_SHAPE_COMPOUND:
+        return compound_build(d, m, center, build_shape);
     default:
         m->shape = SHAPE_MESH;
         *center = centroid(d->vertices, d->vertex_count);
@@ -113,9 +165,32 @@ static sb_result build_shape(const sb_body_def *d, rigid_body_model *m, vec3 *ce
     }
 }
 
+static bool solid_properties(const sb_body_def *d, const rigid_body_model *m, mass_properties *mp);
+
+/* A compound's parts' solids together. */
+static bool compound_properties(const sb_body_def *d, const rigid_body_model *m, mass_properties *mp)
+{
+    mass_properties *parts = malloc((size_t)m->part_count * sizeof *parts);
+    bool ok = parts != NULL;
+    for (int32_t i = 0; ok && i < m->part_count; i++) {
+        sb_body_def part = compound_part_def(d, i);
+        const rigid_part *p = &m->parts[i];
+        rigid_body_model alone = {.hull = p->hull, .segment = {p->segment[0], p->segment[1]}, .segment_radius = p->radius};
+        ok = solid_properties(&part, &alone, &parts[i]);
+    }
+    ok = ok && mass_properties_combine(parts, m->part_count, mp);
+    free(parts);
+    return ok;
+}
+
 /* Mass properties of the body's solid per unit density, in world space. */
 static bool solid_properties(const sb_body_def *d, const rigid_body_model *m, mass_properties *mp)
 {
+    if (d->shape == SB_SHAPE_COMPOUND) return compound_properties(d, m, mp);
+    if (d->shape == SB_SHAPE_CAPSULE) {
+        capsule_mass_properties(m->segment[0], m->segment[1], m->segment_radius, mp);
+        return true;
+    }
     if (d->shape == SB_SHAPE_SPHERE) {
         double r = d->radius;
         mp->volume = 4.0 / 3.0 * PI * r * r * r;
@@ -201,6 +276,11 @@ static sb_result shape_to_body_frame(const sb_body_def *d, rigid_body_model *m, 
         m->radius = m->hull.radius;
     } else if (m->shape == SHAPE_MESH) {
         return build_mesh(d, m, rt, shift);
+    } else if (m->shape == SHAPE_COMPOUND) {
+        compound_to_body_frame(m, rt, shift);
+    } else if (m->shape == SHAPE_CAPSULE) {
+        for (int k = 0; k < 2; k++) m->segment[k] = v3_add(m3_mul_v(rt, m->segment[k]), shift);
+        m->radius = fmax(v3_len(m->segment[0]), v3_len(m->segment[1])) + m->segment_radius;
     }
     return SB_OK;
 }
@@ -213,8 +293,10 @@ static void initial_state(const sb_body_def *d, rigid_body *b, double time)
     s->x = s->x_from = s->x_to = b->model.x_start;
     s->q = s->q_from = s->q_to = b->model.q_start;
     s->time_from = s->time_to = time;
+    /* asleep from the start: a group of its own until something wakes it */
+    s->sleep_group = b->model.use_deactivation && d->start_deactivated ? 0 : SLEEP_AWAKE; /* its index: the system's */
     rigid_body_update_derived(b);
-    if (b->model.type == SB_BODY_DYNAMIC) {
+    if (b->model.type == SB_BODY_DYNAMIC && s->sleep_group == SLEEP_AWAKE) {
         s->P = v3_scale(v3_load(d->linear_velocity), b->model.mass);
         s->L = rigid_body_angular_momentum(b, v3_load(d->angular_velocity));
         rigid_body_update_derived(b);
@@ -253,6 +335,7 @@ void rigid_body_destroy(rigid_body *b)
     polytope_free(&b->model.hull);
     free(b->model.mesh_vertices), free(b->model.mesh_triangles), free(b->model.mesh_boxes);
     bvh_free(&b->model.mesh_tree);
+    compound_free(&b->model);
     free(b);
 }
 
@@ -346,6 +429,11 @@ aabb rigid_body_bounds(const rigid_body *b, double margin)
     if (m->shape == SHAPE_POLYTOPE) {
         for (int32_t i = 0; i < m->hull.vertex_count; i++)
             box = aabb_add_point(box, v3_add(s->x, m3_mul_v(s->R, m->hull.vertices[i])));
+    } else if (m->shape == SHAPE_CAPSULE) {
+        for (int k = 0; k < 2; k++) box = aabb_add_point(box, v3_add(s->x, m3_mul_v(s->R, m->segment[k])));
+        box = aabb_inflate(box, m->segment_radius);
+    } else if (m->shape == SHAPE_COMPOUND) {
+        for (int32_t i = 0; i < m->part_count; i++) box = aabb_union(box, compound_part_bounds(&m->parts[i], s->x, s->R));
     } else if (m->shape == SHAPE_MESH && m->mesh_tree.node_count > 0) {
         const aabb *root = &m->mesh_tree.nodes[0].box;
         for (int i = 0; i < 8; i++) {

@@ -9,7 +9,24 @@
 #include "rigid_polytope.h"
 #include "simbake.h"
 
-typedef enum shape_kind { SHAPE_SPHERE, SHAPE_POLYTOPE, SHAPE_MESH } shape_kind;
+/* sleep_group of a body awake; a body asleep holds the index of a body of its group (all of
+ * which wake together): one that starts asleep, its own (rigid_sleep.h). */
+enum { SLEEP_AWAKE = -1 };
+
+typedef enum shape_kind { SHAPE_SPHERE, SHAPE_POLYTOPE, SHAPE_MESH, SHAPE_COMPOUND, SHAPE_CAPSULE } shape_kind;
+
+/* A compound body's convex part in the body frame: a sphere (centre, radius), a capsule (the
+ * points within radius of a segment) or a polytope. */
+typedef struct rigid_part {
+    shape_kind shape;           /* SHAPE_SPHERE, SHAPE_CAPSULE or SHAPE_POLYTOPE */
+    vec3 center;                /* sphere and capsule centre */
+    double radius;              /* sphere and capsule radius */
+    vec3 segment[2];            /* capsule: its core segment's ends */
+    polytope hull;              /* SHAPE_POLYTOPE */
+    /* where a placed copy of the hull starts in the narrow phase's arrays (rigid_narrowphase.c):
+     * vertices, normals (faces, then 2 per edge), offsets */
+    int32_t first_vertex, first_normal, first_offset;
+} rigid_part;
 
 /* Fixed when the body is added. world_state.c's body_fingerprint hashes every field: one added here
  * goes there too. */
@@ -18,15 +35,23 @@ typedef struct rigid_body_model {
     shape_kind shape;
     double radius;              /* sphere; for any shape, the body's reach from its centre */
     polytope hull;              /* SHAPE_POLYTOPE, body frame */
+    vec3 segment[2];            /* SHAPE_CAPSULE, body frame: its core segment's ends */
+    double segment_radius;      /* SHAPE_CAPSULE: its radius */
     int32_t mesh_vertex_count, mesh_triangle_count;
     double *mesh_vertices;      /* SHAPE_MESH, body frame */
     int32_t *mesh_triangles;
     aabb *mesh_boxes;           /* of the triangles, body frame: the tree's leaves */
     bvh mesh_tree;
+    int32_t part_count;         /* SHAPE_COMPOUND */
+    rigid_part *parts;
+    int32_t placed_vertices, placed_normals, placed_offsets; /* the parts' totals of the above */
 
     double mass, inv_mass;
     vec3 inertia, inv_inertia;  /* principal moments, body frame */
     double friction, restitution, linear_damping, angular_damping;
+    uint32_t collision_groups;  /* collides with bodies sharing a bit */
+    bool use_deactivation;      /* dynamic bodies only */
+    double sleep_linear, sleep_angular, sleep_time; /* m/s, rad/s, s */
 
     vec3 x_start;               /* pose when added, for the displacement transform */
     quat q_start;
@@ -47,6 +72,9 @@ typedef struct rigid_body_state {
 
     vec3 contact_force;         /* Σ contact impulses / h of the last step */
     int32_t contacts;
+
+    double still_time;          /* s below both deactivation speeds, in a row */
+    int32_t sleep_group;        /* SLEEP_AWAKE, or the group it fell asleep with (rigid_sleep.h) */
 } rigid_body_state;
 
 typedef struct rigid_body {
@@ -68,6 +96,11 @@ vec3 rigid_body_angular_momentum(const rigid_body *b, vec3 w);
 quat rigid_body_turn(const rigid_body *b, quat q, double h);
 /* Pose of a kinematic body at time t. */
 void rigid_body_kinematic_pose(const rigid_body *b, double t, vec3 *x, quat *q);
+/* A dynamic body not asleep: the step moves it. */
+static inline bool rigid_body_awake(const rigid_body *b)
+{
+    return b->model.type == SB_BODY_DYNAMIC && b->state.sleep_group == SLEEP_AWAKE;
+}
 /* World-space bounds of the shape at the current pose, grown by `margin`. */
 aabb rigid_body_bounds(const rigid_body *b, double margin);
 

@@ -9,8 +9,8 @@
 uint64_t rigid_body_model_hash(const rigid_body_model *m);
 /* The model's hash, then the whole rigid_body_state. */
 void rigid_body_state_write(const rigid_body *b, state_writer *out);
-/* Reads what rigid_body_state_write wrote, in the reader's pass; body `index` names it in
- * the message. False with the error set. */
-bool rigid_body_state_read(rigid_body *b, int32_t index, state_reader *in);
+/* Reads what rigid_body_state_write wrote, in the reader's pass; body `index` (of the world's
+ * body_count) names it in the message. False with the error set. */
+bool rigid_body_state_read(rigid_body *b, int32_t index, int32_t body_count, state_reader *in);
 
 #endif

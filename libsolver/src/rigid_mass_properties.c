@@ -98,6 +98,46 @@ bool mesh_mass_properties(const double *vertices, int32_t vertex_count, const in
     return true;
 }
 
+bool mass_properties_combine(const mass_properties *parts, int32_t count, mass_properties *out)
+{
+    double volume = 0.0;
+    vec3 moment = v3(0, 0, 0);
+    for (int32_t i = 0; i < count; i++) {
+        volume += parts[i].volume;
+        moment = v3_madd(moment, parts[i].center, parts[i].volume);
+    }
+    if (!(volume > 0.0) || !isfinite(volume)) return false;
+    vec3 c = v3_scale(moment, 1.0 / volume);
+    mat3 inertia = {{{0}}};
+    for (int32_t i = 0; i < count; i++) {
+        vec3 d = v3_sub(parts[i].center, c);
+        double dd = v3_dot(d, d), dv[3] = {d.x, d.y, d.z};
+        for (int r = 0; r < 3; r++)
+            for (int k = 0; k < 3; k++)
+                inertia.m[r][k] += parts[i].inertia.m[r][k] + parts[i].volume * ((r == k ? dd : 0.0) - dv[r] * dv[k]);
+    }
+    out->volume = volume;
+    out->center = c;
+    out->inertia = inertia;
+    return true;
+}
+
+void capsule_mass_properties(vec3 a, vec3 b, double r, mass_properties *out)
+{
+    const double pi = 3.14159265358979323846;
+    vec3 d = v3_sub(b, a);
+    double h = v3_len(d);
+    vec3 u = h > 0.0 ? v3_scale(d, 1.0 / h) : v3(0, 0, 1);
+    double cylinder = pi * r * r * h, spheres = 4.0 / 3.0 * pi * r * r * r;
+    double along = cylinder * r * r / 2.0 + spheres * 2.0 * r * r / 5.0;
+    double across = cylinder * (r * r / 4.0 + h * h / 12.0) + spheres * (2.0 * r * r / 5.0 + h * h / 4.0 + 3.0 * h * r / 8.0);
+    double uv[3] = {u.x, u.y, u.z};
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++) out->inertia.m[i][k] = (i == k ? across : 0.0) + (along - across) * uv[i] * uv[k];
+    out->volume = cylinder + spheres;
+    out->center = v3_scale(v3_add(a, b), 0.5);
+}
+
 bool principal_axes(mat3 inertia, vec3 *moments, mat3 *axes)
 {
     double a[9], w[3];

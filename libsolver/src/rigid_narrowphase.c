@@ -4,21 +4,11 @@
 #include <string.h>
 
 #include "collision_geometry.h"
+#include "rigid_capsule.h"
+#include "rigid_compound.h"
 
-/* A convex polytope in world space; a mesh triangle is one too (one face, three edges). */
-typedef struct world_poly {
-    int32_t vertex_count, face_count, edge_count;
-    const vec3 *v;                     /* vertices */
-    const vec3 *n;                     /* face normals */
-    const double *o;                   /* face offsets: n · p = o on the face */
-    const int32_t *face_first, *face_loops;
-    const int32_t *edges;              /* 2 vertex ids per edge */
-    const vec3 *edge_normals;          /* 2 per edge: the normals of the faces meeting there */
-    const int32_t *edge_faces;         /* 2 per edge: those faces (NULL for a triangle) */
-    vec3 center;
-} world_poly;
 
-enum { POLYGON_MAX = 256 };
+enum { MESH_CONTACTS_MAX = 8 };
 
 static bool reserve(vec3 **v, vec3 **n, double **o, int32_t *capacity, int32_t needed)
 {
@@ -34,6 +24,7 @@ static bool reserve(vec3 **v, vec3 **n, double **o, int32_t *capacity, int32_t n
 void narrow_scratch_free(narrow_scratch *s)
 {
     for (int k = 0; k < 2; k++) free(s->slot[k].v), free(s->slot[k].n), free(s->slot[k].o);
+    free(s->parts), free(s->found);
     memset(s, 0, sizeof *s);
 }
 
@@ -47,15 +38,9 @@ static world_poly placed_view(const rigid_body *body, const placed_polytope *slo
                         p->face_loops, p->edges, slot->n + p->face_count, p->edge_faces, body->state.x};
 }
 
-/* The body's polytope moved to its pose, in the slot. */
-static bool place_polytope(const rigid_body *body, placed_polytope *slot)
+/* The polytope p of `body` moved to the body's pose, into v, n and o. */
+static void place_hull(const rigid_body *body, const polytope *p, vec3 *v, vec3 *n, double *o)
 {
-    const polytope *p = &body->model.hull;
-    int32_t needed = p->vertex_count > p->face_count + p->edge_count ? p->vertex_count : p->face_count + p->edge_count;
-    slot->body = NULL;
-    if (!reserve(&slot->v, &slot->n, &slot->o, &slot->capacity, needed + 1)) return false;
-    vec3 *v = slot->v, *n = slot->n;
-    double *o = slot->o;
     for (int32_t i = 0; i < p->vertex_count; i++) v[i] = v3_add(body->state.x, m3_mul_v(body->state.R, p->vertices[i]));
     for (int32_t f = 0; f < p->face_count; f++) {
         n[f] = m3_mul_v(body->state.R, p->normals[f]);
@@ -65,6 +50,29 @@ static bool place_polytope(const rigid_body *body, placed_polytope *slot)
     for (int32_t e = 0; e < p->edge_count; e++) {
         edge_normals[2 * e] = n[p->edge_faces[2 * e]];
         edge_normals[2 * e + 1] = n[p->edge_faces[2 * e + 1]];
+    }
+}
+
+/* The body's polytope (a compound's every polytope part, one after another) moved to its
+ * pose, in the slot. */
+static bool place_polytope(const rigid_body *body, placed_polytope *slot)
+{
+    const rigid_body_model *m = &body->model;
+    const polytope *p = &m->hull;
+    int32_t needed = p->vertex_count > p->face_count + p->edge_count ? p->vertex_count : p->face_count + p->edge_count;
+    if (m->shape == SHAPE_COMPOUND) /* reserve gives 3 normals per vertex */
+        needed = m->placed_vertices > m->placed_normals / 3 + 1 ? m->placed_vertices : m->placed_normals / 3 + 1;
+    slot->body = NULL;
+    if (!reserve(&slot->v, &slot->n, &slot->o, &slot->capacity, needed + 1)) return false;
+    if (m->shape != SHAPE_COMPOUND) {
+        place_hull(body, p, slot->v, slot->n, slot->o);
+    } else {
+        for (int32_t i = 0; i < m->part_count; i++) {
+            const rigid_part *part = &m->parts[i];
+            if (part->shape == SHAPE_POLYTOPE)
+                place_hull(body, &part->hull, slot->v + part->first_vertex, slot->n + part->first_normal,
+                           slot->o + part->first_offset);
+        }
     }
     slot->body = body;
     return true;
@@ -120,251 +128,14 @@ static bool make_triangle(triangle_poly *t, vec3 a, vec3 b, vec3 c, vec3 toward)
     return true;
 }
 
-/* --- separating axes ---------------------------------------------------------------------- */
-
-/* Largest separation of B from the planes of A's faces. Stops at the first face that
- * separates them by more than `margin` (the pair is apart whichever face is the largest), and
- * leaves a face's vertices once they are no farther than the best face (it cannot be chosen). */
-static double face_query(const world_poly *a, const world_poly *b, double margin, int32_t *face)
-{
-    double best = -INFINITY;
-    for (int32_t f = 0; f < a->face_count; f++) {
-        double sep = INFINITY;
-        for (int32_t i = 0; i < b->vertex_count && sep > best; i++) {
-            double d = v3_dot(a->n[f], b->v[i]) - a->o[f];
-            sep = d < sep ? d : sep; /* fmin without its NaN handling: a call in the hottest loop */
-        }
-        if (sep > best) best = sep, *face = f;
-        if (best > margin) return best;
-    }
-    return best;
-}
-
-/* The arcs a-b and c-d on the Gauss map cross (Gregorius, "The Separating Axis Test"): the
- * two edges then bound a face of the Minkowski difference. */
-static bool minkowski_face(vec3 a, vec3 b, vec3 c, vec3 d)
-{
-    vec3 bxa = v3_cross(b, a), dxc = v3_cross(d, c);
-    double cba = v3_dot(c, bxa), dba = v3_dot(d, bxa), adc = v3_dot(a, dxc), bdc = v3_dot(b, dxc);
-    return cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0;
-}
-
-enum { EDGE_ARCS_MAX = 64, FACE_SIDES_MAX = 64 };
-
-/* Largest separation along the cross products of A's and B's edges that bound a face of the
- * Minkowski difference; stops once one separates them by more than `margin`. */
-static double edge_query(const world_poly *a, const world_poly *b, double margin, int32_t *edge_a, int32_t *edge_b,
-                         vec3 *axis_out)
-{
-    /* B's arcs (its faces' normals turned round) and their cross products, once per pair
-     * rather than once per edge of A: the same numbers minkowski_face would compute */
-    vec3 arc_c[EDGE_ARCS_MAX], arc_d[EDGE_ARCS_MAX], arc_dxc[EDGE_ARCS_MAX];
-    double length_b[EDGE_ARCS_MAX]; /* and B's edges' lengths */
-    bool cached = b->edge_count <= EDGE_ARCS_MAX;
-    for (int32_t j = 0; cached && j < b->edge_count; j++) {
-        arc_c[j] = v3_scale(b->edge_normals[2 * j], -1.0), arc_d[j] = v3_scale(b->edge_normals[2 * j + 1], -1.0);
-        arc_dxc[j] = v3_cross(arc_d[j], arc_c[j]);
-        length_b[j] = v3_len(v3_sub(b->v[b->edges[2 * j + 1]], b->v[b->edges[2 * j]]));
-    }
-    /* each arc of B ends at one of its faces' normals (turned round): the side of A's arc's
-     * plane each face is on, once per face rather than twice per edge */
-    double side[FACE_SIDES_MAX];
-    bool by_face = cached && b->edge_faces && b->face_count <= FACE_SIDES_MAX;
-    double best = -INFINITY;
-    for (int32_t i = 0; i < a->edge_count; i++) {
-        vec3 pa = a->v[a->edges[2 * i]], qa = a->v[a->edges[2 * i + 1]], da = v3_sub(qa, pa);
-        vec3 na = a->edge_normals[2 * i], nb = a->edge_normals[2 * i + 1];
-        vec3 bxa = v3_cross(nb, na);
-        double length_a = v3_len(da);
-        for (int32_t f = 0; by_face && f < b->face_count; f++) side[f] = v3_dot(v3_scale(b->n[f], -1.0), bxa);
-        for (int32_t j = 0; j < b->edge_count; j++) {
-            if (cached) { /* minkowski_face(na, nb, arc_c[j], arc_d[j]), its cross products reused */
-                double cba = by_face ? side[b->edge_faces[2 * j]] : v3_dot(arc_c[j], bxa);
-                double dba = by_face ? side[b->edge_faces[2 * j + 1]] : v3_dot(arc_d[j], bxa);
-                if (!(cba * dba < 0.0)) continue;
-                double adc = v3_dot(na, arc_dxc[j]), bdc = v3_dot(nb, arc_dxc[j]);
-                if (!(adc * bdc < 0.0 && cba * bdc > 0.0)) continue;
-            } else {
-                vec3 nc = v3_scale(b->edge_normals[2 * j], -1.0), nd = v3_scale(b->edge_normals[2 * j + 1], -1.0);
-                if (!minkowski_face(na, nb, nc, nd)) continue;
-            }
-            vec3 pb = b->v[b->edges[2 * j]], db = v3_sub(b->v[b->edges[2 * j + 1]], pb);
-            vec3 axis = v3_cross(da, db);
-            double len = v3_len(axis);
-            /* parallel: a face axis covers it */
-            if (len < 1e-9 * length_a * (cached ? length_b[j] : v3_len(db))) continue;
-            axis = v3_scale(axis, 1.0 / len);
-            if (v3_dot(axis, v3_sub(pa, a->center)) < 0.0) axis = v3_scale(axis, -1.0);
-            double sep = v3_dot(axis, v3_sub(pb, pa));
-            if (sep > best) best = sep, *edge_a = i, *edge_b = j, *axis_out = axis;
-            if (best > margin) return best;
-        }
-    }
-    return best;
-}
-
-/* --- contact manifolds ------------------------------------------------------------------------ */
-
-static double triangle_area(vec3 a, vec3 b, vec3 c, vec3 n) { return v3_dot(v3_cross(v3_sub(b, a), v3_sub(c, a)), n); }
-
-/* Keeps at most four points: the deepest, the one farthest from it, and the two that span
- * the largest area with them (Gregorius' contact reduction). */
-static int32_t reduce_four(rigid_contact *c, int32_t count, vec3 normal)
-{
-    if (count <= 4) return count;
-    int32_t pick[4] = {0, -1, -1, -1}, picked = 1;
-    for (int32_t i = 1; i < count; i++)
-        if (c[i].separation < c[pick[0]].separation) pick[0] = i;
-    double best = 0.0; /* strictly positive: points that coincide add nothing */
-    for (int32_t i = 0; i < count; i++) {
-        double d = v3_len2(v3_sub(c[i].point, c[pick[0]].point));
-        if (d > best) best = d, pick[1] = i;
-    }
-    double side = 1.0;
-    if (pick[1] >= 0) {
-        picked = 2, best = 0.0;
-        for (int32_t i = 0; i < count; i++) {
-            double area = triangle_area(c[pick[0]].point, c[pick[1]].point, c[i].point, normal);
-            if (fabs(area) > best) best = fabs(area), pick[2] = i, side = area >= 0.0 ? 1.0 : -1.0;
-        }
-    }
-    if (pick[2] >= 0) {
-        picked = 3, best = 0.0;
-        for (int32_t i = 0; i < count; i++) {
-            /* most outside the triangle picked so far */
-            double worst = fmin(fmin(side * triangle_area(c[pick[0]].point, c[pick[1]].point, c[i].point, normal),
-                                     side * triangle_area(c[pick[1]].point, c[pick[2]].point, c[i].point, normal)),
-                                side * triangle_area(c[pick[2]].point, c[pick[0]].point, c[i].point, normal));
-            if (worst < best) best = worst, pick[3] = i;
-        }
-        if (pick[3] >= 0) picked = 4;
-    }
-    rigid_contact kept[4];
-    for (int k = 0; k < picked; k++) kept[k] = c[pick[k]];
-    memcpy(c, kept, (size_t)picked * sizeof *c);
-    return picked;
-}
-
-/* Clips the incident face of `inc` against the reference face of `ref`; the normal points
- * from B to A, and contact points lie on B. */
-static int32_t face_contact(const world_poly *ref, int32_t face, const world_poly *inc, bool ref_is_b, double margin,
-                            rigid_contact *out)
-{
-    vec3 nr = ref->n[face];
-    int32_t inc_face = 0;
-    double lowest = INFINITY;
-    for (int32_t f = 0; f < inc->face_count; f++) {
-        double d = v3_dot(inc->n[f], nr);
-        if (d < lowest) lowest = d, inc_face = f;
-    }
-    vec3 poly[POLYGON_MAX], clipped[POLYGON_MAX];
-    int32_t count = 0;
-    for (int32_t k = inc->face_first[inc_face]; k < inc->face_first[inc_face + 1] && count < POLYGON_MAX; k++)
-        poly[count++] = inc->v[inc->face_loops[k]];
-    int32_t first = ref->face_first[face], size = ref->face_first[face + 1] - first;
-    for (int32_t k = 0; k < size && count > 0; k++) {
-        vec3 p0 = ref->v[ref->face_loops[first + k]], p1 = ref->v[ref->face_loops[first + (k + 1) % size]];
-        vec3 side = v3_cross(v3_sub(p1, p0), nr); /* outward from the face's edge */
-        int32_t kept = 0;
-        for (int32_t i = 0; i < count; i++) { /* Sutherland-Hodgman */
-            vec3 a = poly[i], b = poly[(i + 1) % count];
-            double da = v3_dot(side, v3_sub(a, p0)), db = v3_dot(side, v3_sub(b, p0));
-            if (da <= 0.0 && kept < POLYGON_MAX) clipped[kept++] = a;
-            if (((da < 0.0 && db > 0.0) || (da > 0.0 && db < 0.0)) && kept < POLYGON_MAX)
-                clipped[kept++] = v3_madd(a, v3_sub(b, a), da / (da - db));
-        }
-        memcpy(poly, clipped, (size_t)kept * sizeof *poly);
-        count = kept;
-    }
-    rigid_contact found[POLYGON_MAX];
-    int32_t n = 0;
-    for (int32_t i = 0; i < count; i++) {
-        double depth = v3_dot(nr, poly[i]) - ref->o[face];
-        if (depth > margin) continue;
-        found[n].point = ref_is_b ? v3_madd(poly[i], nr, -depth) : poly[i];
-        found[n].normal = ref_is_b ? nr : v3_scale(nr, -1.0);
-        found[n].separation = depth;
-        n++;
-    }
-    n = reduce_four(found, n, nr);
-    memcpy(out, found, (size_t)n * sizeof *out);
-    return n;
-}
-
-/* Separating-axis test of two polytopes; contacts (normal from B to A) into out[]. */
-static int32_t collide_polys(const world_poly *a, const world_poly *b, double margin, rigid_contact *out)
-{
-    int32_t fa = -1, fb = -1, ea = -1, eb = -1;
-    double sa = face_query(a, b, margin, &fa);
-    if (sa > margin) return 0;
-    double sb = face_query(b, a, margin, &fb);
-    if (sb > margin) return 0;
-    vec3 axis = v3(0, 0, 0);
-    double se = edge_query(a, b, margin, &ea, &eb, &axis);
-    if (se > margin) return 0;
-    /* prefer faces, they give whole manifolds, and A's face to B's: the other must be clearly
-     * better (relative tolerances as in Gregorius' SAT; nearly parallel edges give an axis
-     * close to a face normal whose separation differs from the face's by round-off) */
-    const double edge_relative = 0.9, face_relative = 0.98, absolute = 0.1 * margin;
-    if (ea >= 0 && se > edge_relative * fmax(sa, sb) + absolute) {
-        vec3 p0 = a->v[a->edges[2 * ea]], p1 = a->v[a->edges[2 * ea + 1]];
-        vec3 q0 = b->v[b->edges[2 * eb]], q1 = b->v[b->edges[2 * eb + 1]];
-        double s, t;
-        closest_points_segments(p0, p1, q0, q1, &s, &t);
-        out[0].point = v3_madd(q0, v3_sub(q1, q0), t);
-        out[0].normal = v3_scale(axis, -1.0);
-        out[0].separation = se;
-        return 1;
-    }
-    if (sb > face_relative * sa + absolute) return face_contact(b, fb, a, true, margin, out);
-    return face_contact(a, fa, b, false, margin, out);
-}
-
-/* A sphere (centre c, radius r) against a polytope; normal from the polytope to the sphere. */
-static int32_t sphere_poly(vec3 c, double r, const world_poly *p, double margin, rigid_contact *out)
-{
-    int32_t face = 0;
-    double deepest = -INFINITY;
-    for (int32_t f = 0; f < p->face_count; f++) {
-        double d = v3_dot(p->n[f], c) - p->o[f];
-        if (d > deepest) deepest = d, face = f;
-    }
-    if (deepest > r + margin) return 0;
-    bool inside_loop = true; /* does c project into the nearest face's polygon? */
-    int32_t first = p->face_first[face], size = p->face_first[face + 1] - first;
-    for (int32_t k = 0; k < size && inside_loop; k++) {
-        vec3 p0 = p->v[p->face_loops[first + k]], p1 = p->v[p->face_loops[first + (k + 1) % size]];
-        inside_loop = v3_dot(v3_cross(v3_sub(p1, p0), p->n[face]), v3_sub(c, p0)) <= 0.0;
-    }
-    if (deepest <= 0.0 || (inside_loop && p->face_count > 1)) {
-        out->normal = p->n[face];
-        out->point = v3_madd(c, p->n[face], -deepest);
-        out->separation = deepest - r;
-        return 1;
-    }
-    /* outside: the nearest point of the boundary */
-    double best = INFINITY;
-    vec3 nearest = c;
-    if (inside_loop) best = deepest * deepest, nearest = v3_madd(c, p->n[face], -deepest);
-    for (int32_t e = 0; e < p->edge_count; e++) {
-        double s, t;
-        vec3 q0 = p->v[p->edges[2 * e]], q1 = p->v[p->edges[2 * e + 1]];
-        double d2 = closest_points_segments(c, c, q0, q1, &s, &t);
-        if (d2 < best) best = d2, nearest = v3_madd(q0, v3_sub(q1, q0), t);
-    }
-    double d = sqrt(best);
-    if (d > r + margin) return 0;
-    out->normal = d > 0.0 ? v3_scale(v3_sub(c, nearest), 1.0 / d) : p->n[face];
-    out->point = nearest;
-    out->separation = d - r;
-    return 1;
-}
-
 /* --- against triangle meshes ------------------------------------------------------------------ */
 
 typedef struct mesh_query {
-    const rigid_body *convex, *mesh;
-    const world_poly *poly; /* NULL for a sphere */
+    const rigid_body *mesh;
+    const world_poly *poly; /* NULL for a sphere or capsule */
+    const vec3 *segment;    /* the capsule's core, NULL for a sphere or polytope */
+    vec3 center;            /* the sphere's centre, or a point inside the polytope */
+    double radius;          /* the sphere's */
     double margin;
     rigid_contact found[64];
     int32_t count;
@@ -400,54 +171,233 @@ static void visit_mesh_triangle(void *ctx, int32_t tri)
         p[k] = v3_add(m->state.x, m3_mul_v(m->state.R, v3_load(&m->model.mesh_vertices[3 * (size_t)corners[k]])));
     rigid_contact c[4];
     int32_t n = 0;
-    if (q->poly) {
+    if (q->poly || q->segment) {
         triangle_poly t;
-        if (!make_triangle(&t, p[0], p[1], p[2], q->convex->state.x)) return;
-        n = collide_polys(q->poly, &t.poly, q->margin, c);
+        if (!make_triangle(&t, p[0], p[1], p[2], q->center)) return;
+        n = q->poly ? collide_polys(q->poly, &t.poly, q->margin, c)
+                    : capsule_poly(q->segment[0], q->segment[1], q->radius, &t.poly, q->margin, c);
     } else {
         double bary[3];
-        vec3 nearest = closest_point_triangle(q->convex->state.x, p[0], p[1], p[2], bary);
-        vec3 d = v3_sub(q->convex->state.x, nearest);
+        vec3 nearest = closest_point_triangle(q->center, p[0], p[1], p[2], bary);
+        vec3 d = v3_sub(q->center, nearest);
         double dist = v3_len(d);
-        if (dist > q->convex->model.radius + q->margin) return;
+        if (dist > q->radius + q->margin) return;
         vec3 face = v3_cross(v3_sub(p[1], p[0]), v3_sub(p[2], p[0]));
         if (v3_dot(face, d) < 0.0) face = v3_scale(face, -1.0);
         double fl = v3_len(face);
         c[0].normal = dist > 1e-12 ? v3_scale(d, 1.0 / dist) : (fl > 0.0 ? v3_scale(face, 1.0 / fl) : v3(0, 0, 1));
         c[0].point = nearest;
-        c[0].separation = dist - q->convex->model.radius;
+        c[0].separation = dist - q->radius;
         n = 1;
     }
     add_found(q, c, n);
 }
 
-static int32_t convex_mesh(const rigid_body *convex, const world_poly *poly, const rigid_body *mesh, double margin,
-                           rigid_contact *out)
+/* A convex shape (a polytope, or with poly NULL the sphere (center, radius)) whose world bounds
+ * grown by the margin are `world` against the triangles of a mesh. */
+static int32_t convex_mesh(const world_poly *poly, const vec3 *segment, vec3 center, double radius, aabb world,
+                           const rigid_body *mesh, double margin, rigid_contact *out)
 {
-    mesh_query q = {.convex = convex, .mesh = mesh, .poly = poly, .margin = margin, .count = 0};
-    /* the convex body's bounds in the mesh's frame */
-    aabb world = rigid_body_bounds(convex, margin), local = aabb_empty();
+    mesh_query q = {.mesh = mesh, .poly = poly, .segment = segment, .center = center, .radius = radius,
+                    .margin = margin, .count = 0};
+    /* the convex shape's bounds in the mesh's frame */
+    aabb local = aabb_empty();
     for (int i = 0; i < 8; i++) {
         vec3 corner = v3(i & 1 ? world.hi.x : world.lo.x, i & 2 ? world.hi.y : world.lo.y, i & 4 ? world.hi.z : world.lo.z);
         local = aabb_add_point(local, m3_tmul_v(mesh->state.R, v3_sub(corner, mesh->state.x)));
     }
     bvh_query(&mesh->model.mesh_tree, &local, visit_mesh_triangle, &q);
-    if (q.count <= MANIFOLD_MAX) {
+    if (q.count <= MESH_CONTACTS_MAX) {
         memcpy(out, q.found, (size_t)q.count * sizeof *out);
         return q.count;
     }
     /* keep the deepest */
-    for (int32_t i = 0; i < MANIFOLD_MAX; i++)
+    for (int32_t i = 0; i < MESH_CONTACTS_MAX; i++)
         for (int32_t j = i + 1; j < q.count; j++)
             if (q.found[j].separation < q.found[i].separation) {
                 rigid_contact t = q.found[i];
                 q.found[i] = q.found[j], q.found[j] = t;
             }
-    memcpy(out, q.found, MANIFOLD_MAX * sizeof *out);
-    return MANIFOLD_MAX;
+    memcpy(out, q.found, MESH_CONTACTS_MAX * sizeof *out);
+    return MESH_CONTACTS_MAX;
 }
 
 /* --- dispatch ------------------------------------------------------------------------------- */
+
+/* A convex shape placed in world space: a body's own, or a part of a compound. */
+typedef struct placed_part {
+    bool sphere;     /* round: a sphere, or with `capsule` a capsule */
+    bool capsule;
+    vec3 center;     /* the sphere's or capsule's centre, or a point inside the polytope */
+    double radius;   /* the sphere's or capsule's */
+    vec3 segment[2]; /* the capsule's core (a sphere's: its centre twice) */
+    world_poly poly; /* the polytope */
+    aabb box;        /* world bounds */
+} placed_part;
+
+/* A sphere or capsule and a capsule: the closest points of their segments, as two spheres. */
+static int32_t round_capsule(const placed_part *a, const placed_part *b, double margin, rigid_contact *c)
+{
+    double s, t;
+    closest_points_segments(a->segment[0], a->segment[1], b->segment[0], b->segment[1], &s, &t);
+    vec3 pa = v3_madd(a->segment[0], v3_sub(a->segment[1], a->segment[0]), s);
+    vec3 pb = v3_madd(b->segment[0], v3_sub(b->segment[1], b->segment[0]), t);
+    vec3 d = v3_sub(pa, pb);
+    double dist = v3_len(d), sep = dist - a->radius - b->radius;
+    if (sep > margin) return 0;
+    c->normal = dist > 0.0 ? v3_scale(d, 1.0 / dist) : v3(0, 0, 1);
+    c->point = v3_madd(pb, c->normal, b->radius);
+    c->separation = sep;
+    return 1;
+}
+
+/* Two convex shapes; contacts (normal from B to A, points on B) into out[]. */
+static int32_t collide_parts(const placed_part *a, const placed_part *b, double margin, rigid_contact *c)
+{
+    if (!a->sphere && !b->sphere) return collide_polys(&a->poly, &b->poly, margin, c);
+    if (a->capsule || b->capsule) {
+        if (a->sphere && b->sphere) return round_capsule(a, b, margin, c);
+        if (a->capsule) return capsule_poly(a->segment[0], a->segment[1], a->radius, &b->poly, margin, c);
+        /* polytope a, capsule b: from the capsule's side, turned round onto its surface */
+        int32_t n = capsule_poly(b->segment[0], b->segment[1], b->radius, &a->poly, margin, c);
+        for (int32_t i = 0; i < n; i++) {
+            c[i].point = v3_madd(c[i].point, c[i].normal, c[i].separation);
+            c[i].normal = v3_scale(c[i].normal, -1.0);
+        }
+        return n;
+    }
+    if (a->sphere && b->sphere) {
+        vec3 d = v3_sub(a->center, b->center);
+        double dist = v3_len(d), sep = dist - a->radius - b->radius;
+        if (sep > margin) return 0;
+        c->normal = dist > 0.0 ? v3_scale(d, 1.0 / dist) : v3(0, 0, 1);
+        c->point = v3_madd(b->center, c->normal, b->radius);
+        c->separation = sep;
+        return 1;
+    }
+    if (a->sphere) return sphere_poly(a->center, a->radius, &b->poly, margin, c);
+    /* polytope a, sphere b: from the sphere's side, normal turned round */
+    int32_t n = sphere_poly(b->center, b->radius, &a->poly, margin, c);
+    for (int32_t i = 0; i < n; i++) {
+        c[i].normal = v3_scale(c[i].normal, -1.0);                  /* from the sphere (b) to a */
+        c[i].point = v3_madd(b->center, c[i].normal, b->radius);    /* on the sphere's surface */
+    }
+    return n;
+}
+
+/* A body that is one shape, its polytope (if it has one) placed in `poly`. */
+static placed_part whole_part(const rigid_body *body, const world_poly *poly)
+{
+    const rigid_body_model *m = &body->model;
+    bool capsule = m->shape == SHAPE_CAPSULE;
+    placed_part p = {.sphere = m->shape == SHAPE_SPHERE || capsule, .capsule = capsule, .center = body->state.x,
+                     .radius = capsule ? m->segment_radius : m->radius, .segment = {body->state.x, body->state.x}};
+    for (int k = 0; capsule && k < 2; k++) p.segment[k] = v3_add(body->state.x, m3_mul_v(body->state.R, m->segment[k]));
+    if (!p.sphere) p.poly = *poly;
+    p.box = rigid_body_bounds(body, 0.0);
+    return p;
+}
+
+/* Part i of a compound body whose polytopes are placed in `slot`. */
+static placed_part compound_part(const rigid_body *body, const placed_polytope *slot, int32_t i)
+{
+    const rigid_part *part = &body->model.parts[i];
+    bool capsule = part->shape == SHAPE_CAPSULE;
+    vec3 center = v3_add(body->state.x, m3_mul_v(body->state.R, part->center));
+    placed_part p = {.sphere = part->shape == SHAPE_SPHERE || capsule, .capsule = capsule, .center = center,
+                     .radius = part->radius, .segment = {center, center}};
+    for (int k = 0; capsule && k < 2; k++) p.segment[k] = v3_add(body->state.x, m3_mul_v(body->state.R, part->segment[k]));
+    if (!p.sphere) {
+        const polytope *h = &part->hull;
+        const vec3 *n = slot->n + part->first_normal;
+        p.poly = (world_poly){h->vertex_count, h->face_count, h->edge_count, slot->v + part->first_vertex, n,
+                              slot->o + part->first_offset, h->face_first, h->face_loops, h->edges,
+                              n + h->face_count, h->edge_faces, p.center};
+    }
+    p.box = compound_part_bounds(part, body->state.x, body->state.R);
+    return p;
+}
+
+/* Room for `count` more contacts in the scratch's list. */
+static bool room_for(narrow_scratch *s, int32_t used, int32_t count)
+{
+    if (used + count <= s->found_capacity) return true;
+    int32_t capacity = 2 * (used + count);
+    rigid_contact *more = realloc(s->found, (size_t)capacity * sizeof *more);
+    if (!more) return false;
+    s->found = more, s->found_capacity = capacity;
+    return true;
+}
+
+/* Keeps MANIFOLD_MAX of `count` contacts spread over all of them: the deepest, then again and
+ * again the one farthest from those kept (every part that touches keeps some). */
+static int32_t reduce_spread(const rigid_contact *c, int32_t count, rigid_contact *out)
+{
+    if (count <= MANIFOLD_MAX) {
+        if (count > 0) memcpy(out, c, (size_t)count * sizeof *out);
+        return count;
+    }
+    int32_t first = 0;
+    for (int32_t i = 1; i < count; i++)
+        if (c[i].separation < c[first].separation) first = i;
+    out[0] = c[first];
+    for (int32_t kept = 1; kept < MANIFOLD_MAX; kept++) {
+        int32_t best = -1;
+        double farthest = -1.0;
+        for (int32_t i = 0; i < count; i++) {
+            double nearest = INFINITY;
+            for (int32_t k = 0; k < kept; k++) nearest = fmin(nearest, v3_len2(v3_sub(c[i].point, out[k].point)));
+            if (nearest > farthest) farthest = nearest, best = i;
+        }
+        if (best < 0) return kept; /* points that are not numbers: the step fails on them anyway */
+        out[kept] = c[best];
+    }
+    return MANIFOLD_MAX;
+}
+
+/* A compound or capsule a or b (a mesh only as b), as parts (a body of one shape is one): each
+ * pair of parts whose bounds come within the margin, the contacts of all of them spread over
+ * MANIFOLD_MAX. */
+static bool collide_compound(const rigid_body *a, const rigid_body *b, double margin, narrow_scratch *s,
+                             rigid_manifold *out)
+{
+    bool mesh_b = b->model.shape == SHAPE_MESH;
+    int32_t na = a->model.shape == SHAPE_COMPOUND ? a->model.part_count : 1;
+    int32_t nb = mesh_b ? 0 : (b->model.shape == SHAPE_COMPOUND ? b->model.part_count : 1);
+    if (na + nb > s->part_capacity) {
+        struct placed_part *more = realloc(s->parts, (size_t)(na + nb) * sizeof *more);
+        if (!more) return false;
+        s->parts = more, s->part_capacity = na + nb;
+    }
+    world_poly pa, pb;
+    bool poly_a = a->model.shape == SHAPE_POLYTOPE || a->model.shape == SHAPE_COMPOUND;
+    bool poly_b = b->model.shape == SHAPE_POLYTOPE || b->model.shape == SHAPE_COMPOUND;
+    if (!place_pair(a, b, poly_a, poly_b, s, &pa, &pb)) return false;
+    /* the slots place_pair left a compound's polytopes in */
+    const placed_polytope *slot_a = &s->slot[s->slot[0].body == a ? 0 : 1], *slot_b = &s->slot[s->slot[0].body == b ? 0 : 1];
+    placed_part *parts = s->parts;
+    for (int32_t i = 0; i < na; i++)
+        parts[i] = a->model.shape == SHAPE_COMPOUND ? compound_part(a, slot_a, i) : whole_part(a, &pa);
+    for (int32_t j = 0; j < nb; j++)
+        parts[na + j] = b->model.shape == SHAPE_COMPOUND ? compound_part(b, slot_b, j) : whole_part(b, &pb);
+    int32_t count = 0;
+    for (int32_t i = 0; i < na; i++) {
+        aabb reach = aabb_inflate(parts[i].box, margin);
+        if (mesh_b) {
+            if (!room_for(s, count, MESH_CONTACTS_MAX)) return false;
+            count += convex_mesh(parts[i].sphere ? NULL : &parts[i].poly, parts[i].capsule ? parts[i].segment : NULL,
+                                 parts[i].center, parts[i].radius, reach, b, margin, s->found + count);
+            continue;
+        }
+        for (int32_t j = 0; j < nb; j++) {
+            if (!aabb_overlap(&reach, &parts[na + j].box)) continue;
+            if (!room_for(s, count, 4)) return false;
+            count += collide_parts(&parts[i], &parts[na + j], margin, s->found + count);
+        }
+    }
+    out->count = reduce_spread(s->found, count, out->points);
+    return true;
+}
 
 bool collide_bodies(const rigid_body *a, const rigid_body *b, double margin, narrow_scratch *s, rigid_manifold *out)
 {
@@ -459,31 +409,22 @@ bool collide_bodies(const rigid_body *a, const rigid_body *b, double margin, nar
         out->swapped = true;
         return true;
     }
+    if (a->model.shape == SHAPE_COMPOUND || b->model.shape == SHAPE_COMPOUND || a->model.shape == SHAPE_CAPSULE ||
+        b->model.shape == SHAPE_CAPSULE)
+        return collide_compound(a, b, margin, s, out);
     world_poly pa, pb;
     bool poly_a = a->model.shape == SHAPE_POLYTOPE, poly_b = b->model.shape == SHAPE_POLYTOPE;
     if (!place_pair(a, b, poly_a, poly_b, s, &pa, &pb)) return false;
     rigid_contact *c = out->points;
     if (b->model.shape == SHAPE_MESH) {
-        out->count = convex_mesh(a, poly_a ? &pa : NULL, b, margin, c);
-    } else if (poly_a && poly_b) {
-        out->count = collide_polys(&pa, &pb, margin, c);
-    } else if (!poly_a && !poly_b) { /* two spheres */
-        vec3 d = v3_sub(a->state.x, b->state.x);
-        double dist = v3_len(d), sep = dist - a->model.radius - b->model.radius;
-        if (sep <= margin) {
-            c->normal = dist > 0.0 ? v3_scale(d, 1.0 / dist) : v3(0, 0, 1);
-            c->point = v3_madd(b->state.x, c->normal, b->model.radius);
-            c->separation = sep;
-            out->count = 1;
-        }
-    } else if (!poly_a) { /* sphere a, polytope b */
-        out->count = sphere_poly(a->state.x, a->model.radius, &pb, margin, c);
-    } else { /* polytope a, sphere b: from the sphere's side, normal turned round */
-        out->count = sphere_poly(b->state.x, b->model.radius, &pa, margin, c);
-        for (int32_t i = 0; i < out->count; i++) {
-            c[i].normal = v3_scale(c[i].normal, -1.0);            /* from the sphere (b) to a */
-            c[i].point = v3_madd(b->state.x, c[i].normal, b->model.radius); /* on the sphere's surface */
-        }
+        out->count = convex_mesh(poly_a ? &pa : NULL, NULL, a->state.x, a->model.radius, rigid_body_bounds(a, margin),
+                                 b, margin, c);
+        return true;
     }
+    placed_part part_a = {.sphere = !poly_a, .center = a->state.x, .radius = a->model.radius};
+    placed_part part_b = {.sphere = !poly_b, .center = b->state.x, .radius = b->model.radius};
+    if (poly_a) part_a.poly = pa;
+    if (poly_b) part_b.poly = pb;
+    out->count = collide_parts(&part_a, &part_b, margin, c);
     return true;
 }

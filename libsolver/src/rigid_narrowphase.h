@@ -1,13 +1,14 @@
 /* Contact points between two rigid bodies' shapes (course notes, "Collision and Contact"):
  * spheres by their centres, convex polytopes by separating axes (face normals, and edge
  * pairs whose Gauss-map arcs cross) with the incident face clipped against the reference
- * face, and either against the triangles of a mesh one triangle at a time. */
+ * face, and either against the triangles of a mesh one triangle at a time. A compound body's
+ * parts meet the other body's (or its parts) one pair at a time where their bounds overlap. */
 #ifndef SB_NARROWPHASE_H
 #define SB_NARROWPHASE_H
 
 #include "rigid_body.h"
 
-#define MANIFOLD_MAX 8
+#define MANIFOLD_MAX 16 /* a compound's parts together; a pair of single shapes gives at most 8 */
 
 typedef struct rigid_contact {
     vec3 point;        /* world, on B's surface */
@@ -31,8 +32,14 @@ typedef struct placed_polytope {
     const rigid_body *body; /* whose polytope it holds, NULL for none */
 } placed_polytope;
 
+struct placed_part;
+
 typedef struct narrow_scratch {
     placed_polytope slot[2];
+    struct placed_part *parts;  /* a compound pair's parts placed */
+    int32_t part_capacity;
+    rigid_contact *found;       /* a compound pair's contacts before they are reduced */
+    int32_t found_capacity;
 } narrow_scratch;
 
 /* Contacts of a and b closer than `margin` into out (count 0: apart). A mesh is always

@@ -39,6 +39,8 @@ struct rigid_scratch {
     int32_t capacity;
     vec3 *x_saved, *p_saved, *l_saved; /* at the start of the advance: undo, carried colliders */
     quat *q_saved;
+    double *still_saved;    /* and their sleep: still times, groups */
+    int32_t *group_saved;
     vec3 *v, *w, *v_start, *v_forced, *pv, *pw;
     double *inv_mass, *bounce_at;
     mat3 *inv_inertia;
@@ -68,6 +70,9 @@ struct rigid_scratch {
     int32_t joint_row_count, joint_row_capacity, joint_slot_capacity, island_row_capacity;
     uint64_t *apart;            /* body pairs (a << 32 | b, a < b) that do not collide: sorted */
     int32_t apart_count, apart_capacity;
+    int32_t (*sleep_pairs)[2]; /* sleeping bodies whose bounds overlap (rigid_sleep.h) */
+    int32_t sleep_pair_count, sleep_pair_capacity;
+    uint8_t *woken;            /* per body: woken this step (rigid_sleep.c's scratch) */
     bool out_of_memory;
 };
 
@@ -84,11 +89,12 @@ bool rigid_joints_filter(const rigid_system *sys, rigid_scratch *s);
 bool rigid_joints_apart(const rigid_scratch *s, int32_t a, int32_t b);
 void rigid_joints_unite(const rigid_system *sys, rigid_scratch *s);
 bool rigid_joints_build_rows(const rigid_system *sys, rigid_scratch *s, const velocity_view *view, double h);
-void rigid_joints_remember(rigid_system *sys, rigid_scratch *s, double t, double h);
+void rigid_joints_remember(rigid_system *sys, rigid_scratch *s, double end, double h);
 bool rigid_joints_correct(rigid_system *sys, rigid_scratch *s, double h);
 
-/* One substep [t, t + h] of every body (rigid_step.c); false when out of memory, the bodies
- * then part way. */
-bool rigid_substep(rigid_system *sys, double t, double h);
+/* One substep of every body over the world's [t, t + span], of length h in the bodies' own
+ * time (h = span x the world's rigid_time_scale; kinematic bodies follow the world's clock);
+ * false when out of memory, the bodies then part way. */
+bool rigid_substep(rigid_system *sys, double t, double span, double h);
 
 #endif

@@ -22,6 +22,7 @@
 
 #include "grow.h"
 #include "rigid_scratch.h"
+#include "rigid_sleep.h"
 #include "threads.h"
 #include "union_find.h"
 
@@ -45,6 +46,7 @@ void rigid_scratch_free(rigid_scratch *s)
     free(s->manifolds), free(s->keys), free(s->contacts), free(s->rows), free(s->extra), free(s->extra_contact);
     free(s->cache), free(s->next_cache);
     free(s->joint_entries), free(s->joint_rows), free(s->island_rows), free(s->joint_slots), free(s->apart);
+    free(s->sleep_pairs), free(s->woken), free(s->still_saved), free(s->group_saved);
     row_solver_free(&s->solver);
     free(s);
 }
@@ -58,26 +60,34 @@ bool rigid_scratch_reserve(rigid_scratch *s, int32_t n)
         if (!(*vectors[i] = malloc((size_t)n * sizeof(vec3)))) return false;
     }
     free(s->q_saved), free(s->inv_mass), free(s->bounce_at), free(s->inv_inertia), free(s->bounds), free(s->parent);
+    free(s->woken), free(s->still_saved), free(s->group_saved);
+    s->woken = malloc((size_t)n);
+    s->still_saved = malloc((size_t)n * sizeof *s->still_saved);
+    s->group_saved = malloc((size_t)n * sizeof *s->group_saved);
     s->q_saved = malloc((size_t)n * sizeof *s->q_saved);
     s->inv_mass = malloc((size_t)n * sizeof *s->inv_mass);
     s->bounce_at = malloc((size_t)n * sizeof *s->bounce_at);
     s->inv_inertia = malloc((size_t)n * sizeof *s->inv_inertia);
     s->bounds = malloc((size_t)n * sizeof *s->bounds);
     s->parent = malloc((size_t)n * sizeof *s->parent);
-    if (!s->q_saved || !s->inv_mass || !s->bounce_at || !s->inv_inertia || !s->bounds || !s->parent) return false;
+    if (!s->q_saved || !s->inv_mass || !s->bounce_at || !s->inv_inertia || !s->bounds || !s->parent || !s->woken ||
+        !s->still_saved || !s->group_saved)
+        return false;
     s->capacity = n;
     return true;
 }
 
 /* --- forces, kinematic motion, bounds ---------------------------------------------------- */
 
-static void load_velocities(rigid_system *sys, rigid_scratch *s, double t, double h)
+/* Body i's velocities for the step of length h that ends at world time `end` (a kinematic body
+ * is there then): a sleeping body stands still, like a static one. */
+static void load_body(rigid_system *sys, rigid_scratch *s, int32_t i, double end, double h)
 {
     vec3 g = sys->settings.gravity;
-    for (int32_t i = 0; i < sys->body_count; i++) {
+    {
         rigid_body *b = sys->bodies[i];
         s->bounce_at[i] = -1.0;
-        if (b->model.type == SB_BODY_DYNAMIC) {
+        if (rigid_body_awake(b)) {
             s->v_start[i] = b->state.v;
             b->state.P = v3_scale(v3_madd(b->state.P, g, h * b->model.mass), pow(1.0 - b->model.linear_damping, h));
             b->state.L = v3_scale(b->state.L, pow(1.0 - b->model.angular_damping, h));
@@ -93,7 +103,7 @@ static void load_velocities(rigid_system *sys, rigid_scratch *s, double t, doubl
             if (b->model.type == SB_BODY_KINEMATIC) { /* the velocity that takes it to its next pose */
                 vec3 x1;
                 quat q1;
-                rigid_body_kinematic_pose(b, t + h, &x1, &q1);
+                rigid_body_kinematic_pose(b, end, &x1, &q1);
                 s->v[i] = v3_scale(v3_sub(x1, b->state.x), 1.0 / h);
                 s->w[i] = v3_scale(q_to_rotation_vector(q_mul(q1, q_conj(b->state.q))), 1.0 / h);
             }
@@ -102,6 +112,11 @@ static void load_velocities(rigid_system *sys, rigid_scratch *s, double t, doubl
         double sweep = h * (v3_len(s->v[i]) + v3_len(s->w[i]) * b->model.radius);
         s->bounds[i] = rigid_body_bounds(b, sys->settings.contact_margin + sweep);
     }
+}
+
+static void load_velocities(rigid_system *sys, rigid_scratch *s, double end, double h)
+{
+    for (int32_t i = 0; i < sys->body_count; i++) load_body(sys, s, i, end, h);
     int32_t world = sys->body_count; /* the world's slot: the far end of joints to it */
     s->v[world] = s->w[world] = s->v_forced[world] = v3(0, 0, 0);
     s->inv_mass[world] = 0.0, s->inv_inertia[world] = m3_zero();
@@ -114,11 +129,28 @@ typedef struct pair_context {
     rigid_scratch *s;
 } pair_context;
 
+/* A kinematic body that moves this step. */
+static bool moving(const rigid_scratch *s, const rigid_body *b, int32_t i)
+{
+    return b->model.type == SB_BODY_KINEMATIC && (v3_len2(s->v[i]) > 0.0 || v3_len2(s->w[i]) > 0.0);
+}
+
+/* Tested for contact: bodies in a common collision group, not kept apart by a joint, one of
+ * them awake and dynamic, or one asleep and the other a kinematic body that moves (to wake
+ * it). Two sleeping bodies are only noted, for waking (rigid_sleep.h). */
 static bool want_pair(void *ctx, int32_t a, int32_t b)
 {
     pair_context *pc = ctx;
-    return (pc->sys->bodies[a]->model.type == SB_BODY_DYNAMIC || pc->sys->bodies[b]->model.type == SB_BODY_DYNAMIC) &&
-           !(pc->s->apart_count > 0 && rigid_joints_apart(pc->s, a, b));
+    const rigid_body *ba = pc->sys->bodies[a], *bb = pc->sys->bodies[b];
+    if (!(ba->model.collision_groups & bb->model.collision_groups)) return false;
+    if (pc->s->apart_count > 0 && rigid_joints_apart(pc->s, a, b)) return false;
+    if (rigid_body_awake(ba) || rigid_body_awake(bb)) return true;
+    bool sleep_a = ba->state.sleep_group != SLEEP_AWAKE, sleep_b = bb->state.sleep_group != SLEEP_AWAKE;
+    if (sleep_a && sleep_b) {
+        if (!rigid_sleep_note_pair(pc->s, a, b)) pc->s->out_of_memory = true;
+        return false;
+    }
+    return (sleep_a && moving(pc->s, bb, b)) || (sleep_b && moving(pc->s, ba, a));
 }
 
 static void report_pair(void *ctx, int32_t a, int32_t b)
@@ -178,7 +210,7 @@ static int compare_keys(const void *pa, const void *pb)
 /* Contact points of the step, grouped by island (connected dynamic bodies), in a fixed order. */
 static bool find_contacts(const rigid_system *sys, rigid_scratch *s, double h)
 {
-    s->pair_count = 0;
+    s->pair_count = s->sleep_pair_count = 0;
     s->out_of_memory = false;
     pair_context pc = {sys, s};
     if (!broadphase_pairs(&s->bp, s->bounds, sys->body_count, want_pair, report_pair, &pc) || s->out_of_memory ||
@@ -189,7 +221,7 @@ static bool find_contacts(const rigid_system *sys, rigid_scratch *s, double h)
     for (int32_t m = 0; m < s->manifold_count; m++) {
         const rigid_manifold *mf = &s->manifolds[m];
         count += mf->count;
-        if (sys->bodies[mf->a]->model.type == SB_BODY_DYNAMIC && sys->bodies[mf->b]->model.type == SB_BODY_DYNAMIC)
+        if (rigid_body_awake(sys->bodies[mf->a]) && rigid_body_awake(sys->bodies[mf->b]))
             union_find_unite(s->parent, mf->a, mf->b);
     }
     rigid_joints_unite(sys, s); /* joined bodies are one island */
@@ -203,7 +235,7 @@ static bool find_contacts(const rigid_system *sys, rigid_scratch *s, double h)
     int32_t k = 0;
     for (int32_t m = 0; m < s->manifold_count; m++) {
         const rigid_manifold *mf = &s->manifolds[m];
-        int32_t dynamic = sys->bodies[mf->a]->model.type == SB_BODY_DYNAMIC ? mf->a : mf->b;
+        int32_t dynamic = rigid_body_awake(sys->bodies[mf->a]) ? mf->a : mf->b;
         for (int32_t p = 0; p < mf->count; p++) keys[k++] = (order_key){union_find_root(s->parent, dynamic), m, p};
     }
     if (count > 0) qsort(keys, (size_t)count, sizeof *keys, compare_keys);
@@ -330,7 +362,11 @@ static bool remember(rigid_system *sys, rigid_scratch *s, double h)
         sys->bodies[i]->state.contact_force = v3(0, 0, 0);
         sys->bodies[i]->state.contacts = 0;
     }
-    if (!grow((void **)&s->next_cache, &s->next_capacity, s->contact_count, sizeof *s->next_cache)) return false;
+    int32_t kept = 0; /* warm starts of sleeping bodies' contacts, for when they wake */
+    for (int32_t i = 0; i < s->cache_count; i++)
+        kept += sys->bodies[s->cache[i].a]->state.sleep_group != SLEEP_AWAKE ||
+                sys->bodies[s->cache[i].b]->state.sleep_group != SLEEP_AWAKE;
+    if (!grow((void **)&s->next_cache, &s->next_capacity, s->contact_count + kept, sizeof *s->next_cache)) return false;
     for (int32_t i = 0; i < s->contact_count; i++) {
         const contact_entry *c = &s->contacts[i];
         const contact_row *r = &s->rows[3 * i];
@@ -345,26 +381,32 @@ static bool remember(rigid_system *sys, rigid_scratch *s, double h)
                                             v3_scale(v3_add(v3_scale(r[1].lin, r[1].lambda), v3_scale(r[2].lin, r[2].lambda)), 1.0 / h),
                                             c->exact};
     }
-    if (s->contact_count > 0) qsort(s->next_cache, (size_t)s->contact_count, sizeof *s->next_cache, compare_cache);
+    int32_t count = s->contact_count;
+    for (int32_t i = 0; i < s->cache_count && kept > 0; i++)
+        if (sys->bodies[s->cache[i].a]->state.sleep_group != SLEEP_AWAKE ||
+            sys->bodies[s->cache[i].b]->state.sleep_group != SLEEP_AWAKE)
+            s->next_cache[count++] = s->cache[i];
+    if (count > 0) qsort(s->next_cache, (size_t)count, sizeof *s->next_cache, compare_cache);
     cached_contact *swap = s->cache;
     s->cache = s->next_cache, s->next_cache = swap;
     int32_t capacity = s->cache_capacity;
     s->cache_capacity = s->next_capacity, s->next_capacity = capacity;
-    s->cache_count = s->contact_count;
+    s->cache_count = count;
     return true;
 }
 
-static void integrate(rigid_system *sys, rigid_scratch *s, double t, double h)
+static void integrate(rigid_system *sys, rigid_scratch *s, double end, double h)
 {
     for (int32_t i = 0; i < sys->body_count; i++) {
         rigid_body *b = sys->bodies[i];
         if (b->model.type == SB_BODY_KINEMATIC) {
-            rigid_body_kinematic_pose(b, t + h, &b->state.x, &b->state.q);
+            rigid_body_kinematic_pose(b, end, &b->state.x, &b->state.q);
             rigid_body_update_derived(b);
             b->state.v = s->v[i], b->state.w = s->w[i]; /* of the step it took */
             continue;
         }
-        if (b->model.type != SB_BODY_DYNAMIC) continue;
+        if (!rigid_body_awake(b)) continue;
+        sys->body_moves++;
         vec3 v1 = s->v[i];
         bool free_flight = v3_len2(v3_sub(v1, s->v_forced[i])) == 0.0 && v3_len2(v3_sub(s->w[i], b->state.w)) == 0.0;
         b->state.P = v3_scale(v1, b->model.mass);
@@ -405,7 +447,7 @@ static bool correct_overlaps(rigid_system *sys, rigid_scratch *s, double h)
     if (rows_solve(&s->solver, s->extra, n, &pseudo, 0, CORRECTION_SWEEPS) == -2) return false;
     for (int32_t i = 0; i < sys->body_count; i++) {
         rigid_body *b = sys->bodies[i];
-        if (b->model.type != SB_BODY_DYNAMIC) continue;
+        if (!rigid_body_awake(b)) continue;
         b->state.x = v3_madd(b->state.x, s->pv[i], h);
         b->state.q = q_normalize(q_mul(q_from_rotation_vector(v3_scale(s->pw[i], h)), b->state.q));
         rigid_body_update_derived(b);
@@ -446,17 +488,24 @@ static bool solve_island(const rigid_system *sys, rigid_scratch *s, velocity_vie
     return bounce(sys, s, view, begin, end, h, direct_max, joint_begin, joint_begin + joint_rows);
 }
 
-bool rigid_substep(rigid_system *sys, double t, double h)
+bool rigid_substep(rigid_system *sys, double t, double span, double h)
 {
     rigid_scratch *s = sys->scratch;
-    load_velocities(sys, s, t, h);
+    double t_end = t + span;
+    load_velocities(sys, s, t_end, h);
     if (!rigid_joints_filter(sys, s)) return false;
-    if (!find_contacts(sys, s, h)) return false;
+    for (;;) { /* again with the bodies that wake, until none does */
+        if (!find_contacts(sys, s, h)) return false;
+        sys->pair_tests += s->pair_count;
+        if (rigid_sleep_wake(sys, s) == 0) break;
+        for (int32_t i = 0; i < sys->body_count; i++)
+            if (s->woken[i]) load_body(sys, s, i, t_end, h);
+    }
     velocity_view view = {s->v, s->w, s->inv_mass, s->inv_inertia};
     for (int32_t i = 0; i < s->contact_count; i++) build_rows(sys, s, i, h);
     rows_prepare(s->rows, 3 * s->contact_count, &view);
     if (!rigid_joints_build_rows(sys, s, &view, h)) return false;
-    bool retry = llround(t / h) % PIVOT_RETRY == 0;
+    bool retry = llround(t / span) % PIVOT_RETRY == 0;
     /* islands in the order of their roots, each with its contacts and its joints */
     for (int32_t begin = 0, joint = 0; begin < s->contact_count || joint < s->joint_entry_count;) {
         int32_t island = begin < s->contact_count ? s->contacts[begin].island : INT32_MAX;
@@ -469,8 +518,10 @@ bool rigid_substep(rigid_system *sys, double t, double h)
         begin = end, joint = joint_end;
     }
     if (!remember(sys, s, h)) return false;
-    rigid_joints_remember(sys, s, t, h);
-    integrate(sys, s, t, h);
-    return correct_overlaps(sys, s, h) && rigid_joints_correct(sys, s, h);
+    rigid_joints_remember(sys, s, t_end, h);
+    integrate(sys, s, t_end, h);
+    if (!correct_overlaps(sys, s, h) || !rigid_joints_correct(sys, s, h)) return false;
+    rigid_sleep_update(sys, s, h);
+    return true;
 }
 

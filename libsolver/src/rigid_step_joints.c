@@ -21,9 +21,10 @@
 enum { CORRECTION_DIRECT_MAX = 240, CORRECTION_SWEEPS = 20, CORRECTION_PASSES = 3 };
 #define CORRECTION_TOLERANCE 1e-9 /* m or rad: drift left alone */
 
+/* A dynamic body awake: asleep, a body is held still like a static one (rigid_sleep.h). */
 static bool is_dynamic(const rigid_system *sys, int32_t body)
 {
-    return body >= 0 && sys->bodies[body]->model.type == SB_BODY_DYNAMIC;
+    return body >= 0 && rigid_body_awake(sys->bodies[body]);
 }
 
 /* A joint that takes part in the step: holding, with a body the step moves. */
@@ -123,7 +124,7 @@ bool rigid_joints_build_rows(const rigid_system *sys, rigid_scratch *s, const ve
     return true;
 }
 
-void rigid_joints_remember(rigid_system *sys, rigid_scratch *s, double t, double h)
+void rigid_joints_remember(rigid_system *sys, rigid_scratch *s, double end, double h)
 {
     for (int32_t e = 0; e < s->joint_entry_count; e++) {
         const joint_entry *entry = &s->joint_entries[e];
@@ -137,7 +138,7 @@ void rigid_joints_remember(rigid_system *sys, rigid_scratch *s, double t, double
         }
         /* Bullet's rule, per row: |impulse| >= threshold breaks it; here per unit of time */
         if (j->breakable && largest >= j->break_force * h) {
-            j->broken = true, j->broken_time = t + h;
+            j->broken = true, j->broken_time = end;
             memset(j->force, 0, sizeof j->force);
         }
     }
@@ -168,7 +169,7 @@ static bool correct_once(rigid_system *sys, rigid_scratch *s, double h, double *
     }
     for (int32_t i = 0; i < sys->body_count; i++) {
         rigid_body *b = sys->bodies[i];
-        if (b->model.type != SB_BODY_DYNAMIC || (v3_len2(s->pv[i]) == 0.0 && v3_len2(s->pw[i]) == 0.0)) continue;
+        if (!rigid_body_awake(b) || (v3_len2(s->pv[i]) == 0.0 && v3_len2(s->pw[i]) == 0.0)) continue;
         b->state.x = v3_madd(b->state.x, s->pv[i], h);
         b->state.q = q_normalize(q_mul(q_from_rotation_vector(v3_scale(s->pw[i], h)), b->state.q));
         rigid_body_update_derived(b);

@@ -30,6 +30,7 @@ sb_result rigid_system_add_body(rigid_system *sys, const sb_body_def *def, doubl
     rigid_body *b = NULL;
     sb_result r = rigid_body_create(def, time, &b);
     if (r != SB_OK) return r;
+    if (b->state.sleep_group != SLEEP_AWAKE) b->state.sleep_group = sys->body_count; /* a group of its own */
     sys->bodies[sys->body_count] = b;
     *out_body = sys->body_count++;
     return SB_OK;
@@ -66,6 +67,7 @@ static void rollback(rigid_system *sys)
     for (int32_t i = 0; i < sys->body_count; i++) {
         rigid_body *b = sys->bodies[i];
         b->state.x = s->x_saved[i], b->state.q = s->q_saved[i], b->state.P = s->p_saved[i], b->state.L = s->l_saved[i];
+        b->state.still_time = s->still_saved[i], b->state.sleep_group = s->group_saved[i];
         rigid_body_update_derived(b);
     }
     if (sys->joint_count > 0) memcpy(sys->joints, sys->joints_saved, (size_t)sys->joint_count * sizeof *sys->joints);
@@ -85,12 +87,16 @@ sb_result rigid_system_advance(rigid_system *sys, double t, double h, sb_failure
     for (int32_t i = 0; i < sys->body_count; i++) {
         const rigid_body *b = sys->bodies[i];
         s->x_saved[i] = b->state.x, s->q_saved[i] = b->state.q, s->p_saved[i] = b->state.P, s->l_saved[i] = b->state.L;
+        s->still_saved[i] = b->state.still_time, s->group_saved[i] = b->state.sleep_group;
     }
     /* at most about a million: sb_world_create bounds max_step / rigid_max_step */
-    int32_t substeps = (int32_t)fmax(1.0, ceil(h / sys->settings.max_step - 1e-9));
-    double hs = h / substeps;
+    /* the bodies' own time runs time_scale times as fast as the world's */
+    double own = h * sys->settings.time_scale;
+    int32_t substeps = (int32_t)fmax(1.0, ceil(own / sys->settings.max_step - 1e-9));
+    sys->pair_tests = sys->body_moves = 0;
+    double hs = h / substeps, own_step = own / substeps;
     for (int32_t k = 0; k < substeps; k++)
-        if (!rigid_substep(sys, t + k * hs, hs)) {
+        if (!rigid_substep(sys, t + k * hs, hs, own_step)) {
             rollback(sys);
             *failure = (sb_failure){.kind = SB_FAILURE_OUT_OF_MEMORY, .time = t};
             return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory in the rigid-body step at t = %g s", t + k * hs);

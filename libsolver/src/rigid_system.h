@@ -16,6 +16,7 @@ typedef struct rigid_settings {
     int32_t iterations;    /* rigid_iterations: Gauss-Seidel sweeps of the contacts */
     double contact_margin; /* contacts are found this far apart */
     double max_speed;      /* a body faster than this fails the step */
+    double time_scale;     /* rigid_time_scale: the bodies' seconds per second of the world */
 } rigid_settings;
 
 /* The step's memory (rigid_scratch.h): most of it scratch, but the broad phase's order and
@@ -31,6 +32,7 @@ typedef struct rigid_system {
     rigid_joint *joints_saved; /* as they were at the start of the advance: undo */
     int32_t joints_saved_capacity;
     rigid_scratch *scratch; /* NULL until the first step with bodies, or a state that has one */
+    int64_t pair_tests, body_moves; /* over the last advance: narrow-phase pairs, bodies moved */
 } rigid_system;
 
 void rigid_system_init(rigid_system *s, rigid_settings settings);

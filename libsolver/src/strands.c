@@ -161,7 +161,10 @@ sb_result strands_create(const sb_strand_def *def, double time, const double gra
     sb_result r = validate_def(def);
     if (r != SB_OK) return r;
     cloth *c = calloc(1, sizeof *c);
-    if (!c || build_model(&c->model, def) != SB_OK || !cloth_init_dynamics(c, time, gravity)) {
+    /* a strand's system is block pentadiagonal (segments: neighbours; bending: second
+     * neighbours): its exact banded factor preconditions the CG (linalg_band.h) */
+    if (!c || build_model(&c->model, def) != SB_OK || !cloth_init_dynamics(c, time, gravity) ||
+        !cg_workspace_use_band(&c->scratch.cg, &c->scratch.system, STRAND_BAND_BLOCKS)) {
         cloth_destroy(c);
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory while building the strands");
     }

@@ -13,6 +13,10 @@
 
 #include "cloth.h"
 
+/* The blocks of a strand's system lie within this many of the diagonal: its segments couple
+ * neighbours, its bending second neighbours. */
+enum { STRAND_BAND_BLOCKS = 2 };
+
 /* The CG tolerance strands are solved to at least (world_step.c). */
 #define STRAND_CG_TOLERANCE 1e-6
 

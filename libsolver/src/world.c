@@ -9,6 +9,7 @@
 #include "collision_scratch.h"
 #include "grow.h"
 #include "rigid_mass_properties.h"
+#include "rigid_sleep.h"
 #include "strands.h"
 #include "threads.h"
 
@@ -29,6 +30,7 @@ SB_API sb_world_def sb_default_world_def(void)
         .contact_margin = 0.005,
         .max_speed = 1000.0,
         .threads = 0,
+        .rigid_time_scale = 1.0,
     };
 }
 
@@ -60,7 +62,14 @@ SB_API sb_cloth_def sb_default_cloth_def(void)
 SB_API sb_body_def sb_default_body_def(void)
 {
     return (sb_body_def){.type = SB_BODY_DYNAMIC, .shape = SB_SHAPE_CONVEX_HULL, .rotation = {1, 0, 0, 0},
-                         .mass = 1.0, .friction = 0.5, .restitution = 0.0};
+                         .mass = 1.0, .friction = 0.5, .restitution = 0.0, .collision_groups = 1u,
+                         .deactivate_linear_velocity = 0.4, .deactivate_angular_velocity = 0.5,
+                         .deactivate_time = 2.0};
+}
+
+SB_API sb_body_part sb_default_body_part(void)
+{
+    return (sb_body_part){.shape = SB_SHAPE_BOX, .rotation = {1, 0, 0, 0}};
 }
 
 SB_API sb_collider_def sb_default_collider_def(void)
@@ -112,6 +121,12 @@ static sb_result validate_world_def(const sb_world_def *d)
                          d->contact_margin);
     if (!(d->max_speed > 0.0))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "max_speed must be positive, got %g", d->max_speed);
+    if (!(d->rigid_time_scale > 0.0 && d->rigid_time_scale <= 100.0))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "rigid_time_scale must be within (0, 100], got %g",
+                         d->rigid_time_scale);
+    if (d->max_step * d->rigid_time_scale / d->rigid_max_step > 1e6)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "max_step (%g s) x rigid_time_scale (%g) is more than a million "
+                         "rigid_max_step (%g s)", d->max_step, d->rigid_time_scale, d->rigid_max_step);
     if (d->threads < 0 || d->threads > MAX_THREADS)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "threads must be within 0..%d (0: OpenMP's own number), got %d",
                          (int)MAX_THREADS, (int)d->threads);
@@ -123,7 +138,7 @@ static rigid_settings rigid_settings_of(const sb_world_def *d)
 {
     return (rigid_settings){.gravity = v3_load(d->gravity), .max_step = d->rigid_max_step,
                             .iterations = d->rigid_iterations, .contact_margin = d->contact_margin,
-                            .max_speed = d->max_speed};
+                            .max_speed = d->max_speed, .time_scale = d->rigid_time_scale};
 }
 
 SB_API sb_result sb_world_create(const sb_world_def *def, sb_world **out_world)
@@ -451,6 +466,7 @@ SB_API sb_result sb_body_get_state(const sb_world *world, sb_body_id body, sb_bo
     out->kinetic_energy = b->model.type == SB_BODY_DYNAMIC ? 0.5 * (v3_dot(s->P, s->v) + v3_dot(s->L, s->w)) : 0.0;
     v3_store(out->contact_force, s->contact_force);
     out->contacts = s->contacts;
+    out->sleeping = s->sleep_group != SLEEP_AWAKE;
     return SB_OK;
 }
 
@@ -632,6 +648,7 @@ SB_API sb_result sb_world_get_stats(const sb_world *world, sb_world_stats *out_s
     if (!world || !out_stats) return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_stats is NULL");
     *out_stats = world->stats;
     out_stats->time = world->time;
+    out_stats->sleeping_bodies = rigid_sleep_count(&world->rigid);
     return SB_OK;
 }
 

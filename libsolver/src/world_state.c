@@ -25,7 +25,7 @@
 #include "untangle_state.h"
 #include "world.h"
 
-enum { STATE_FORMAT = 7, HEADER_BYTES = 32 };
+enum { STATE_FORMAT = 9, HEADER_BYTES = 32 };
 static const char STATE_MAGIC[8] = "SBSTATE";
 static const uint32_t BYTE_ORDER_MARK = 0x01020304u;
 
@@ -40,6 +40,7 @@ static uint64_t world_fingerprint(const sb_world *w)
     STATE_HASH(h, d->grow_after), STATE_HASH(h, d->max_strain_change), STATE_HASH(h, d->cg_tolerance);
     STATE_HASH(h, d->cg_max_iterations), STATE_HASH(h, d->error_tolerance), STATE_HASH(h, d->rigid_max_step);
     STATE_HASH(h, d->rigid_iterations), STATE_HASH(h, d->contact_margin), STATE_HASH(h, d->max_speed);
+    STATE_HASH(h, d->rigid_time_scale);
     return h;
 }
 
@@ -57,6 +58,7 @@ static void write_stats(state_writer *out, const sb_world_stats *s)
     STATE_PUT(out, s->time), STATE_PUT(out, s->steps), STATE_PUT(out, s->rejected_steps);
     STATE_PUT(out, s->cg_iterations), STATE_PUT(out, s->last_cg_iterations), STATE_PUT(out, s->last_step);
     STATE_PUT(out, s->last_contacts), STATE_PUT(out, s->collisions), STATE_PUT(out, s->impact_zones);
+    STATE_PUT(out, s->rigid_pair_tests), STATE_PUT(out, s->rigid_body_moves);
 }
 
 static void write_payload(state_writer *out, const sb_world *w)
@@ -117,7 +119,8 @@ static bool read_stats(state_reader *in, sb_world_stats *s)
     if (!STATE_TAKE_VALUES(in, saved.time, "statistics") || !STATE_TAKE(in, saved.steps) ||
         !STATE_TAKE(in, saved.rejected_steps) || !STATE_TAKE(in, saved.cg_iterations) ||
         !STATE_TAKE(in, saved.last_cg_iterations) || !STATE_TAKE_VALUES(in, saved.last_step, "statistics") ||
-        !STATE_TAKE(in, saved.last_contacts) || !STATE_TAKE(in, saved.collisions) || !STATE_TAKE(in, saved.impact_zones))
+        !STATE_TAKE(in, saved.last_contacts) || !STATE_TAKE(in, saved.collisions) || !STATE_TAKE(in, saved.impact_zones) ||
+        !STATE_TAKE(in, saved.rigid_pair_tests) || !STATE_TAKE(in, saved.rigid_body_moves))
         return in->result != SB_OK || state_damaged(in, "it ends inside the statistics");
     if (in->pass == PASS_APPLY) *s = saved;
     return true;
@@ -150,7 +153,7 @@ static bool read_payload(state_reader *in, sb_world *w)
     for (int32_t i = 0; i < w->collider_count; i++)
         if (!collider_state_read(w->colliders[i], i, in)) return false;
     for (int32_t i = 0; i < w->rigid.body_count; i++)
-        if (!rigid_body_state_read(w->rigid.bodies[i], i, in)) return false;
+        if (!rigid_body_state_read(w->rigid.bodies[i], i, w->rigid.body_count, in)) return false;
     if (!rigid_system_state_read(&w->rigid, in)) return false;
     int32_t fields = 0;
     if (!STATE_TAKE(in, fields)) return state_damaged(in, "it ends before its fields");

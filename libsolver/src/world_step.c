@@ -225,6 +225,7 @@ static void accept_step(sb_world *w, double h, double end, bool lands, int32_t c
                         const collision_report *collisions, bool strain_violated)
 {
     w->stats.strain_violations += strain_violated;
+    w->stats.rigid_pair_tests += w->rigid.pair_tests, w->stats.rigid_body_moves += w->rigid.body_moves;
     w->stats.collisions += collisions->impulses;
     w->stats.impact_zones += collisions->zone_rounds > 0;
     w->stats.last_contacts = contacts;

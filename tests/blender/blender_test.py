@@ -52,6 +52,18 @@ def grid_object(name, size=1.0, cuts=9, location=(0.0, 0.0, 1.0), role="CLOTH"):
     return obj
 
 
+def rigid_body(obj, kind="ACTIVE", shape="CONVEX_HULL", **settings):
+    """Gives obj a Blender rigid body of `kind` and `shape` (Blender's own operator, so it
+    joins the scene's rigid body world), with the other rigid_body settings given."""
+    bpy.context.view_layer.objects.active = obj
+    obj.select_set(True)
+    bpy.ops.rigidbody.object_add(type=kind)
+    obj.rigid_body.collision_shape = shape
+    for name, value in settings.items():
+        setattr(obj.rigid_body, name, value)
+    return obj
+
+
 def main():
     suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules["__main__"])
     result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)

@@ -15,22 +15,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does n
 import blender_test  # noqa: E402
 
 
-def rigid_body(obj, kind="ACTIVE", shape="BOX", **settings):
-    bpy.context.view_layer.objects.active = obj
-    obj.select_set(True)
-    bpy.ops.rigidbody.object_add(type=kind)
-    obj.rigid_body.collision_shape = shape
-    for name, value in settings.items():
-        setattr(obj.rigid_body, name, value)
-    return obj
-
-
 def box(name, location, half, kind="ACTIVE", rotation=(0.0, 0.0, 0.0), **settings):
     bpy.ops.mesh.primitive_cube_add(size=2.0, location=location, rotation=rotation)
     obj = bpy.context.object
     obj.name, obj.scale = name, half
     bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)  # Blender's shapes use the mesh
-    return rigid_body(obj, kind, **settings)
+    return blender_test.rigid_body(obj, kind, "BOX", **settings)
 
 
 def scene_with_world(frames):
@@ -163,7 +153,7 @@ class JointsLikeBlender(unittest.TestCase):
             anchor = box("Crane", (pivot[0], pivot[1], pivot[2] + 0.15), (0.1, 0.1, 0.1), kind="PASSIVE")
             bpy.ops.mesh.primitive_uv_sphere_add(radius=0.3, location=(
                 pivot[0], pivot[1] - length * math.sin(angle), pivot[2] - length * math.cos(angle)))
-            moving.append(rigid_body(bpy.context.object, shape="SPHERE",
+            moving.append(blender_test.rigid_body(bpy.context.object, shape="SPHERE",
                                      mass=80.0))
             bpy.ops.object.empty_add(location=pivot)
             bpy.ops.rigidbody.constraint_add(type="POINT")

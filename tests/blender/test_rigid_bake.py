@@ -18,26 +18,16 @@ from simbake import bake, keyframes, outputs  # noqa: E402
 START, END = 1, 48
 
 
-def rigid_body(obj, kind="ACTIVE", shape="CONVEX_HULL", **settings):
-    bpy.context.view_layer.objects.active = obj
-    obj.select_set(True)
-    bpy.ops.rigidbody.object_add(type=kind)
-    obj.rigid_body.collision_shape = shape
-    for name, value in settings.items():
-        setattr(obj.rigid_body, name, value)
-    return obj
-
-
 def build_scene():
     blender_test.empty_scene()
     scene = bpy.context.scene
     scene.simbake.frame_start, scene.simbake.frame_end = START, END
     bpy.ops.rigidbody.world_add()
     bpy.ops.mesh.primitive_plane_add(size=20)
-    rigid_body(bpy.context.object, "PASSIVE", "BOX", friction=0.8)  # a flat box: the ground
+    blender_test.rigid_body(bpy.context.object, "PASSIVE", "BOX", friction=0.8)  # a flat box: the ground
 
     bpy.ops.mesh.primitive_cube_add(size=0.5, location=(0, 0, 1.5), rotation=(0.3, 0.2, 0.1))
-    cube = rigid_body(bpy.context.object, shape="BOX", mass=2.0, restitution=0.3)
+    cube = blender_test.rigid_body(bpy.context.object, shape="BOX", mass=2.0, restitution=0.3)
     cube.name = "Cube"
     if bpy.app.version >= (4, 4, 0):  # it plays the second slot of its action: a bake and Free Bake keep that slot
         shared = bpy.data.actions.new("Shared")
@@ -54,14 +44,14 @@ def build_scene():
     parent.name = "Parent"
     parent.scale = (2.0, 2.0, 2.0)
     bpy.ops.mesh.primitive_uv_sphere_add(radius=0.3, location=(2.0, 1.0, 2.5))
-    ball = rigid_body(bpy.context.object, shape="SPHERE")
+    ball = blender_test.rigid_body(bpy.context.object, shape="SPHERE")
     ball.name = "Ball"
     ball.rotation_mode = "QUATERNION"
     ball.parent = parent
     ball.matrix_parent_inverse = parent.matrix_world.inverted()
 
     bpy.ops.mesh.primitive_ico_sphere_add(radius=0.35, location=(-1.5, 0.3, 1.0))
-    rock = rigid_body(bpy.context.object, shape="CONVEX_HULL")
+    rock = blender_test.rigid_body(bpy.context.object, shape="CONVEX_HULL")
     rock.name = "Rock"
     rock.rotation_mode = "AXIS_ANGLE"
 
@@ -75,7 +65,7 @@ def build_scene():
     thrown.simbake.initial_angular_velocity = (0.0, 5.0, 1.0)
 
     bpy.ops.mesh.primitive_cube_add(size=0.6, location=(3.0, -3.0, 0.3))
-    pusher = rigid_body(bpy.context.object, "PASSIVE", "BOX", kinematic=True)
+    pusher = blender_test.rigid_body(bpy.context.object, "PASSIVE", "BOX", kinematic=True)
     pusher.name = "Pusher"
     pusher.keyframe_insert("location", frame=1)
     pusher.location.x = -3.0

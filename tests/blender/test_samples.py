@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does n
 import blender_test  # noqa: E402
 from simbake import bake, outputs  # noqa: E402
 
-SAMPLES = ("curtain", "drape", "stack", "tablecloth")
+SAMPLES = ("curtain", "drape", "stack", "tablecloth", "tassel")
 FRAMES = 16  # of each sample's range: enough to move, quick to bake
 
 
@@ -77,7 +77,7 @@ class SampleScenes(unittest.TestCase):
                 self.assertEqual(leftovers, [], f"{name}: cache files left after free bake")
 
     def assert_moves(self, name, targets):
-        """Between the first and the last baked frame every cloth moves, and so do some of
+        """Between the first and the last baked frame every cloth and strands object moves, and so do some of
         the rigid bodies (in the evaluated mesh, world space)."""
         scene = bpy.context.scene
         frame = scene.frame_current
@@ -88,7 +88,7 @@ class SampleScenes(unittest.TestCase):
                  for n in targets}
         scene.frame_set(frame)
         for n in targets:
-            if bake.settings.resolve_role(bpy.data.objects[n]) == "CLOTH":
+            if bake.settings.resolve_role(bpy.data.objects[n]) in ("CLOTH", "STRANDS"):
                 self.assertGreater(moved[n], 1e-3, f"{name}: cloth {n} did not move in the baked frames")
         self.assertGreater(max(moved.values()), 1e-2, f"{name}: nothing moved in the baked frames")
 

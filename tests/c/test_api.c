@@ -297,12 +297,33 @@ Test(api, struct_layouts_are_reported_and_bad_questions_refused)
     cr_assert_eq(offsets[45], offsetof(sb_cloth_def, object_collision_off));
     cr_assert_eq(offsets[46], offsetof(sb_cloth_def, max_stretch));
     cr_assert_eq(offsets[47], offsetof(sb_cloth_def, max_compression));
+    cr_assert_eq(sb_struct_layout("sb_body_def", &size, offsets, 64, &fields), SB_OK, "%s", sb_last_error());
+    cr_assert(size == sizeof(sb_body_def) && fields == 25, "sb_body_def: %llu bytes, %d fields",
+              (unsigned long long)size, fields);
+    cr_assert_eq(offsets[17], offsetof(sb_body_def, collision_groups));
+    cr_assert_eq(offsets[19], offsetof(sb_body_def, start_deactivated));
+    cr_assert_eq(offsets[22], offsetof(sb_body_def, deactivate_time));
+    cr_assert_eq(offsets[23], offsetof(sb_body_def, part_count));
+    cr_assert_eq(offsets[24], offsetof(sb_body_def, parts));
+    cr_assert_eq(sb_struct_layout("sb_body_part", &size, offsets, 64, &fields), SB_OK, "%s", sb_last_error());
+    cr_assert(size == sizeof(sb_body_part) && fields == 9, "sb_body_part: %llu bytes, %d fields",
+              (unsigned long long)size, fields);
+    cr_assert_eq(offsets[2], offsetof(sb_body_part, vertices));
+    cr_assert_eq(offsets[8], offsetof(sb_body_part, rotation));
     cr_assert_eq(sb_struct_layout("sb_field_def", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());
     cr_assert(size == sizeof(sb_field_def) && fields == 26, "sb_field_def: %llu bytes, %d fields",
               (unsigned long long)size, fields);
     cr_assert_eq(offsets[7], offsetof(sb_field_def, seed));
     cr_assert_eq(offsets[21], offsetof(sb_field_def, global_coordinates));
     cr_assert_eq(offsets[25], offsetof(sb_field_def, quadratic_drag));
+    cr_assert_eq(sb_struct_layout("sb_world_def", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());
+    cr_assert(size == sizeof(sb_world_def) && fields == 15 && offsets[14] == offsetof(sb_world_def, rigid_time_scale));
+    cr_assert_eq(sb_struct_layout("sb_body_state", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());
+    cr_assert(size == sizeof(sb_body_state) && fields == 11 && offsets[10] == offsetof(sb_body_state, sleeping));
+    cr_assert_eq(sb_struct_layout("sb_world_stats", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());
+    cr_assert(size == sizeof(sb_world_stats) && fields == 13, "sb_world_stats: %d fields", fields);
+    cr_assert_eq(offsets[10], offsetof(sb_world_stats, sleeping_bodies));
+    cr_assert_eq(offsets[12], offsetof(sb_world_stats, rigid_body_moves));
     /* fewer entries than fields: only those are written, the count is still whole */
     uint64_t two[2] = {0, 0};
     cr_assert_eq(sb_struct_layout("sb_strand_def", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());

@@ -6,6 +6,8 @@ from array import array
 
 from simbake import rigid_settings, transforms
 from simbake.settings import SettingsError
+from types import SimpleNamespace as NS
+
 from test_settings import blender_body, obj
 
 
@@ -36,10 +38,39 @@ class Settings(unittest.TestCase):
         self.assertEqual((values["mass"], values["friction"], values["restitution"]), (3.0, 0.6, 0.2))
         self.assertEqual((values["linear_damping"], values["angular_damping"]), (0.04, 0.1))
 
+    def test_collision_collections_and_deactivation(self):
+        values, _ = rigid_settings.body_settings(obj(rigid_body=blender_body()), moving=True)
+        self.assertEqual(values["collision_groups"], 1)  # Blender's default: collection 1 alone
+        self.assertEqual((values["use_deactivation"], values["start_deactivated"]), (False, False))
+        sleepy = blender_body(collision_collections=(False, True) + (False,) * 17 + (True,), use_deactivation=True,
+                              use_start_deactivated=True, deactivate_linear_velocity=0.1,
+                              deactivate_angular_velocity=0.2)
+        values, warnings = rigid_settings.body_settings(obj(rigid_body=sleepy), moving=True)
+        self.assertEqual(values["collision_groups"], 1 << 1 | 1 << 19)
+        self.assertEqual((values["use_deactivation"], values["start_deactivated"]), (True, True))
+        self.assertEqual((values["deactivate_linear_velocity"], values["deactivate_angular_velocity"]), (0.1, 0.2))
+        self.assertEqual(warnings, [])
+        values, _ = rigid_settings.body_settings(obj(rigid_body=blender_body("PASSIVE", collision_collections=(False,) * 20)),
+                                                 moving=False)
+        self.assertEqual(values["collision_groups"], 0)  # meets no body, as in Blender
+        self.assertNotIn("use_deactivation", values)  # an obstacle never sleeps
+        with self.assertRaises(SettingsError):
+            rigid_settings.body_settings(obj(rigid_body=blender_body(deactivate_linear_velocity=math.nan)), True)
+
+    def test_the_rigid_body_worlds_speed(self):
+        self.assertEqual(rigid_settings.world_time_scale(None), 1.0)
+        self.assertEqual(rigid_settings.world_time_scale(NS(time_scale=0.5)), 0.5)
+        for bad in (0.0, -1.0, math.inf, 101.0):
+            with self.assertRaises(SettingsError) as caught:
+                rigid_settings.world_time_scale(NS(time_scale=bad))
+            self.assertIn("Speed", str(caught.exception))
+
     def test_shapes_simbake_lacks_become_hulls_with_a_warning(self):
-        values, warnings = rigid_settings.body_settings(obj(rigid_body=blender_body(collision_shape="CAPSULE")), True)
+        values, warnings = rigid_settings.body_settings(obj(rigid_body=blender_body(collision_shape="CYLINDER")), True)
         self.assertEqual(values["shape"], "CONVEX_HULL")
-        self.assertIn("capsule", warnings[0])
+        self.assertIn("cylinder", warnings[0])
+        values, warnings = rigid_settings.body_settings(obj(rigid_body=blender_body(collision_shape="CAPSULE")), True)
+        self.assertEqual((values["shape"], warnings), ("CAPSULE", []))
         values, warnings = rigid_settings.body_settings(obj(rigid_body=blender_body(collision_shape="MESH")), True)
         self.assertEqual(values["shape"], "CONVEX_HULL")
         self.assertIn("cannot be a triangle mesh", warnings[0])
@@ -72,6 +103,19 @@ class Shapes(unittest.TestCase):
     def test_sphere_reaches_the_largest_half_extent(self):
         shape, geometry = rigid_settings.shape_geometry("SPHERE", True, placed(), cube(), None, None)
         self.assertEqual((shape, round(geometry["radius"], 6)), ("SPHERE", 2.0))
+
+    def test_capsule_along_local_z_from_the_scaled_bounding_box(self):
+        # a 2 x 4 x 1 box scaled (2, 1, 3): 4 x 4 x 3 m; radius 2 m, the core what the ends leave
+        m = placed(scale=(2.0, 1.0, 3.0))
+        shape, geometry = rigid_settings.shape_geometry("CAPSULE", True, m, cube((1.0, 2.0, 2.5)), None, None)
+        self.assertEqual(shape, "CAPSULE")
+        self.assertAlmostEqual(geometry["radius"], 2.0)
+        self.assertEqual(geometry["half_extents"][:2], (0.0, 0.0))
+        self.assertAlmostEqual(geometry["half_extents"][2], 7.5 - 2.0)
+        self.assertAlmostEqual(geometry["rotation"][0], math.cos(0.25))  # turned 0.5 rad about z
+        self.assertAlmostEqual(geometry["rotation"][3], math.sin(0.25))
+        shape, geometry = rigid_settings.shape_geometry("CAPSULE", True, m, cube((1.0, 2.0, 0.5)), None, None)
+        self.assertEqual(geometry["half_extents"][2], 0.0)  # shorter than wide: a sphere
 
     def test_flat_box_is_a_mesh_when_it_stays_and_thin_when_it_moves(self):
         flat = cube((1.0, 1.0, 0.0))

@@ -20,7 +20,9 @@ def obj(role="NONE", modifiers=(), rigid_body=None, **props):
 
 def blender_body(type="ACTIVE", **values):
     defaults = dict(type=type, enabled=True, kinematic=False, collision_shape="CONVEX_HULL", mass=3.0,
-                    friction=0.6, restitution=0.2, linear_damping=0.04, angular_damping=0.1)
+                    friction=0.6, restitution=0.2, linear_damping=0.04, angular_damping=0.1,
+                    collision_collections=(True,) + (False,) * 19, use_deactivation=False,
+                    use_start_deactivated=False, deactivate_linear_velocity=0.4, deactivate_angular_velocity=0.5)
     defaults.update(values)
     return NS(**defaults)
 

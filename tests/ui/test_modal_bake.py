@@ -29,7 +29,8 @@ FRAMES = 40
 
 def build_scene():
     """A cloth with animated shape keys and a pin group held by an animated object, a
-    rigid cube with its own keyframes on a channel SimBake does not bake, a floor."""
+    rigid cube with its own keyframes on a channel SimBake does not bake, a floor, a rope of
+    loose edges (role Strands) and hair (a Curves object, which SimBake does not bake)."""
     # reading factory settings again would leave this script's context without a window, so
     # the factory startup scene is emptied instead
     for obj in list(bpy.data.objects):
@@ -66,6 +67,16 @@ def build_scene():
     floor = bpy.context.object
     floor.name = "Floor"
     floor.simbake.role = "COLLIDER"
+
+    mesh = bpy.data.meshes.new("Rope")
+    mesh.from_pydata([(-1.0 + 0.1 * i, 0.8, 1.5) for i in range(6)], [(i, i + 1) for i in range(5)], [])
+    rope = bpy.data.objects.new("Rope", mesh)
+    scene.collection.objects.link(rope)
+    rope.vertex_groups.new(name="root").add([0], 1.0, "REPLACE")
+    rope.simbake.role = "STRANDS"
+    rope.simbake.pin_group = "root"
+    bpy.ops.object.curves_random_add(location=(1.5, 1.5, 0.0))
+    bpy.context.object.name = "Hair"
     scene.frame_set(7)
     bpy.ops.wm.save_mainfile()
     return folder
@@ -172,7 +183,7 @@ def steps(folder):
     # 2. a bake that finishes: the result is in place and the panel shows it
     check(invoke_bake() == {"RUNNING_MODAL"}, "the second bake did not start")
     yield from wait_until(lambda: not wm.simbake_baking, 400, "the bake to finish")
-    for name in ("Cloth", "Cube"):
+    for name in ("Cloth", "Cube", "Rope"):
         record = outputs.load_record(bpy.data.objects[name])
         check(record is not None and record["frames"] == [1, FRAMES], f"{name} is not baked: {record}")
     bpy.context.scene.frame_set(FRAMES)
@@ -190,6 +201,8 @@ def steps(folder):
                                "SIMBAKE_PT_cloth_collisions", "SIMBAKE_PT_object_bake"},
         ("Cube", "PHYSICS"): {"SIMBAKE_PT_object", "SIMBAKE_PT_rigid", "SIMBAKE_PT_rigid_surface"},
         ("Floor", "PHYSICS"): {"SIMBAKE_PT_object", "SIMBAKE_PT_collider"},
+        ("Rope", "PHYSICS"): {"SIMBAKE_PT_object", "SIMBAKE_PT_strands", "SIMBAKE_PT_object_bake"},
+        ("Hair", "PHYSICS"): {"SIMBAKE_PT_hair"},
         ("Floor", "SCENE"): {"SIMBAKE_PT_scene", "SIMBAKE_PT_scene_output", "SIMBAKE_PT_scene_bake"},
     }
     for (name, tab), panels in expected.items():

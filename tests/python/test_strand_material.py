@@ -1,0 +1,96 @@
+"""Strand material (strand_material.py), the role of a Cloth modifier on an edge-only mesh, and
+what such a cloth does not carry over (unmapped.py), with plain stand-ins for Blender objects."""
+
+import math
+import unittest
+from types import SimpleNamespace as NS
+
+from simbake import settings, strand_material, unmapped
+
+T = math.sqrt(0.001)  # Blender's time unit (settings.BLENDER_TIME_UNIT)
+
+
+def blender_cloth(**overrides):
+    cloth = dict(mass=0.3, tension_stiffness=15.0, compression_stiffness=15.0, bending_stiffness=0.5,
+                 tension_damping=5.0, air_damping=1.0, effector_weights=NS(gravity=1.0), shrink_min=0.0,
+                 vertex_group_shrink="", use_sewing_springs=False, vertex_group_structural_stiffness="",
+                 vertex_group_bending="", vertex_group_mass="")
+    collision = dict(distance_min=0.015, use_self_collision=False, vertex_group_object_collisions="")
+    for key, value in overrides.items():
+        (collision if key in collision else cloth)[key] = value
+    return NS(type="CLOTH", settings=NS(**cloth), collision_settings=NS(**collision))
+
+
+def strands_object(role="STRANDS", modifiers=(), polygons=0, edges=10, **props):
+    values = dict(role=role, pin_group="", strand_mass_per_length=0.02, strand_stretch_stiffness=5e3,
+                  strand_bend_stiffness=2e-4, damping=0.01, strand_air_drag=0.05, thickness=0.004, friction=0.5)
+    values.update(props)
+    return NS(name="Rope", simbake=NS(**values), modifiers=list(modifiers), rigid_body=None,
+              data=NS(polygons=[None] * polygons, edges=[None] * edges))
+
+
+class Role(unittest.TestCase):
+    def test_a_cloth_modifier_on_an_edge_only_mesh_bakes_as_strands(self):
+        self.assertEqual(settings.resolve_role(strands_object("NONE", [blender_cloth()])), "STRANDS")
+
+    def test_a_cloth_modifier_on_a_mesh_with_faces_bakes_as_cloth(self):
+        self.assertEqual(settings.resolve_role(strands_object("NONE", [blender_cloth()], polygons=4)), "CLOTH")
+        self.assertEqual(settings.resolve_role(strands_object("NONE", [blender_cloth()], edges=0)), "CLOTH")
+
+    def test_role_strands_takes_its_pin_group_from_simbake(self):
+        obj = strands_object(pin_group="Roots", modifiers=[blender_cloth(vertex_group_mass="Other")])
+        self.assertEqual(settings.pin_group_name(obj), "Roots")
+        self.assertEqual(settings.pin_group_name(strands_object("NONE", [blender_cloth(vertex_group_mass="Pin")])),
+                         "Pin")
+
+
+class Material(unittest.TestCase):
+    def test_role_strands_uses_its_own_settings(self):
+        material = strand_material.strand_material(strands_object(), 11, lambda: self.fail("measured"))
+        self.assertEqual(material, {"mass_per_length": 0.02, "stretch_stiffness": 5e3, "bend_stiffness": 2e-4,
+                                    "damping": 0.01, "air_drag": 0.05, "thickness": 0.004, "friction": 0.5})
+
+    def test_blender_cloth_maps_per_length_and_without_the_sampling(self):
+        # 11 vertices on 1 m of rope (L = 0.1 m)
+        material = strand_material.strand_material(strands_object("NONE", [blender_cloth()]), 11, lambda: (1.0, 0.1))
+        self.assertAlmostEqual(material["mass_per_length"], 0.3 * 11 / 1.0)
+        self.assertAlmostEqual(material["stretch_stiffness"], 1000 * 15.0)  # EA = 1000 t, whatever L
+        self.assertAlmostEqual(material["bend_stiffness"], 1000 * 0.5 * 0.1 ** 3)  # EI = 1000 b L³
+        # a segment's dashpot d / T against its stiffness EA / L: damping × EA / L = d / T
+        self.assertAlmostEqual(material["damping"] * material["stretch_stiffness"] / 0.1, 5.0 / T)
+        # 0.01 a / T kg/s per vertex = air_drag × the length a vertex stands for
+        self.assertAlmostEqual(material["air_drag"] * 1.0 / 11, 0.01 * 1.0 / T)
+        self.assertEqual((material["thickness"], material["friction"], material["gravity_scale"]), (0.015, 1.0, 1.0))
+
+    def test_a_stiffness_without_tension_has_no_damping(self):
+        material = strand_material.blender_strand_material(blender_cloth(tension_stiffness=0.0), 5, 1.0, 0.25)
+        self.assertEqual(material["damping"], 0.0)
+
+    def test_bad_values_are_refused_naming_the_object_and_setting(self):
+        for name, value in (("strand_mass_per_length", 0.0), ("strand_bend_stiffness", -1.0),
+                            ("strand_air_drag", math.nan)):
+            with self.assertRaisesRegex(settings.SettingsError, "Rope: strand"):
+                strand_material.strand_material(strands_object(**{name: value}), 11, None)
+
+
+class NotCarriedOver(unittest.TestCase):
+    def test_blender_defaults_raise_no_warning(self):
+        self.assertEqual(unmapped.blender_cloth_as_strands("Rope", blender_cloth()), [])
+        self.assertEqual(unmapped.blender_soft_pins("Rope", 0), [])
+
+    def test_each_setting_in_use_is_named(self):
+        cloth = blender_cloth(compression_stiffness=5.0, shrink_min=0.1, use_sewing_springs=True,
+                              vertex_group_bending="Bend", use_self_collision=True)
+        warnings = "\n".join(unmapped.blender_cloth_as_strands("Rope", cloth))
+        for setting in ("Compression stiffness", "Shrinking", "Sewing", "Bending Stiffness group", "Self Collisions"):
+            self.assertIn(f"Rope: Cloth {setting} is not carried over", warnings)
+        self.assertIn("3 vertex(es)", unmapped.blender_soft_pins("Rope", 3)[0])
+
+    def test_wind_is_named_on_strands_and_the_other_fields_are_not(self):
+        self.assertIn("Breeze: Wind is not carried over by SimBake on strands",
+                      unmapped.wind_on_strands("Breeze", NS(type="WIND"))[0])
+        self.assertEqual(unmapped.wind_on_strands("Push", NS(type="FORCE")), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
