@@ -142,6 +142,11 @@ static void read_back(fuzz_input *in, const sb_world *world, sb_cloth_id cloth, 
         fuzz_require(info.vertex_count == vertex_count && info.degenerate_triangles <= info.triangle_count);
     sb_world_stats stats;
     CHECKED(sb_world_get_stats(world, &stats));
+    /* what is tangled now: with itself, the second cloth, the collider (when there are) */
+    int64_t pairs = -1;
+    if (CHECKED(sb_cloth_count_intersections(world, cloth, cloth, &pairs)) == SB_OK) fuzz_require(pairs >= 0);
+    CHECKED(sb_cloth_count_intersections(world, cloth, (sb_cloth_id){1}, &pairs));
+    CHECKED(sb_cloth_count_collider_intersections(world, cloth, (sb_collider_id){0}, &pairs));
 }
 
 static void set_pin_targets(fuzz_input *in, sb_world *world, sb_cloth_id cloth, const cloth_input *c)
@@ -193,6 +198,11 @@ static void misuse(sb_world *world, const sb_cloth_def *def, sb_cloth_id cloth, 
     CHECKED(sb_world_add_collider(world, &collider_def, &collider_id)); /* empty mesh */
     CHECKED(sb_cloth_get_info(world, cloth, NULL));
     CHECKED(sb_cloth_get_info(NULL, cloth, &info));
+    int64_t pairs;
+    CHECKED(sb_cloth_count_intersections(world, cloth, cloth, NULL));
+    CHECKED(sb_cloth_count_intersections(NULL, cloth, cloth, &pairs));
+    CHECKED(sb_cloth_count_collider_intersections(world, cloth, collider, NULL));
+    CHECKED(sb_cloth_count_collider_intersections(NULL, cloth, collider, &pairs));
     CHECKED(sb_cloth_get_kinetic_energy(world, cloth, NULL));
     CHECKED(sb_cloth_get_positions(world, cloth, NULL, 0));
     CHECKED(sb_world_get_stats(world, NULL));
@@ -205,6 +215,9 @@ static void misuse(sb_world *world, const sb_cloth_def *def, sb_cloth_id cloth, 
         sb_cloth_id bad_cloth = {bad_ids[i]};
         sb_collider_id bad_collider = {bad_ids[i]};
         CHECKED(sb_cloth_get_info(world, bad_cloth, &info));
+        CHECKED(sb_cloth_count_intersections(world, bad_cloth, cloth, &pairs));
+        CHECKED(sb_cloth_count_intersections(world, cloth, bad_cloth, &pairs));
+        CHECKED(sb_cloth_count_collider_intersections(world, cloth, bad_collider, &pairs));
         CHECKED(sb_cloth_get_kinetic_energy(world, bad_cloth, &value));
         CHECKED(sb_cloth_get_positions(world, bad_cloth, point, 1));
         CHECKED(sb_cloth_set_pin_targets(world, bad_cloth, 1e9, point, 1));

@@ -410,6 +410,7 @@ class Bake(BakeResume):
         for obstacle in self.obstacles:
             self._add_rigid(rigid_bake.add_obstacle, world, obstacle, depsgraph)
         self._choose_colliders(world)
+        self._report_tangles(world)
         if self.rigid_jobs:
             fps = render.fps / render.fps_base
             try:
@@ -436,6 +437,21 @@ class Bake(BakeResume):
             met = settings.blender_colliders_met(modifier.collision_settings, colliders)
             if met is not None:
                 world.set_colliders(job.cloth_id, met)
+
+    def _report_tangles(self, world):
+        """What starts tangled, by name, in the bake's warnings: the library counts the
+        intersecting pairs and the bake pulls them apart (docs/robustness.md)."""
+        colliders = [(job.collider_id, job.obj) for job in self.colliders]
+        colliders += [(job.cloth_collider_id, job.obj) for job in self.rigid_jobs + self.obstacles
+                      if getattr(job, "cloth_collider_id", None) is not None]
+        for i, job in enumerate(self.jobs):
+            found = [("itself", world.count_intersections(job.cloth_id))]
+            found += [(other.obj.name, world.count_intersections(job.cloth_id, other=other.cloth_id))
+                      for other in self.jobs[i + 1:]]
+            found += [(obj.name, world.count_intersections(job.cloth_id, collider=collider))
+                      for collider, obj in colliders]
+            self.warnings.extend(f"{job.obj.name} starts through {name}: {pairs} intersecting pairs, pulled apart "
+                                 "in the first frames" for name, pairs in found if pairs > 0)
 
     def _follow_animation(self, world, now, depsgraph):
         """Animated pins, colliders and obstacles move to where the scene has them now;

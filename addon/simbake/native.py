@@ -10,7 +10,7 @@ import os
 from array import array
 
 # The add-on works with library versions of this major.minor.
-REQUIRED_VERSION = (0, 12)
+REQUIRED_VERSION = (0, 13)
 LIBRARY_NAME = "libsimbake.so"
 
 INTEGRATORS = {"IMPLICIT_EULER": 0, "EXPLICIT_EULER": 1, "MIDPOINT": 2, "RK4": 3}
@@ -373,6 +373,9 @@ _SIGNATURES = {
     "sb_default_strand_def": (StrandDef, []),
     "sb_world_add_strands": (ctypes.c_int, [ctypes.c_void_p, _P(StrandDef), _P(ClothId)]),
     "sb_cloth_get_info": (ctypes.c_int, [ctypes.c_void_p, ClothId, _P(ClothInfo)]),
+    "sb_cloth_count_intersections": (ctypes.c_int, [ctypes.c_void_p, ClothId, ClothId, _P(ctypes.c_int64)]),
+    "sb_cloth_count_collider_intersections": (
+        ctypes.c_int, [ctypes.c_void_p, ClothId, ColliderId, _P(ctypes.c_int64)]),
     "sb_world_add_collider": (ctypes.c_int, [ctypes.c_void_p, _P(ColliderDef), _P(ColliderId)]),
     "sb_collider_set_positions": (
         ctypes.c_int, [ctypes.c_void_p, ColliderId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
@@ -872,6 +875,20 @@ class World:
         info = ClothInfo()
         _check(self._lib.sb_cloth_get_info(self._handle, ClothId(cloth), ctypes.byref(info)))
         return {name: getattr(info, name) for name, _ in ClothInfo._fields_}
+
+    def count_intersections(self, cloth, other=None, collider=None):
+        """Intersecting triangle pairs now between the cloth and another cloth (itself when
+        `other` is the cloth: 0 unless it collides with itself) or a collider (0 when it does
+        not meet it): what starts tangled."""
+        pairs = ctypes.c_int64(0)
+        if collider is not None:
+            _check(self._lib.sb_cloth_count_collider_intersections(self._handle, ClothId(cloth), ColliderId(collider),
+                                                                   ctypes.byref(pairs)))
+        else:
+            _check(self._lib.sb_cloth_count_intersections(self._handle, ClothId(cloth),
+                                                          ClothId(cloth if other is None else other),
+                                                          ctypes.byref(pairs)))
+        return pairs.value
 
     def set_colliders(self, cloth, colliders):
         """The colliders (ids) the cloth meets from now on; None: every collider, those added

@@ -30,7 +30,7 @@ extern "C" {
 /* ==== Versions and errors ================================================================ */
 
 #define SB_VERSION_MAJOR 0
-#define SB_VERSION_MINOR 12
+#define SB_VERSION_MINOR 13
 #define SB_VERSION_PATCH 0
 /* The minor version changes with every change of the API or of a public struct's layout: a
  * binding works with the major.minor it was written for (the add-on refuses any other). */
@@ -264,6 +264,20 @@ SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, sb
 /* Copies what the library made of the cloth's mesh into *out_info. Errors: NOT_FOUND,
  * INVALID_ARGUMENT (NULL). */
 SB_API sb_result sb_cloth_get_info(const sb_world *world, sb_cloth_id cloth, sb_cloth_info *out_info);
+
+/* What starts tangled: the pairs of triangles that intersect (exactly; triangles that only
+ * touch at the vertices or edges they share do not count) between the cloth and `other` at
+ * their current positions. `other` the cloth itself: its own pairs, counted only when it
+ * collides with itself (sb_cloth_def.self_collision; otherwise it passes through itself
+ * freely and 0). The bake pulls such tangles apart over its first steps, where the cloth
+ * collides with itself (docs/robustness.md). Errors: NOT_FOUND, INVALID_ARGUMENT (NULL),
+ * OUT_OF_MEMORY. */
+SB_API sb_result sb_cloth_count_intersections(const sb_world *world, sb_cloth_id cloth, sb_cloth_id other,
+                                              int64_t *out_pairs);
+/* The same between the cloth and a collider: 0 when the cloth does not meet it
+ * (sb_cloth_set_colliders). A cloth's vertices inside a closed collider are pulled out. */
+SB_API sb_result sb_cloth_count_collider_intersections(const sb_world *world, sb_cloth_id cloth,
+                                                       sb_collider_id collider, int64_t *out_pairs);
 
 /* Pinned vertices move in a straight line from where they are now to `positions` (pin_count
  * x 3, in the order of sb_cloth_def.pins), arriving at `time`; after that they stay. Errors:

@@ -140,6 +140,7 @@ typedef struct cloth_scratch {
     double *pressure_gradient;   /* vertex_count x 3 with pressure: ∇V of the current system */
     double pressure_sigma;       /* the system is system + σ ∇V ∇Vᵀ (σ = -h² p', 0 without pressure) */
     cg_workspace cg;
+    const uint8_t *untangling;   /* vertex_count: pulled through a tangle this step (untangle.h), NULL: none */
 } cloth_scratch;
 
 typedef struct cloth {

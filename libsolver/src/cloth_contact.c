@@ -146,7 +146,9 @@ static int32_t prepare_vertex_contact(cloth *c, collider *const *colliders, int3
                                       double h, vec3 g)
 {
     vertex_contact *vc = &c->state.contacts[i];
-    if (c->model.pinned[i] || vc->released || cloth_vertex_left_out(&c->model, i, LEFT_OUT_OF_OBJECTS)) {
+    /* a vertex pulled out of a collider it starts inside is held by none (untangle.h) */
+    if (c->model.pinned[i] || vc->released || cloth_vertex_left_out(&c->model, i, LEFT_OUT_OF_OBJECTS) ||
+        (c->scratch.untangling && c->scratch.untangling[i])) {
         vc->collider = -1;
         return 0;
     }

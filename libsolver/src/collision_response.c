@@ -10,6 +10,7 @@
 #include "collision_geometry.h"
 #include "grow.h"
 #include "union_find.h"
+#include "untangle.h"
 #include "wall_clock.h"
 
 enum { IMPULSE_ROUNDS = 8, ZONE_ROUNDS = 64 };
@@ -185,9 +186,16 @@ static void positions_of(const vec3 *x, const feature_pair *p, vec3 out[4])
 
 /* Whether the pair's features end closer than their contact distance (and were not so at
  * rest); dist, w, n of their closest points. */
+/* Whether the pair is between a region pulled through a tangle and that tangle (untangle.h). */
+static bool untangling(const collision_scratch *s, const feature_pair *p)
+{
+    return s->untangle && s->untangle->active && untangle_skips(s->untangle, p->v, p->edge_edge ? 2 : 1);
+}
+
 static bool too_close(const collision_scratch *s, const feature_pair *p, double *dist, double w[4], vec3 *n)
 {
     if (!p->proximity) return false; /* a cloth vertex on a collider face: the contact filters hold it */
+    if (untangling(s, p)) return false;
     double d = pair_distance(s, p);
     vec3 x[4];
     positions_of(s->x1, p, x);
@@ -278,6 +286,7 @@ static double detect_tolerance(const collision_scratch *s, const feature_pair *p
 
 static bool detect(const collision_scratch *s, const feature_pair *p, ccd_hit *hit)
 {
+    if (untangling(s, p)) return false;
     double tol = detect_tolerance(s, p);
     /* the two features' swept boxes must meet before the exact test is worth running */
     if (!features_within(p, s->x0, s->x1, tol)) return false;
@@ -587,6 +596,13 @@ static bool respond(collision_scratch *s, int32_t vertices, double h, bool allow
     }
     if (hits > 0) report->zone_rounds = impact_zones(s, vertices, h, report);
     return !s->out_of_memory;
+}
+
+bool collisions_set_untangle(collision_scratch **scratch, const struct untangle_plan *plan)
+{
+    if (!*scratch && !(*scratch = calloc(1, sizeof **scratch))) return false;
+    (*scratch)->untangle = plan;
+    return true;
 }
 
 bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32_t cloth_count,

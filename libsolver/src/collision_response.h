@@ -41,6 +41,11 @@ bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32
                         collider *const *colliders, int32_t collider_count, double h, bool allow_zones,
                         collision_report *report);
 
+/* Pairs the response skips from now on while `plan` pulls tangles apart (untangle.h); false
+ * when out of memory. */
+struct untangle_plan;
+bool collisions_set_untangle(collision_scratch **scratch, const struct untangle_plan *plan);
+
 /* Whether impulse rounds that took the collisions from `before` to `hits` could, shrinking at
  * that rate, end them within the rounds left after `done` (of IMPULSE_ROUNDS, 8): hits ·
  * rate^k <= 1 takes k = ln hits / ln(before / hits) more. */

@@ -104,6 +104,7 @@ typedef struct collision_scratch {
     uint8_t *flagged;   /* per pair: PAIR_* bits of the parallel pre-pass at the start of a pass */
     int32_t flagged_capacity;
     bool out_of_memory;
+    const struct untangle_plan *untangle; /* pairs it skips while tangles are pulled apart, NULL: none */
 } collision_scratch;
 
 /* Whether the pairs of cloth oa with object ob are looked for: itself with self collision,

@@ -167,6 +167,7 @@ SB_API void sb_world_destroy(sb_world *world)
     free(world->fields);
     rigid_system_free(&world->rigid);
     collision_scratch_free(world->collision);
+    untangle_free(&world->untangle);
     free(world);
 }
 
@@ -205,6 +206,7 @@ SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, sb
     if (r != SB_OK) return r;
     world->cloths[world->cloth_count] = c;
     *out_cloth = (sb_cloth_id){world->cloth_count++};
+    world->untangle.analysed = false; /* it may start tangled */
     return SB_OK;
 }
 
@@ -247,6 +249,7 @@ SB_API sb_result sb_world_add_collider(sb_world *world, const sb_collider_def *d
     if (r != SB_OK) return r;
     world->colliders[world->collider_count] = c;
     *out_collider = (sb_collider_id){world->collider_count++};
+    world->untangle.analysed = false; /* it may start through a cloth */
     return SB_OK;
 }
 
@@ -674,6 +677,35 @@ SB_API sb_result sb_cloth_get_velocities(const sb_world *world, sb_cloth_id clot
                                          int32_t vertex_count)
 {
     return copy_state(world, cloth_id, true, out, vertex_count);
+}
+
+SB_API sb_result sb_cloth_count_intersections(const sb_world *world, sb_cloth_id cloth_id, sb_cloth_id other_id,
+                                              int64_t *out_pairs)
+{
+    cloth *c = NULL, *other = NULL;
+    sb_result r = find_cloth(world, cloth_id, &c);
+    if (r == SB_OK) r = find_cloth(world, other_id, &other);
+    if (r != SB_OK) return r;
+    if (!out_pairs) return error_set(SB_ERROR_INVALID_ARGUMENT, "out_pairs is NULL");
+    int64_t pairs = c == other && !c->model.self_collision ? 0 : intersecting_pairs(c, other, NULL);
+    if (pairs < 0) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory counting intersections");
+    *out_pairs = pairs;
+    return SB_OK;
+}
+
+SB_API sb_result sb_cloth_count_collider_intersections(const sb_world *world, sb_cloth_id cloth_id,
+                                                       sb_collider_id collider_id, int64_t *out_pairs)
+{
+    cloth *c = NULL;
+    collider *k = NULL;
+    sb_result r = find_cloth(world, cloth_id, &c);
+    if (r == SB_OK) r = find_collider(world, collider_id, &k);
+    if (r != SB_OK) return r;
+    if (!out_pairs) return error_set(SB_ERROR_INVALID_ARGUMENT, "out_pairs is NULL");
+    int64_t pairs = cloth_meets_collider(&c->model, collider_id.index) ? intersecting_pairs(c, NULL, k) : 0;
+    if (pairs < 0) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory counting intersections");
+    *out_pairs = pairs;
+    return SB_OK;
 }
 
 SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, sb_cloth_id cloth_id, double *out)

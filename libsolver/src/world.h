@@ -11,6 +11,7 @@
 #include "state_io.h"
 #include "threads.h"
 #include "threads_load.h"
+#include "untangle.h"
 
 /* Wall-clock seconds the implicit cloth steps spent in each part, rejected attempts included:
  * where the time goes, for the benchmarks. Not part of a saved state. */
@@ -38,6 +39,7 @@ struct sb_world {
     sb_failure failure;      /* of the last sb_world_step_to */
     phase_seconds phases;
     thread_load load;        /* what the thread count of a world of def.threads = 0 was chosen from */
+    untangle_plan untangle;  /* tangles of the start pulled apart (untangle.h); its pulls are saved */
 };
 
 /* The thread count around one of the world's public calls (threads.h: threads_enter; give the

@@ -11,7 +11,7 @@
  * Layout: a header (magic, byte order, format, payload size, payload checksum), then the
  * world, each cloth, collider and body, the rigid step's memory, each force field's path, and
  * the joints (their count, the fingerprint of their definitions, each one's broken flag, time
- * and warm start), in native byte order. */
+ * and warm start), then the untangling (untangle_state.c), in native byte order. */
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +22,10 @@
 #include "api_error.h"
 #include "rigid_body_state.h"
 #include "threads.h"
+#include "untangle_state.h"
 #include "world.h"
 
-enum { STATE_FORMAT = 9, HEADER_BYTES = 32 };
+enum { STATE_FORMAT = 10, HEADER_BYTES = 32 };
 static const char STATE_MAGIC[8] = "SBSTATE";
 static const uint32_t BYTE_ORDER_MARK = 0x01020304u;
 
@@ -76,6 +77,7 @@ static void write_payload(state_writer *out, const sb_world *w)
     uint64_t joints = joints_fingerprint(&w->rigid);
     STATE_PUT(out, w->rigid.joint_count), STATE_PUT(out, joints);
     for (int32_t i = 0; i < w->rigid.joint_count; i++) rigid_joint_state_write(&w->rigid.joints[i], out);
+    untangle_state_write(&w->untangle, out);
 }
 
 SB_API sb_result sb_world_get_state_size(const sb_world *world, uint64_t *out_size)
@@ -171,6 +173,10 @@ static bool read_payload(state_reader *in, sb_world *w)
                           "definitions (bodies, frames, limits, thresholds) differ from the state's");
     for (int32_t i = 0; i < w->rigid.joint_count; i++)
         if (!rigid_joint_state_read(&w->rigid.joints[i], i, in)) return false;
+    int64_t vertices = 0;
+    for (int32_t i = 0; i < w->cloth_count; i++) vertices += w->cloths[i]->model.vertex_count;
+    for (int32_t i = 0; i < w->collider_count; i++) vertices += w->colliders[i]->model.vertex_count;
+    if (!untangle_state_read(&w->untangle, w->cloths, w->cloth_count, (int32_t)vertices, in)) return false;
     if (in->pass == PASS_CHECK && in->at != in->end) return state_damaged(in, "bytes left over after its last section");
     return true;
 }

@@ -189,7 +189,9 @@ static void project_responded(sb_world *w, double h)
         for (int32_t v = 0; v < c->model.vertex_count; v++) {
             bool touched = c->state.collided[v] || c->state.contacts[v].collider >= 0 ||
                            c->scratch.filter_kind[v] == FILTER_FIXED;
-            c->scratch.held[v] = c->model.pinned[v] ? STRAIN_FIXED : touched ? STRAIN_HEAVY : STRAIN_FREE;
+            /* a vertex pulled through a tangle leads its neighbours, like a pin (untangle.h) */
+            bool pulled = c->scratch.untangling && c->scratch.untangling[v];
+            c->scratch.held[v] = c->model.pinned[v] || pulled ? STRAIN_FIXED : touched ? STRAIN_HEAVY : STRAIN_FREE;
         }
         coupling_strain_limit(w, c, h);
     }
@@ -291,6 +293,12 @@ static sb_result step_implicit(sb_world *w, double end)
         double h = next_step(w, end, &lands);
         sb_result moved = move_colliders(w, h);
         if (moved != SB_OK) return moved;
+        if (untangle_due(&w->untangle) && (!untangle_analyse(&w->untangle, w->cloths, w->cloth_count, w->colliders,
+                                                             w->collider_count) ||
+                                           !collisions_set_untangle(&w->collision, &w->untangle))) {
+            rigid_system_undo_advance(&w->rigid);
+            return out_of_memory(w, "analysing intersections");
+        }
         int32_t contacts = 0;
         for (int32_t i = 0; i < w->cloth_count; i++)
             contacts += contacts_prepare(w->cloths[i], w->colliders, w->collider_count, h, params.gravity);
@@ -304,6 +312,7 @@ static sb_result step_implicit(sb_world *w, double end)
             outcome = STEP_STIFF_COUPLING;
         bool strain_violated = false;
         if (outcome == STEP_ACCEPTED) limit_solved_strain(w, h);
+        if (outcome == STEP_ACCEPTED) untangle_pull(&w->untangle, w->cloths, w->cloth_count, h);
         if (outcome == STEP_ACCEPTED && (!resolve_collisions(w, h, &outcome, &collisions) ||
                                          (outcome == STEP_ACCEPTED &&
                                           !limit_responded_strain(w, h, &outcome, &collisions, &strain_violated)))) {

@@ -237,9 +237,11 @@ Test(hostile, needle_triangles_and_duplicate_vertices_simulate_finitely)
     grid_mesh_free(&g);
 }
 
-/* Cloth that starts through itself or through a collider is not untangled: collisions keep
- * every part on the side it starts on, so the parts caught inside the sphere stay there while
- * the rest falls. It must still simulate, finite, and stay near where it was. */
+/* Cloth that starts through itself and through a collider: it must simulate, finite, and
+ * stay near where it was. The sphere's tangle is pulled apart (untangle.h: by frame 3); the
+ * fold's is not, here, and must not grow: where the sphere cut it, its curves no longer cut
+ * the sheet apart once the sphere is out, so no side can be told wrong (test_untangle.c has
+ * the fold alone, which comes apart). */
 Test(hostile, cloth_starting_through_itself_and_through_a_collider)
 {
     grid_mesh g = grid_mesh_make(12, 1.0, 0.0);
@@ -262,7 +264,14 @@ Test(hostile, cloth_starting_through_itself_and_through_a_collider)
     sb_collider_id collider_id;
     cr_assert_eq(sb_world_add_collider(w, &c, &collider_id), SB_OK);
     cr_assert(count_intersections(w->cloths, 1, w->colliders, 1, true) > 0, "the test starts tangled");
-    cr_assert_eq(sb_world_step_to(w, 0.5), SB_OK, "%s", sb_last_error());
+    int64_t self_at_start = count_intersections(w->cloths, 1, NULL, 0, true);
+    for (int frame = 1; frame <= 12; frame++) /* half a second of frames, as a bake steps */
+        cr_assert_eq(sb_world_step_to(w, frame / 24.0), SB_OK, "%s", sb_last_error());
+    int64_t sphere_now = count_intersections(w->cloths, 1, w->colliders, 1, false);
+    cr_assert_eq(sphere_now, 0, "still through the sphere: %lld pairs", (long long)sphere_now);
+    int64_t self_now = count_intersections(w->cloths, 1, NULL, 0, true);
+    cr_assert_leq(self_now, self_at_start, "in itself: %lld pairs, %lld at the start", (long long)self_now,
+                  (long long)self_at_start);
     assert_finite_cloth(w, cloth_id, g.vertex_count);
     double x[3 * 144];
     cr_assert_eq(sb_cloth_get_positions(w, cloth_id, x, 144), SB_OK);

@@ -1,0 +1,46 @@
+/* What the untangling's analysis (untangle.c) shares with its pulls out of closed colliders
+ * (untangle_inside.c): the scene's meshes now, under the collision response's numbering, and
+ * the crossings found. */
+#ifndef SB_UNTANGLE_ANALYSIS_H
+#define SB_UNTANGLE_ANALYSIS_H
+
+#include "collision_bvh.h"
+#include "untangle.h"
+
+/* One cloth or collider as the analysis sees it: positions now, triangles, and where its
+ * vertices start in the global numbering. */
+typedef struct mesh_view {
+    const double *x;
+    const int32_t *triangles;
+    int32_t triangle_count, vertex_count, first;
+    const topology *topo;
+    double thickness;
+    bool is_cloth, closed;
+    bvh tree;
+    aabb *boxes;
+} mesh_view;
+
+/* A cloth edge (global ends p, q) passing properly through a triangle (global corners t); or
+ * (collider_edge) an edge of a closed collider through a cloth triangle. */
+typedef struct crossing {
+    int32_t p, q, t[3];
+    int32_t object; /* of the triangle; of the edge when collider_edge */
+    bool collider_edge;
+} crossing;
+
+typedef struct analysis {
+    mesh_view *views;
+    int32_t view_count;
+    vec3 *x;              /* every vertex now, global numbering */
+    crossing *crossings;
+    int32_t crossing_count, crossing_capacity;
+    bool out_of_memory;
+} analysis;
+
+/* Cloth vertices inside a closed collider they intersect (meets: the pairs of each cloth and
+ * collider), and cloth edges and triangles that pass through one: pulled out to its nearest
+ * surface. */
+void untangle_pull_out_of_colliders(untangle_plan *p, const analysis *an, cloth *const *cloths, int32_t cloth_count,
+                                    const int64_t *meets);
+
+#endif
