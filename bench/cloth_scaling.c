@@ -62,6 +62,7 @@ typedef struct drape_result {
     double ms_per_frame, cg_per_frame, steps_per_frame, total_seconds;
     double max_edge_strain; /* at the end: largest |length / rest length - 1| of a triangle edge */
     int64_t rejected_steps;
+    int64_t steps, strain_violations; /* accepted steps, and those that ended beyond the strain limit */
     double *frame_ms;       /* per frame, in order */
     int32_t *frame_steps;   /* accepted and rejected steps per frame */
     double phases[PHASES];  /* where the bake's time went, s (phase_names) */
@@ -130,7 +131,7 @@ static drape_result drape(int n, int frames, int blender, const double *sp, cons
     qsort(times, (size_t)frames, sizeof *times, compare_doubles);
     drape_result r = {n, nv, frames, times[frames / 2], (double)stats.cg_iterations / frames,
                       (double)stats.steps / frames, total / 1e3, max_edge_strain(pos, w->cloths[0]->state.x, tris, nt),
-                      stats.rejected_steps, frame_ms, frame_steps,
+                      stats.rejected_steps, stats.steps, stats.strain_violations, frame_ms, frame_steps,
                       {w->phases.assembly, w->phases.solve, w->phases.pairs, w->phases.response}, w};
     free(times), free(pos), free(tris);
     return r;
@@ -209,8 +210,10 @@ static void print_drape(const drape_result *r)
     printf("{\"grid\": %d, \"vertices\": %d, \"frames\": %d, \"ms_per_frame\": %.6g, \"cg_iterations_per_frame\": "
            "%.6g, \"steps_per_frame\": %.6g",
            r->grid, r->vertices, r->frames, r->ms_per_frame, r->cg_per_frame, r->steps_per_frame);
-    printf(", \"seconds\": %.6g, \"max_edge_strain\": %.4g, \"rejected_steps\": %lld, \"frame_ms\": [",
-           r->total_seconds, r->max_edge_strain, (long long)r->rejected_steps);
+    printf(", \"seconds\": %.6g, \"max_edge_strain\": %.4g, \"rejected_steps\": %lld, \"steps\": %lld, "
+           "\"strain_violations\": %lld, \"frame_ms\": [",
+           r->total_seconds, r->max_edge_strain, (long long)r->rejected_steps, (long long)r->steps,
+           (long long)r->strain_violations);
     for (int f = 0; f < r->frames; f++) printf("%s%.4g", f ? ", " : "", r->frame_ms[f]);
     printf("], \"frame_steps\": [");
     for (int f = 0; f < r->frames; f++) printf("%s%d", f ? ", " : "", (int)r->frame_steps[f]);

@@ -140,6 +140,7 @@ static double project_group(cloth *c, int32_t g, limits l, double h)
  * project in parallel, and each vertex sees the same sequence of moves on any thread count. */
 static double sweep(cloth *c, limits l, double h)
 {
+    if (!strain_limit_on(&c->model)) return 0.0;
     const colouring *cc = &c->model.triangle_colours;
     double worst = 0.0;
 #pragma omp parallel if (c->model.triangle_count > PARALLEL_TRIANGLES) reduction(max : worst)
@@ -156,6 +157,8 @@ static double sweep(cloth *c, limits l, double h)
     }
     return worst;
 }
+
+double strain_limit_sweep(cloth *c, double h) { return sweep(c, limits_of(&c->model), h); }
 
 double strain_limit_excess(const cloth *c, const double *x)
 {

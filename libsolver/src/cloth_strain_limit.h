@@ -10,17 +10,21 @@
  * threads; sweeps repeat until no triangle is beyond a limit by more than STRAIN_SLACK.
  *
  * Where it sits in a step (world_step.c): after the implicit solve, before the collision
- * response, pins fixed; the response then sees limited paths. Its impulses and zones may
+ * response, pins fixed; the response then sees limited paths. Its proximity pass pushes the
+ * layers of a fold apart, which stretches the triangles round them: the pass and sweeps of
+ * this projection take turns inside the response until a sweep moves nothing
+ * (collision_response.c), the vertices the pass pushed made heavy. Its impulses and zones may
  * stretch triangles again (a landing at 20 m/s stops the front of the cloth while the rest
  * still moves), so the projection runs again, the vertices the response moved or a collider
  * holds made heavy (they barely move), and the response checks the paths it changed; round
- * after round while a triangle is beyond its limit, for at most STRAIN_ROUNDS. The response always has
- * the last word: non-penetration wins over the limit where both cannot hold (a vertex squeezed
- * between two colliders; with self collision, a fold whose layers the response's proximity
- * pass pushes apart while the projection pulls them back: the drape of Blender's default
- * cloth ends most steps after its landing with edges within 0.85-1.13 of rest at 64², 0.76-1.17
- * at 128²); the world then counts the step in
- * sb_world_stats.strain_violations. The explicit integrators do not limit strain.  */
+ * after round while a triangle is beyond its limit, for at most STRAIN_ROUNDS. The response
+ * always has the last word: non-penetration wins over the limit where both cannot hold (a
+ * vertex squeezed between two colliders); the world then counts the step in
+ * sb_world_stats.strain_violations. The drape of Blender's default cloth with self collision
+ * (64², 48 frames) ends every step with its edges within the limits (0.900008 .. 1.099991 of
+ * rest), 0 to 3 of some 85 steps counted beyond them by less than that (where the turns
+ * stalled), where taking turns only round by round left 61 of 92 beyond, edges 0.85 .. 1.13.
+ * The explicit integrators do not limit strain.  */
 #ifndef SB_CLOTH_STRAIN_LIMIT_H
 #define SB_CLOTH_STRAIN_LIMIT_H
 
@@ -59,5 +63,10 @@ double strain_limit_excess(const cloth *c, const double *x);
  * vertex's end velocity v_new changes by its displacement / h: the velocity that carried it
  * beyond the limit goes with it. Returns what it did. */
 strain_limit_report strain_limit_project(cloth *c, double h);
+
+/* One Gauss-Seidel sweep of that projection (0 where the cloth limits nothing); the largest
+ * excess it found, before projecting: at most STRAIN_SLACK means it moved nothing. The
+ * collision response alternates such sweeps with its proximity pass (collision_response.c). */
+double strain_limit_sweep(cloth *c, double h);
 
 #endif

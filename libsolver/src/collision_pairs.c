@@ -426,6 +426,6 @@ void pairs_free(collision_scratch *s)
 {
     for (int32_t i = 0; i < s->buffer_count; i++)
         free(s->buffers[i].pairs), free(s->buffers[i].hits), free(s->buffers[i].bits), free(s->buffers[i].keys);
-    free(s->buffers), free(s->pairs), free(s->gathered), free(s->paths), free(s->flagged), free(s->strayed);
+    free(s->buffers), free(s->pairs), free(s->gathered), free(s->paths), free(s->flagged), free(s->row_of), free(s->near), free(s->listed_at), free(s->strayed);
     free(s->strayed_triangles), free(s->keys), free(s->fresh), free(s->spare);
 }

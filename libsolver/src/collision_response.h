@@ -4,7 +4,8 @@
  *   1. proximity: features of different objects (or distant parts of one cloth with self
  *      collision) that end closer than their thicknesses are pushed apart, with friction; of a
  *      collider, only its faces and its sharp edges and vertices (collider.h): along smooth
- *      parts the cloth's vertices held off the faces hold its edges off as well;
+ *      parts the cloth's vertices held off the faces hold its edges off as well; where a cloth
+ *      limits its strain, the pushes and the limits' projection in turn until both hold;
  *   2. continuous detection (vertex-face, edge-edge) along those straight paths finds every
  *      crossing; each gets an inelastic impulse, with friction; repeated a few rounds;
  *   3. rigid impact zones, the failsafe: vertices of remaining collisions are merged into
@@ -36,10 +37,13 @@ void collision_scratch_free(collision_scratch *s);
 /* Resolves collisions of the step [t, t + h] in place in each cloth's x_new and v_new.
  * Colliders must be prepared for the step. When impulses leave collisions and `allow_zones`
  * is false, it stops there, changes nothing and sets report->needs_zones: the caller is to
- * retry a shorter step. False only when out of memory. */
+ * retry a shorter step. Marks the vertices it moved in each cloth's state.collided (added to
+ * the marks there with keep_collided). A cloth that limits its strain has its limits projected
+ * together with the proximity pass, each vertex as its scratch.held says (the pass makes the
+ * free ones it pushes heavy; cloth_strain_limit.h). False only when out of memory. */
 bool collisions_resolve(collision_scratch **scratch, cloth *const *cloths, int32_t cloth_count,
                         collider *const *colliders, int32_t collider_count, double h, bool allow_zones,
-                        collision_report *report);
+                        bool keep_collided, collision_report *report);
 
 /* Pairs the response skips from now on while `plan` pulls tangles apart (untangle.h); false
  * when out of memory. */

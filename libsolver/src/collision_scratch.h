@@ -103,6 +103,16 @@ typedef struct collision_scratch {
     int32_t spare_capacity;
     uint8_t *flagged;   /* per pair: PAIR_* bits of the parallel pre-pass at the start of a pass */
     int32_t flagged_capacity;
+    int32_t *row_of;    /* per pair: its row in the proximity pass (-1: none yet) */
+    int32_t row_of_capacity;
+    /* the proximity pass's walks alternated with strain sweeps (collision_response.c): the
+     * pairs that can come within reach while no vertex strays from listed_at by more than
+     * near_slack */
+    int32_t *near;
+    int32_t near_count, near_capacity;
+    vec3 *listed_at;
+    int32_t listed_capacity;
+    double near_slack;
     bool out_of_memory;
     const struct untangle_plan *untangle; /* pairs it skips while tangles are pulled apart, NULL: none */
 } collision_scratch;

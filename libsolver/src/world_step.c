@@ -139,7 +139,7 @@ static bool resolve_collisions(sb_world *w, double h, step_outcome *outcome, col
     for (int32_t i = 0; i < w->cloth_count; i++) contacts_after_solve(w->cloths[i], w->colliders, h);
     double start = wall_seconds();
     bool resolved = collisions_resolve(&w->collision, w->cloths, w->cloth_count, w->colliders, w->collider_count,
-                                       h, zones_allowed(w, h), collisions);
+                                       h, zones_allowed(w, h), false, collisions);
     w->phases.pairs += collisions->pairs_seconds;
     w->phases.response += wall_seconds() - start - collisions->pairs_seconds;
     if (resolved && collisions->needs_zones) *outcome = STEP_NEEDS_ZONES;
@@ -166,10 +166,10 @@ static void limit_solved_strain(sb_world *w, double h)
  * its limit, project again, vertices resting on a collider or moved by the response made
  * heavy, and let the response check the paths the projection changed; for at most this many
  * rounds (the landing at 20 m/s takes 8). The response has the last word: where it leaves a
- * triangle beyond its limit, the step counts in stats.strain_violations. Self collision can
- * fight the limit (its proximity pass pushes layers of a fold apart by up to twice the self
- * thickness, which the projection pulls back): there the rounds end with the excess reduced,
- * not gone. */
+ * triangle beyond its limit, the step counts in stats.strain_violations. (Self collision's
+ * proximity pass, which pushes the layers of a fold apart by up to twice the self thickness,
+ * is not fought here round by round: inside the response, it and the projection take turns
+ * sweep by sweep until both hold; collision_response.c.) */
 enum { STRAIN_ROUNDS = 8 };
 
 static double responded_excess(const sb_world *w)
@@ -204,18 +204,13 @@ static bool limit_responded_strain(sb_world *w, double h, step_outcome *outcome,
         if (responded_excess(w) <= STRAIN_SLACK) return true;
         project_responded(w, h);
         /* the response marks the vertices it moves this time; those of the rounds before stay marked */
-        for (int32_t i = 0; i < w->cloth_count; i++)
-            memcpy(w->cloths[i]->scratch.held, w->cloths[i]->state.collided, (size_t)w->cloths[i]->model.vertex_count);
         collision_report again = {0};
         double start = wall_seconds();
         if (!collisions_resolve(&w->collision, w->cloths, w->cloth_count, w->colliders, w->collider_count, h,
-                                zones_allowed(w, h), &again))
+                                zones_allowed(w, h), true, &again))
             return false;
         w->phases.pairs += again.pairs_seconds;
         w->phases.response += wall_seconds() - start - again.pairs_seconds;
-        for (int32_t i = 0; i < w->cloth_count; i++)
-            for (int32_t v = 0; v < w->cloths[i]->model.vertex_count; v++)
-                w->cloths[i]->state.collided[v] |= w->cloths[i]->scratch.held[v];
         collisions->impulses += again.impulses, collisions->zone_rounds += again.zone_rounds;
         if (again.needs_zones) {
             *outcome = STEP_NEEDS_ZONES;

@@ -325,7 +325,7 @@ Test(collision, twisted_tube_never_intersects_itself, .timeout = 300)
     }
     sb_world_stats stats;
     sb_world_get_stats(w, &stats);
-    cr_assert_gt(stats.collisions, 100, "the tube did not fold onto itself");
+    cr_assert_gt(stats.collisions, 100, "the tube did not fold onto itself (%lld collisions)", (long long)stats.collisions);
     free(p), free(tris), free(pins), free(targets);
     sb_world_destroy(w);
 }

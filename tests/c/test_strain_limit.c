@@ -299,41 +299,59 @@ static sb_world *blender_drape(int32_t n, int32_t threads, grid_mesh *g, solid_m
 }
 
 /* The benchmark's drape (Blender's default cloth, self collision; 173% strain at 128² before
- * strain limiting), at 64² to keep the suite short: no triangle ever through another or through
- * the sphere, which wins over the limit. Self collision fights the limit where the cloth folds
- * (cloth_strain_limit.h): the response's proximity pass pushes the layers of a fold apart and
- * the rounds end with the excess reduced, not gone. So this asserts what holds, every edge
- * within [0.7, 1.3] of its rest length at every frame (off: 0.30 strain at 64², 1.73 at 128²), and
- * that the world counts the steps it left beyond the limit. The quick run (Valgrind) takes 32². */
-Test(strain_limit, blenders_default_cloth_draped_with_self_collision_never_crosses_and_stays_near_the_limit,
-     .timeout = 900)
+ * strain limiting) folds over itself on the sphere, n x n for `frames` frames, stepped one step
+ * a call: no triangle ever through another or through the sphere, and every edge within the
+ * limits at the end of every step, however the response's proximity pass pushed the layers
+ * of its folds apart (the pass and the limits' projection take turns until both hold:
+ * collision_response.c); at most `violations_allowed` of the steps counted beyond the limit.
+ * Before they did, the 64² drape ended 61 of 92 steps beyond the limit (edges 0.85 .. 1.13 of
+ * rest), the 32² one 9 of its first 35 (0.896 .. 1.1006). */
+static void drape_within_the_limit(int32_t n, int frames, double violations_allowed)
 {
     grid_mesh g;
     solid_mesh sphere;
     sb_cloth_id cid;
-    sb_world *w = blender_drape(test_quick() ? 32 : 64, 0, &g, &sphere, &cid);
+    sb_world *w = blender_drape(n, 0, &g, &sphere, &cid);
     double *x = malloc(3 * (size_t)g.vertex_count * sizeof *x), lo = INFINITY, hi = 0.0;
-    for (int f = 1; f <= 48; f++) {
-        cr_assert_eq(sb_world_step_to(w, f / 24.0), SB_OK, "%s", sb_last_error());
+    int64_t crossings = 0;
+    while (sb_world_get_time(w) < frames / 24.0) {
+        cr_assert_eq(sb_world_step_to(w, sb_world_get_time(w) + w->preferred_step), SB_OK, "%s", sb_last_error());
         cr_assert_eq(sb_cloth_get_positions(w, cid, x, g.vertex_count), SB_OK);
         double shortest, longest;
         edge_ratios(&g, x, &shortest, &longest);
         lo = fmin(lo, shortest), hi = fmax(hi, longest);
-        cr_expect_eq(count_intersections(w->cloths, 1, w->colliders, 1, true), 0, "frame %d: intersections", f);
+        crossings += count_intersections(w->cloths, 1, w->colliders, 1, true);
     }
     sb_world_stats stats;
     sb_world_get_stats(w, &stats);
-    cr_log_info("drape: edges %.5f .. %.5f of rest over 48 frames, %lld steps, %lld left beyond the limit", lo, hi,
-                (long long)stats.steps, (long long)stats.strain_violations);
-    cr_expect_leq(hi, 1.3, "an edge reached %.6f x its rest", hi);
-    cr_expect_geq(lo, 0.7, "an edge shrank to %.6f x its rest", lo);
-    cr_expect((stats.strain_violations > 0) == (hi > 1.1 * (1.0 + EDGE_TOLERANCE) || lo < 0.9 * (1.0 - EDGE_TOLERANCE)),
-              "the world counted %lld steps beyond the limit, the edges span %.6f .. %.6f",
-              (long long)stats.strain_violations, lo, hi);
+    cr_log_info("drape %d²: edges %.6f .. %.6f of rest over %d frames, %lld steps, %lld left beyond the limit", n, lo,
+                hi, frames, (long long)stats.steps, (long long)stats.strain_violations);
+    cr_expect_eq(crossings, 0, "triangles crossed");
+    cr_expect_leq(hi, 1.1 * (1.0 + EDGE_TOLERANCE), "an edge reached %.6f x its rest", hi);
+    cr_expect_geq(lo, 0.9 * (1.0 - EDGE_TOLERANCE), "an edge shrank to %.6f x its rest", lo);
+    cr_expect_leq(stats.strain_violations, violations_allowed * (double)stats.steps,
+                  "%lld of %lld steps ended beyond the limit", (long long)stats.strain_violations,
+                  (long long)stats.steps);
     free(x);
     sb_world_destroy(w);
     grid_mesh_free(&g);
     solid_mesh_free(&sphere);
+}
+
+/* Small and quick: the first second of the drape at 32², its landing and first folds. */
+Test(strain_limit, a_small_self_colliding_fold_stays_within_the_limit_at_every_step, .timeout = 300)
+{
+    drape_within_the_limit(test_quick() ? 24 : 32, 24, 0.0);
+}
+
+/* The benchmark's own size, 64², over two seconds (the quick run, Valgrind's, takes 32²). Where
+ * the pass and the projection stall (collision_response.c, STALL_WALKS) a few steps end with
+ * a triangle's σ beyond its limit by less than the edges' tolerance: 3 of 83 steps here, every
+ * edge within 0.900008 .. 1.099991; 5% of the steps are allowed. */
+Test(strain_limit, blenders_default_cloth_draped_with_self_collision_never_crosses_and_stays_within_the_limit,
+     .timeout = 900)
+{
+    drape_within_the_limit(test_quick() ? 32 : 64, 48, 0.05);
 }
 
 /* The projection walks colours in parallel (a 36² grid has 2450 triangles, above the
