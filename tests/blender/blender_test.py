@@ -53,15 +53,38 @@ def grid_object(name, size=1.0, cuts=9, location=(0.0, 0.0, 1.0), role="CLOTH"):
 
 
 def rigid_body(obj, kind="ACTIVE", shape="CONVEX_HULL", **settings):
-    """Gives obj a Blender rigid body of `kind` and `shape` (Blender's own operator, so it
-    joins the scene's rigid body world), with the other rigid_body settings given."""
+    """Gives obj a Blender rigid body of `kind` and `shape` (Blender's own operator, on obj
+    alone, so it joins the scene's rigid body world), with the other rigid_body settings given."""
     bpy.context.view_layer.objects.active = obj
+    for other in bpy.context.selected_objects:
+        other.select_set(False)
     obj.select_set(True)
     bpy.ops.rigidbody.object_add(type=kind)
     obj.rigid_body.collision_shape = shape
     for name, value in settings.items():
         setattr(obj.rigid_body, name, value)
     return obj
+
+
+def box(name, location, half, kind="ACTIVE", shape="BOX", rotation=(0.0, 0.0, 0.0), **settings):
+    """A box rigid body of half extents `half`, its scale applied (Blender's shapes use the mesh)."""
+    bpy.ops.mesh.primitive_cube_add(size=2.0, location=location, rotation=rotation)
+    obj = bpy.context.object
+    obj.name, obj.scale = name, half
+    bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)
+    return rigid_body(obj, kind, shape, **settings)
+
+
+def rigid_scene(frames, fps=24):
+    """An empty scene with a rigid body world, frames 1..frames for Blender's cache and SimBake."""
+    empty_scene()
+    scene = bpy.context.scene
+    scene.render.fps = fps
+    scene.frame_start, scene.frame_end = 1, frames
+    scene.simbake.frame_start, scene.simbake.frame_end = 1, frames
+    bpy.ops.rigidbody.world_add()
+    scene.rigidbody_world.point_cache.frame_start, scene.rigidbody_world.point_cache.frame_end = 1, frames
+    return scene
 
 
 def main():

@@ -21,18 +21,6 @@ SLOPE = math.radians(15.0)
 RADIUS, DEPTH = 0.2, 1.0  # the cylinder mesh: a capsule of radius 0.2 m and a 0.6 m core
 
 
-def rigid_body(obj, kind="ACTIVE", shape="BOX", **settings):
-    bpy.context.view_layer.objects.active = obj
-    for other in bpy.context.selected_objects:
-        other.select_set(False)
-    obj.select_set(True)
-    bpy.ops.rigidbody.object_add(type=kind)
-    obj.rigid_body.collision_shape = shape
-    for name, value in settings.items():
-        setattr(obj.rigid_body, name, value)
-    return obj
-
-
 def scene_with_slope():
     blender_test.empty_scene()
     scene = bpy.context.scene
@@ -46,12 +34,12 @@ def scene_with_slope():
                                     rotation=(0.0, SLOPE, 0.0))
     slope = bpy.context.object
     slope.scale = (10.0, 10.0, 0.5)
-    rigid_body(slope, kind="PASSIVE", friction=1.0)
+    blender_test.rigid_body(slope, "PASSIVE", "BOX", friction=1.0)
     # the capsule across the slope (its z along y), resting on it
     bpy.ops.mesh.primitive_cylinder_add(radius=RADIUS, depth=DEPTH, vertices=32,
                                         location=(RADIUS * math.sin(SLOPE), 0.0, RADIUS * math.cos(SLOPE)),
                                         rotation=(math.pi / 2, 0.0, 0.0))
-    capsule = rigid_body(bpy.context.object, shape="CAPSULE", mass=3.0, friction=1.0, linear_damping=0.0,
+    capsule = blender_test.rigid_body(bpy.context.object, shape="CAPSULE", mass=3.0, friction=1.0, linear_damping=0.0,
                          angular_damping=0.0)
     capsule.name = "Capsule"
     return scene, capsule

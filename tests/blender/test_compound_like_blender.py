@@ -23,26 +23,6 @@ VOLUME_TOP, VOLUME_LEG = 8 * TOP[0] * TOP[1] * TOP[2], 8 * LEG[0] * LEG[1] * LEG
 CENTRE = (VOLUME_TOP * 0.73 + 4 * VOLUME_LEG * 0.35) / (VOLUME_TOP + 4 * VOLUME_LEG)
 
 
-def rigid_body(obj, kind="ACTIVE", shape="BOX", **settings):
-    bpy.context.view_layer.objects.active = obj
-    for other in bpy.context.selected_objects:
-        other.select_set(False)
-    obj.select_set(True)
-    bpy.ops.rigidbody.object_add(type=kind)
-    obj.rigid_body.collision_shape = shape
-    for name, value in settings.items():
-        setattr(obj.rigid_body, name, value)
-    return obj
-
-
-def box(name, location, half, kind="ACTIVE", shape="BOX"):
-    bpy.ops.mesh.primitive_cube_add(size=2.0, location=location)
-    obj = bpy.context.object
-    obj.name, obj.scale = name, half
-    bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)  # Blender's shapes use the mesh
-    return rigid_body(obj, kind, shape)
-
-
 def table_scene(drop, tilt):
     """Ground (top at z = 0) and the table: a Compound Parent (a mesh of its own with no
     faces, its origin at the table's centre of mass) over five box children, its feet `drop` m
@@ -54,14 +34,14 @@ def table_scene(drop, tilt):
     scene.simbake.frame_start, scene.simbake.frame_end = 1, FRAMES
     bpy.ops.rigidbody.world_add()
     scene.rigidbody_world.point_cache.frame_start, scene.rigidbody_world.point_cache.frame_end = 1, FRAMES
-    box("Ground", (0.0, 0.0, -0.5), (5.0, 5.0, 0.5), kind="PASSIVE")
+    blender_test.box("Ground", (0.0, 0.0, -0.5), (5.0, 5.0, 0.5), kind="PASSIVE")
     table = bpy.data.objects.new("Table", bpy.data.meshes.new("Table"))
     scene.collection.objects.link(table)
     table.location = (0.0, 0.0, drop + CENTRE)
     bpy.context.view_layer.update()
-    rigid_body(table, shape="COMPOUND", mass=10.0)
-    parts = [box("Top", (0.0, 0.0, drop + 0.73), TOP)]
-    parts += [box(f"Leg{k}", (x, y, drop + 0.35), LEG, shape="CONVEX_HULL") for k, (x, y) in enumerate(CORNERS)]
+    blender_test.rigid_body(table, shape="COMPOUND", mass=10.0)
+    parts = [blender_test.box("Top", (0.0, 0.0, drop + 0.73), TOP)]
+    parts += [blender_test.box(f"Leg{k}", (x, y, drop + 0.35), LEG, shape="CONVEX_HULL") for k, (x, y) in enumerate(CORNERS)]
     for part in parts:
         part.parent = table
         part.matrix_parent_inverse = table.matrix_world.inverted()

@@ -20,30 +20,6 @@ def collections(*numbers):
     return [k + 1 in numbers for k in range(20)]
 
 
-def box(name, location, half, kind="ACTIVE", **settings):
-    bpy.ops.mesh.primitive_cube_add(size=2.0, location=location)
-    obj = bpy.context.object
-    obj.name, obj.scale = name, half
-    bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)  # Blender's shapes use the mesh
-    bpy.context.view_layer.objects.active = obj
-    bpy.ops.rigidbody.object_add(type=kind)
-    obj.rigid_body.collision_shape = "BOX"
-    for name, value in settings.items():
-        setattr(obj.rigid_body, name, value)
-    return obj
-
-
-def scene_with_world(frames):
-    blender_test.empty_scene()
-    scene = bpy.context.scene
-    scene.render.fps = 24
-    scene.frame_start, scene.frame_end = 1, frames
-    scene.simbake.frame_start, scene.simbake.frame_end = 1, frames
-    bpy.ops.rigidbody.world_add()
-    scene.rigidbody_world.point_cache.frame_start, scene.rigidbody_world.point_cache.frame_end = 1, frames
-    return scene
-
-
 def heights(scene, objects, frames, bake):
     """Each object's height per frame: Blender's bake (frame by frame into its cache) or, with
     `bake`, SimBake's."""
@@ -67,10 +43,10 @@ def first_moved(zs, by=0.01):
 class DeactivationLikeBlender(unittest.TestCase):
     def test_boxes_in_no_common_collision_collection_pass_through_each_other(self):
         frames = 36
-        scene = scene_with_world(frames)
-        box("Ground", (0.0, 0.0, -0.5), (3.0, 3.0, 0.5), kind="PASSIVE", collision_collections=collections(1, 2))
-        lower = box("Lower", (0.0, 0.0, 0.5), (0.5, 0.5, 0.5), collision_collections=collections(1))
-        upper = box("Upper", (0.1, 0.0, 2.0), (0.5, 0.5, 0.5), collision_collections=collections(2))
+        scene = blender_test.rigid_scene(frames)
+        blender_test.box("Ground", (0.0, 0.0, -0.5), (3.0, 3.0, 0.5), kind="PASSIVE", collision_collections=collections(1, 2))
+        lower = blender_test.box("Lower", (0.0, 0.0, 0.5), (0.5, 0.5, 0.5), collision_collections=collections(1))
+        upper = blender_test.box("Upper", (0.1, 0.0, 2.0), (0.5, 0.5, 0.5), collision_collections=collections(2))
         runs = [heights(scene, [lower, upper], frames, bake) for bake in (False, True)]
         print("collision collections 1 and 2: the upper box ends at "
               f"{runs[0][upper][-1]:.3f} m in Blender's bake, {runs[1][upper][-1]:.3f} m in SimBake's (on the ground: "
@@ -84,11 +60,11 @@ class DeactivationLikeBlender(unittest.TestCase):
 
     def test_a_stack_started_deactivated_hangs_until_a_box_hits_it(self):
         frames = 60
-        scene = scene_with_world(frames)
-        box("Ground", (0.0, 0.0, -0.5), (3.0, 3.0, 0.5), kind="PASSIVE")
-        stack = [box(f"Stack{k}", (0.0, 0.0, 3.5 + k), (0.5, 0.5, 0.5), use_deactivation=True,
+        scene = blender_test.rigid_scene(frames)
+        blender_test.box("Ground", (0.0, 0.0, -0.5), (3.0, 3.0, 0.5), kind="PASSIVE")
+        stack = [blender_test.box(f"Stack{k}", (0.0, 0.0, 3.5 + k), (0.5, 0.5, 0.5), use_deactivation=True,
                      use_start_deactivated=True) for k in range(3)]
-        falling = box("Falling", (0.2, 0.0, 7.0), (0.5, 0.5, 0.5))  # 0.5 m above the top: hits at frame 8.7
+        falling = blender_test.box("Falling", (0.2, 0.0, 7.0), (0.5, 0.5, 0.5))  # 0.5 m above the top: hits at frame 8.7
         runs = [heights(scene, stack + [falling], frames, bake) for bake in (False, True)]
         woken = [[first_moved(run[obj]) for obj in stack] for run in runs]
         print(f"stack started deactivated, 3 m up, hit by a box from 0.5 m above: boxes (bottom to top) first 1 cm lower "
@@ -107,9 +83,9 @@ class DeactivationLikeBlender(unittest.TestCase):
 
     def test_the_rigid_body_worlds_speed_slows_a_fall(self):
         frames = 25
-        scene = scene_with_world(frames)
+        scene = blender_test.rigid_scene(frames)
         scene.rigidbody_world.time_scale = 0.5
-        falling = box("Falling", (0.0, 0.0, 10.0), (0.5, 0.5, 0.5), linear_damping=0.0, angular_damping=0.0)
+        falling = blender_test.box("Falling", (0.0, 0.0, 10.0), (0.5, 0.5, 0.5), linear_damping=0.0, angular_damping=0.0)
         runs = [heights(scene, [falling], frames, bake)[falling] for bake in (False, True)]
         expected = 10.0 - 0.5 * 9.81 * (0.5 * (frames - 1) / 24) ** 2  # half a second of fall in one
         print(f"rigid body world Speed 0.5: a box fell to {runs[0][-1]:.4f} m in 1 s in Blender's bake, "

@@ -15,25 +15,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does n
 import blender_test  # noqa: E402
 
 
-def box(name, location, half, kind="ACTIVE", rotation=(0.0, 0.0, 0.0), **settings):
-    bpy.ops.mesh.primitive_cube_add(size=2.0, location=location, rotation=rotation)
-    obj = bpy.context.object
-    obj.name, obj.scale = name, half
-    bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)  # Blender's shapes use the mesh
-    return blender_test.rigid_body(obj, kind, "BOX", **settings)
-
-
-def scene_with_world(frames):
-    blender_test.empty_scene()
-    scene = bpy.context.scene
-    scene.render.fps = 24
-    scene.frame_start, scene.frame_end = 1, frames
-    scene.simbake.frame_start, scene.simbake.frame_end = 1, frames
-    bpy.ops.rigidbody.world_add()
-    scene.rigidbody_world.point_cache.frame_start, scene.rigidbody_world.point_cache.frame_end = 1, frames
-    return scene
-
-
 def blenders_own(scene, objects, frames):
     """Blender's bake, frame by frame into its cache: each object's location per frame."""
     out = {obj: [] for obj in objects}
@@ -85,9 +66,9 @@ def period(xs, fps):
 class JointsLikeBlender(unittest.TestCase):
     def test_a_hinge_pendulum_swings_with_blenders_period(self):
         frames, angle = 120, 0.2
-        scene = scene_with_world(frames)
-        anchor = box("Anchor", (0.0, 0.0, 0.15), (0.1, 0.1, 0.1), kind="PASSIVE")
-        rod = box("Rod", (0.5 * math.sin(angle), 0.0, -0.5 * math.cos(angle)), (0.05, 0.05, 0.5),
+        scene = blender_test.rigid_scene(frames)
+        anchor = blender_test.box("Anchor", (0.0, 0.0, 0.15), (0.1, 0.1, 0.1), kind="PASSIVE")
+        rod = blender_test.box("Rod", (0.5 * math.sin(angle), 0.0, -0.5 * math.cos(angle)), (0.05, 0.05, 0.5),
                   rotation=(0.0, -angle, 0.0), mass=1.0, linear_damping=0.0, angular_damping=0.0)
         bpy.ops.object.empty_add(location=(0.0, 0.0, 0.0), rotation=(math.pi / 2, 0.0, 0.0))  # Z along -Y
         hinge = bpy.context.object
@@ -108,10 +89,10 @@ class JointsLikeBlender(unittest.TestCase):
 
     def test_a_motor_spins_a_wheel_as_blenders_does(self):
         frames = 24
-        scene = scene_with_world(frames)
+        scene = blender_test.rigid_scene(frames)
         scene.use_gravity = False
-        anchor = box("Anchor", (-0.5, 0.0, 0.0), (0.1, 0.1, 0.1), kind="PASSIVE")
-        wheel = box("Wheel", (0.0, 0.0, 0.0), (0.05, 0.3, 0.3), mass=1.0, linear_damping=0.0, angular_damping=0.0)
+        anchor = blender_test.box("Anchor", (-0.5, 0.0, 0.0), (0.1, 0.1, 0.1), kind="PASSIVE")
+        wheel = blender_test.box("Wheel", (0.0, 0.0, 0.0), (0.05, 0.3, 0.3), mass=1.0, linear_damping=0.0, angular_damping=0.0)
         bpy.ops.object.empty_add(location=(0.0, 0.0, 0.0))
         motor = bpy.context.object
         motor.name = "Motor"
@@ -133,9 +114,9 @@ class JointsLikeBlender(unittest.TestCase):
         Chain by Distance) and made breakable (2 N·s), and maybe an 80 kg wrecking ball swung into
         its middle: how far each brick moved by the end and how far each joined pair came apart,
         in Blender's bake and in SimBake's, and the pairs (brick indices, row-major)."""
-        scene = scene_with_world(frames)
-        box("Ground", (0.0, 0.0, -0.5), (5.0, 5.0, 0.5), kind="PASSIVE")
-        bricks = [box(f"Brick{row}.{column}", (-1.8 + 0.4 * column, 0.0, 0.1 + 0.2 * row), (0.2, 0.1, 0.1),
+        scene = blender_test.rigid_scene(frames)
+        blender_test.box("Ground", (0.0, 0.0, -0.5), (5.0, 5.0, 0.5), kind="PASSIVE")
+        bricks = [blender_test.box(f"Brick{row}.{column}", (-1.8 + 0.4 * column, 0.0, 0.1 + 0.2 * row), (0.2, 0.1, 0.1),
                       mass=1.0) for row in range(5) for column in range(10)]
         bpy.ops.object.select_all(action="DESELECT")
         for brick in bricks:
@@ -150,7 +131,7 @@ class JointsLikeBlender(unittest.TestCase):
         moving = list(bricks)
         if ball:  # a wrecking ball on a Point constraint, 2.4 m below its pivot, let go at 60°
             pivot, length, angle = (0.0, -0.4, 3.0), 2.4, math.radians(60)
-            anchor = box("Crane", (pivot[0], pivot[1], pivot[2] + 0.15), (0.1, 0.1, 0.1), kind="PASSIVE")
+            anchor = blender_test.box("Crane", (pivot[0], pivot[1], pivot[2] + 0.15), (0.1, 0.1, 0.1), kind="PASSIVE")
             bpy.ops.mesh.primitive_uv_sphere_add(radius=0.3, location=(
                 pivot[0], pivot[1] - length * math.sin(angle), pivot[2] - length * math.cos(angle)))
             moving.append(blender_test.rigid_body(bpy.context.object, shape="SPHERE",

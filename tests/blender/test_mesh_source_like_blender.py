@@ -16,18 +16,6 @@ import blender_test  # noqa: E402
 FRAMES = 48
 
 
-def rigid_body(obj, kind="ACTIVE", shape="CONVEX_HULL", **settings):
-    bpy.context.view_layer.objects.active = obj
-    for other in bpy.context.selected_objects:
-        other.select_set(False)
-    obj.select_set(True)
-    bpy.ops.rigidbody.object_add(type=kind)
-    obj.rigid_body.collision_shape = shape
-    for name, value in settings.items():
-        setattr(obj.rigid_body, name, value)
-    return obj
-
-
 def swollen_cube(name, x, source):
     """A 2 m cube 4 m up with a shape key (value 1) making it 3 m, subdivided twice above it."""
     bpy.ops.mesh.primitive_cube_add(size=2.0, location=(x, 0.0, 4.0))
@@ -40,7 +28,7 @@ def swollen_cube(name, x, source):
     big.value = 1.0
     modifier = obj.modifiers.new("Subdivision", "SUBSURF")
     modifier.levels = 2
-    return rigid_body(obj, mesh_source=source, mass=1.0)
+    return blender_test.rigid_body(obj, mesh_source=source, mass=1.0)
 
 
 def heights(scene, objects):
@@ -63,7 +51,7 @@ class MeshSourceLikeBlender(unittest.TestCase):
         ground = bpy.context.object
         ground.scale = (20.0, 20.0, 1.0)
         bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)
-        rigid_body(ground, kind="PASSIVE", shape="BOX")
+        blender_test.rigid_body(ground, kind="PASSIVE", shape="BOX")
         cubes = [swollen_cube(source.title(), x, source) for x, source in ((-5.0, "BASE"), (0.0, "DEFORM"),
                                                                           (5.0, "FINAL"))]
         blender = heights(scene, cubes)
