@@ -259,7 +259,8 @@ static bool proximity_pairs(collision_scratch *s, collision_report *report, bool
  * no longer too close are left alone. After the first walk (`again`), the pre-pass tests only
  * the pairs with a vertex marked in s->moved (moved since the last pre-pass, by the walk or
  * the strain sweep): the others' bits still hold. False when out of memory. */
-static bool proximity_walk(collision_scratch *s, proximity_rows *out, bool again, int32_t *pushed)
+static bool proximity_walk(collision_scratch *s, proximity_rows *out, bool again, int32_t *pushed,
+                           int32_t *pushed_self)
 {
     if (!reserve_flags(s)) return false;
     /* after the first walk, the pairs that can be within reach (near_list) */
@@ -301,6 +302,7 @@ static bool proximity_walk(collision_scratch *s, proximity_rows *out, bool again
         separate_positions(s, p->v, w, n, d - dist);
         for (int i = 0; i < 4; i++) s->moved[p->v[i]] = s->recheck[p->v[i]] = 1;
         (*pushed)++;
+        if (p->objects[0] == p->objects[1]) (*pushed_self)++;
         vertex_impulse row;
         if (!make_impulse(s, p->v, w, n, pair_friction(s, p), &row)) continue;
         if (s->row_of[k] >= 0) {
@@ -416,15 +418,19 @@ static int32_t proximity_pass(collision_scratch *s, cloth *const *cloths, int32_
         forget_rows_of_pairs(s);
         for (int32_t walk = 0; walk < LIMIT_WALKS; walk++) {
             bool fresh = walk == 0;
-            int32_t pushed = 0;
+            int32_t pushed = 0, pushed_self = 0;
             if (!proximity_pairs(s, report, &fresh) ||
                 (walk > 0 && (walk == 1 || fresh || strayed_from_list(s)) && !list_near_pairs(s)) ||
-                !proximity_walk(s, &rows, !fresh, &pushed)) {
+                !proximity_walk(s, &rows, !fresh, &pushed, &pushed_self)) {
                 s->out_of_memory = true;
                 break;
             }
-            /* nothing pushed: what the limits still lack is not the pass's doing */
-            if (!limits || pushed == 0) break;
+            /* no pair of a cloth with itself pushed: what the limits still lack is not a fold's
+             * layers pushed apart, and the rounds after the pass see to it as they did before
+             * walks and sweeps took turns (a cloth lying on a table pushed by its pairs with the
+             * table every step: sweeping the whole cloth after each walk doubled the
+             * tablecloth sample's bake) */
+            if (!limits || pushed_self == 0) break;
             double excess = strain_sweep(s, cloths, cloth_count, h);
             if (excess <= STRAIN_SLACK) break;
             if (walk % STALL_WALKS == 0) {
