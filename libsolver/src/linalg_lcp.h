@@ -24,7 +24,8 @@ typedef struct lcp_workspace {
     int32_t capacity;
     double *factor, *rhs, *w, *lo, *hi, *start, *trial;
     int32_t *free_index, *column_of;
-    int *pivot;
+    int *pivot; /* row interchanges of an LU factorisation */
+    int *last;  /* per column of a factor: its last nonzero row */
 } lcp_workspace;
 
 /* Room for problems of n rows; false when out of memory. lcp_solve_pivoting makes room
