@@ -10,7 +10,7 @@ enum { LCP_FRICTION_ROUNDS = 50 }; /* rounds of friction bounds from the normals
 void lcp_workspace_free(lcp_workspace *ws)
 {
     free(ws->factor), free(ws->rhs), free(ws->w), free(ws->lo), free(ws->hi), free(ws->start), free(ws->trial), free(ws->free_index);
-    free(ws->column_of), free(ws->pivot), free(ws->last);
+    free(ws->column_of), free(ws->pivot), free(ws->last), free(ws->row_first), free(ws->row_last);
     memset(ws, 0, sizeof *ws);
 }
 
@@ -29,8 +29,11 @@ bool lcp_workspace_reserve(lcp_workspace *ws, int32_t n)
     ws->column_of = malloc(m * sizeof *ws->column_of);
     ws->pivot = malloc(m * sizeof *ws->pivot);
     ws->last = malloc(m * sizeof *ws->last);
+    ws->row_first = malloc(m * sizeof *ws->row_first);
+    ws->row_last = malloc(m * sizeof *ws->row_last);
     ws->free_index = malloc(m * sizeof *ws->free_index);
-    if (!ws->factor || !ws->rhs || !ws->w || !ws->lo || !ws->hi || !ws->start || !ws->trial || !ws->column_of || !ws->pivot || !ws->last || !ws->free_index) {
+    if (!ws->factor || !ws->rhs || !ws->w || !ws->lo || !ws->hi || !ws->start || !ws->trial || !ws->column_of || !ws->pivot || !ws->last || !ws->row_first ||
+        !ws->row_last || !ws->free_index) {
         lcp_workspace_free(ws);
         return false;
     }
@@ -157,12 +160,13 @@ static bool lu_solve(int32_t n, double *f, double *rhs, int *pivot, int *last)
 static bool solve_partition(const lcp *p, const double *lo, const double *hi, const int8_t *state, bool coupled,
                             double *x, lcp_workspace *ws)
 {
-    int32_t n = p->n, nf = 0;
+    int32_t n = p->n, nf = 0, held = n; /* free rows from the front of free_index, held ones from its back */
     int32_t *column = ws->column_of;
     for (int32_t i = 0; i < n; i++) {
         column[i] = state[i] == LCP_FREE ? nf : -1;
         if (state[i] == LCP_FREE) ws->free_index[nf++] = i;
-        else if (!coupled || p->normal_of[i] < 0) x[i] = state[i] == LCP_LOWER ? lo[i] : hi[i];
+        else ws->free_index[--held] = i;
+        if (state[i] != LCP_FREE && (!coupled || p->normal_of[i] < 0)) x[i] = state[i] == LCP_LOWER ? lo[i] : hi[i];
     }
     /* coupled friction of a held normal: known */
     for (int32_t i = 0; i < n && coupled; i++)
@@ -172,18 +176,19 @@ static bool solve_partition(const lcp *p, const double *lo, const double *hi, co
     double diagonal = 0.0;
     for (int32_t i = 0; i < n; i++) diagonal = fmax(diagonal, p->a[(size_t)i * n + i]);
     double regular = 1e-10 * diagonal + 1e-300;
-    /* Column-major, as LAPACK reads it: entry (r, c) of the free block at c nf + r. In the
-     * symmetric case only the lower triangle is read, row-major is the same matrix. */
+    /* Column-major: entry (r, c) of the free block at c nf + r. In the symmetric case row r
+     * is column r, and only the lower triangle is read. */
     for (int32_t r = 0; r < nf; r++) {
         int32_t i = ws->free_index[r];
         const double *a_row = &p->a[(size_t)i * n];
         double *entry = coupled ? &ws->factor[r] : &ws->factor[(size_t)r * nf]; /* (r, c) at entry[c stride] */
         size_t stride = coupled ? (size_t)nf : 1;
-        for (int32_t c = 0; c < nf; c++) entry[c * stride] = a_row[ws->free_index[c]];
+        /* Cholesky reads the lower triangle only: (c, r) for c >= r */
+        for (int32_t c = coupled ? 0 : r; c < nf; c++) entry[c * stride] = a_row[ws->free_index[c]];
         entry[r * stride] += regular;
         double rhs = -p->b[i];
-        for (int32_t j = 0; j < n; j++) {
-            if (state[j] == LCP_FREE) continue;
+        for (int32_t h = n - 1; h >= nf; h--) { /* the held rows, ascending */
+            int32_t j = ws->free_index[h];
             if (coupled && p->normal_of[j] >= 0 && column[p->normal_of[j]] >= 0)
                 entry[column[p->normal_of[j]] * stride] += a_row[j] * (state[j] == LCP_LOWER ? -1.0 : 1.0) * p->mu[j];
             else
@@ -218,12 +223,28 @@ static void flip_state(int8_t *state, int32_t i, const double *x, const double *
     else state[i] = x[i] < lo[i] ? LCP_LOWER : (x[i] > hi[i] ? LCP_UPPER : LCP_FREE);
 }
 
-static void residual(const lcp *p, const double *x, double *w)
+/* w = A x + b. With `first`, `last` (each row's first and last nonzero column, see
+ * nonzero_span) the exact zeros outside them are left out: the same w but for the sign of a
+ * zero, which no test of w tells apart (they compare it with a positive tolerance). */
+static void residual(const lcp *p, const double *x, double *w, const int *first, const int *last)
 {
     for (int32_t i = 0; i < p->n; i++) {
         double s = p->b[i];
-        for (int32_t j = 0; j < p->n; j++) s += p->a[(size_t)i * p->n + j] * x[j];
+        int32_t begin = first ? first[i] : 0, end = last ? last[i] : p->n - 1;
+        for (int32_t j = begin; j <= end; j++) s += p->a[(size_t)i * p->n + j] * x[j];
         w[i] = s;
+    }
+}
+
+/* Each row's first and last nonzero column (a row of zeros: an empty span). */
+static void nonzero_span(const lcp *p, int *first, int *last)
+{
+    for (int32_t i = 0; i < p->n; i++) {
+        const double *row = &p->a[(size_t)i * p->n];
+        int32_t begin = 0, end = p->n - 1;
+        while (begin <= end && row[begin] == 0.0) begin++;
+        while (end >= begin && row[end] == 0.0) end--;
+        first[i] = begin, last[i] = end;
     }
 }
 
@@ -240,7 +261,7 @@ static bool solve_boxed(const lcp *p, const double *lo, const double *hi, double
             state[i] = isfinite(lo[i]) ? LCP_LOWER : LCP_FREE;
     for (int32_t iteration = 0; iteration < 10 * n + 20; iteration++) {
         if (!solve_partition(p, lo, hi, state, false, x, ws)) return false;
-        residual(p, x, ws->w);
+        residual(p, x, ws->w, ws->row_first, ws->row_last);
         double xscale = 0.0;
         for (int32_t i = 0; i < n; i++) xscale = fmax(xscale, fabs(x[i]));
         double tol_x = 1e-9 * xscale + 1e-300;
@@ -265,7 +286,7 @@ static bool solve_boxed(const lcp *p, const double *lo, const double *hi, double
 static bool feasible(const lcp *p, const int8_t *state, const double *x, lcp_workspace *ws, double tol_w)
 {
     friction_bounds(p, x, ws->lo, ws->hi);
-    residual(p, x, ws->w);
+    residual(p, x, ws->w, ws->row_first, ws->row_last);
     double xscale = 0.0;
     for (int32_t i = 0; i < p->n; i++) xscale = fmax(xscale, fabs(x[i]));
     for (int32_t i = 0; i < p->n; i++)
@@ -292,6 +313,7 @@ bool lcp_solve_pivoting(const lcp *p, double *x, int8_t *state, lcp_workspace *w
     if (n == 0) return true;
     if (!lcp_workspace_reserve(ws, n)) return false;
     double *lo = ws->lo, *hi = ws->hi, *start = ws->start;
+    nonzero_span(p, ws->row_first, ws->row_last);
     double scale = 0.0;
     for (int32_t i = 0; i < n; i++) {
         scale = fmax(scale, fabs(p->b[i]));
@@ -347,7 +369,7 @@ double lcp_violation(const lcp *p, const double *x)
     }
     double *hi = lo + n;
     friction_bounds(p, x, lo, hi);
-    residual(p, x, w);
+    residual(p, x, w, NULL, NULL);
     double worst = 0.0;
     for (int32_t i = 0; i < n; i++) {
         double below = fmax(lo[i] - x[i], 0.0), above = fmax(x[i] - hi[i], 0.0);
