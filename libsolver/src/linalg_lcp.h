@@ -24,7 +24,9 @@ typedef struct lcp_workspace {
     int32_t capacity;
     double *factor, *rhs, *w, *lo, *hi, *start, *trial;
     int32_t *free_index, *column_of;
-    int *pivot;
+    int *pivot; /* row interchanges of an LU factorisation */
+    int *last;  /* per column of a factor: its last nonzero row */
+    int *row_first, *row_last; /* per row of A: its first and last nonzero column */
 } lcp_workspace;
 
 /* Room for problems of n rows; false when out of memory. lcp_solve_pivoting makes room

@@ -60,12 +60,14 @@ static bool reserve(row_solver *s, int32_t n)
     if (n <= s->capacity) return true;
     lcp *p = &s->problem;
     free(p->a), free(p->b), free(p->lo), free(p->hi), free(p->normal_of), free(p->mu), free(s->x), free(s->state);
+    free(s->bodies);
     size_t m = (size_t)n;
     p->a = malloc(m * m * sizeof *p->a);
     p->b = malloc(m * sizeof *p->b), p->lo = malloc(m * sizeof *p->lo), p->hi = malloc(m * sizeof *p->hi);
     p->normal_of = malloc(m * sizeof *p->normal_of), p->mu = malloc(m * sizeof *p->mu);
     s->x = malloc(m * sizeof *s->x), s->state = malloc(m * sizeof *s->state);
-    s->capacity = (p->a && p->b && p->lo && p->hi && p->normal_of && p->mu && s->x && s->state) ? n : 0;
+    s->bodies = malloc(2 * m * sizeof *s->bodies);
+    s->capacity = (p->a && p->b && p->lo && p->hi && p->normal_of && p->mu && s->x && s->state && s->bodies) ? n : 0;
     return s->capacity > 0;
 }
 
@@ -73,6 +75,7 @@ void row_solver_free(row_solver *s)
 {
     lcp *p = &s->problem;
     free(p->a), free(p->b), free(p->lo), free(p->hi), free(p->normal_of), free(p->mu), free(s->x), free(s->state);
+    free(s->bodies);
     lcp_workspace_free(&s->workspace);
     memset(s, 0, sizeof *s);
 }
@@ -128,9 +131,17 @@ int32_t rows_solve(row_solver *s, contact_row *rows, int32_t count, velocity_vie
      * contacts start pushing and sticking. Where contacts come and go (a pile settling) the
      * pivoting rarely ends within its budget, and Gauss-Seidel's answer stands. */
     gauss_seidel(rows, count, view, sweeps);
+    /* the rows' bodies side by side: most pairs of rows share none, and their entry is the
+     * 0.0 coupling() would return, found without reading the rows */
+    int32_t *bodies = s->bodies;
+    for (int32_t i = 0; i < count; i++) bodies[2 * i] = rows[i].a, bodies[2 * i + 1] = rows[i].b;
     for (int32_t i = 0; i < count; i++) {
-        for (int32_t j = i; j < count; j++)
-            p->a[(size_t)i * count + j] = p->a[(size_t)j * count + i] = coupling(&rows[i], &rows[j], view);
+        int32_t a = bodies[2 * i], b = bodies[2 * i + 1];
+        for (int32_t j = i; j < count; j++) {
+            int32_t c = bodies[2 * j], d = bodies[2 * j + 1];
+            p->a[(size_t)i * count + j] = p->a[(size_t)j * count + i] =
+                a == c || a == d || b == c || b == d ? coupling(&rows[i], &rows[j], view) : 0.0;
+        }
         if (rows[i].soft > 0.0) p->a[(size_t)i * count + i] += rows[i].soft;
         p->lo[i] = rows[i].lo, p->hi[i] = rows[i].hi;
         p->normal_of[i] = rows[i].normal_back > 0 ? i - rows[i].normal_back : -1, p->mu[i] = rows[i].mu;

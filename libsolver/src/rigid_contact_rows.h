@@ -40,6 +40,7 @@ typedef struct row_solver {
     int32_t capacity;
     double *x;
     int8_t *state;
+    int32_t *bodies; /* 2 per row: its bodies a, b */
     lcp_workspace workspace;
 } row_solver;
 
