@@ -114,6 +114,8 @@ class StrandDef(ctypes.Structure):
         ("thickness", ctypes.c_double),
         ("friction", ctypes.c_double),
         ("gravity_scale", ctypes.c_double),
+        ("max_stretch", ctypes.c_double),
+        ("max_compression", ctypes.c_double),
     ]
 
 
@@ -641,8 +643,8 @@ class World:
         """Strands (hair, ropes) as polylines: positions flat xyz (world, m), strand k the next
         strand_vertex_counts[k] of them; pins: vertex indices (roots); material: the other
         StrandDef fields (mass_per_length, stretch_stiffness, bend_stiffness, damping, air_drag,
-        thickness, friction, gravity_scale). Returns their cloth id: the cloth calls (positions,
-        pin targets) take it."""
+        thickness, friction, gravity_scale, max_stretch, max_compression). Returns their cloth
+        id: the cloth calls (positions, pin targets) take it."""
         positions = _as_array(positions, "d")
         counts = _as_array(strand_vertex_counts, "i")
         pins = _as_array(pins, "i")

@@ -351,16 +351,32 @@ typedef struct sb_strand_def {
     double thickness;         /* m: distance kept from colliders' surfaces */
     double friction;          /* Coulomb coefficient with colliders (times theirs) */
     double gravity_scale;     /* of the world's gravity */
+    /* Strain limits, as cloth's (sb_cloth_def): at the end of every step each segment's length
+     * is projected into [1 - max_compression, 1 + max_stretch] x its rest length, its two ends
+     * moved by inverse mass (pins never), Gauss-Seidel over the segments, and each moved
+     * vertex's velocity changes by its displacement / step. The stiff segments of a strand
+     * stretch far more in one large implicit step than the material would (a 1 m rope released
+     * horizontally, one step of 1/24 s a frame: one segment by 44%, the whole by 3.3% over
+     * 2 s); the limit takes that out (with 0.005: every segment and the whole within 0.5%).
+     * Collisions come first, as for cloth. 0: that side is not limited. The default, 10% as
+     * cloth's, catches the gross stretch at no cost measurable in bench/strands.c; a tight
+     * limit costs more where strands rest on a collider, whose response and the projection
+     * take turns (bench_strands, 500 hairs on a head: 51 ms of CPU a frame unlimited, 54 with
+     * 10%, 142 with 0.5% stretch; with 0.5% compression too, twice the steps as well). */
+    double max_stretch;       /* fraction, 0 or in (0, 10] (0.1) */
+    double max_compression;   /* fraction, 0 or in (0, 1) (0.1: a strand buckles rather than
+                                 shortening along itself) */
 } sb_strand_def;
 
 /* mass_per_length 0.01 kg/m, stretch_stiffness 1e4 N, bend_stiffness 1e-4 N·m², damping 0.01 s,
- * air_drag 0, thickness 0.005 m, friction 0.5, gravity_scale 1, the rest NULL/0. */
+ * air_drag 0, thickness 0.005 m, friction 0.5, gravity_scale 1, max_stretch and max_compression
+ * 0.1, the rest NULL/0. */
 SB_API sb_strand_def sb_default_strand_def(void);
 
 /* Adds strands at the world's current time, at rest, their pins held where they are; their
  * cloth id goes to *out_strands. Errors: INVALID_ARGUMENT (a NULL pointer, mass_per_length not
  * positive, a stiffness, damping, air_drag, thickness or friction negative or not finite,
- * gravity_scale not finite, bad pins, more vertices than one world
+ * gravity_scale not finite, max_stretch or max_compression out of range, bad pins, more vertices than one world
  * holds), INVALID_MESH (fewer than 2 vertices in a strand, counts that do not add up to
  * vertex_count, non-finite or too distant positions, a segment of length 0), OUT_OF_MEMORY. */
 SB_API sb_result sb_world_add_strands(sb_world *world, const sb_strand_def *def, sb_cloth_id *out_strands);
@@ -727,8 +743,8 @@ typedef struct sb_world_stats {
     int32_t last_contacts;      /* cloth vertices held on colliders in the last step */
     int64_t collisions;         /* continuous collisions resolved by impulses */
     int64_t impact_zones;       /* steps that needed rigid impact zones (the failsafe) */
-    int64_t strain_violations;  /* steps that ended with a triangle beyond its cloth's strain
-                                   limit (max_stretch, max_compression) because the collision
+    int64_t strain_violations;  /* steps that ended with a triangle (or a strand's segment)
+                                   beyond its strain limit (max_stretch, max_compression) because the collision
                                    response held it there: non-penetration wins */
     int32_t sleeping_bodies;    /* rigid bodies asleep now */
     int64_t rigid_pair_tests;   /* body pairs whose shapes were tested for contact (narrow

@@ -4,7 +4,7 @@
 
 /* Sweeps before the projection gives up on a step (its report says what is left). A landing at
  * 20 m/s, whose solve stretches the contact ring by some 100%, takes a few dozen. */
-enum { MAX_SWEEPS = 400, PARALLEL_TRIANGLES = 2048 };
+enum { MAX_SWEEPS = 400, PARALLEL_ELEMENTS = 2048 };
 
 #define HEAVY STRAIN_HEAVY_FACTOR
 
@@ -126,13 +126,69 @@ static double project_triangle(cloth *c, int32_t t, limits l, double h)
     return excess;
 }
 
-/* One group of consecutive triangles, in order; the largest excess found. */
+/* A strand's segment s (strands.c: the springs are the segments) as stretch |x_j - x_i| / L,
+ * its one σ; its direction at x, or at the step's start where it has collapsed to a point. */
+static double segment_stretch(const cloth *c, int32_t s, const double *x, vec3 *direction)
+{
+    const spring_set *sp = &c->model.springs;
+    int32_t i = sp->pairs[2 * (size_t)s], j = sp->pairs[2 * (size_t)s + 1];
+    vec3 d = v3_sub(v3_load(&x[3 * (size_t)j]), v3_load(&x[3 * (size_t)i]));
+    double len = v3_len(d);
+    if (direction) {
+        vec3 start = v3_sub(v3_load(&c->state.x[3 * (size_t)j]), v3_load(&c->state.x[3 * (size_t)i]));
+        double start_len = v3_len(start);
+        *direction = len > 0.0 ? v3_scale(d, 1.0 / len) : start_len > 0.0 ? v3_scale(start, 1.0 / start_len) : d;
+    }
+    return len / sp->rest[s];
+}
+
+static double segment_excess(double s, limits l)
+{
+    return fmax(0.0, fmax(s / l.hi - 1.0, l.lo > 0.0 ? 1.0 - s / l.lo : 0.0));
+}
+
+/* Projects segment s to the clamped length along its direction n: the shortfall or surplus
+ * Δ = (|d| - L σ') n is shared by inverse mass, x_i += w_i / (w_i + w_j) Δ and x_j -= w_j /
+ * (w_i + w_j) Δ (w = 1 / m, 1 / (HEAVY m) for heavy vertices, 0 for immovable ones), which
+ * keeps the pair's centre of mass where neither is heavy or fixed. Returns the excess it found,
+ * 0 where it cannot help (both ends immovable, or no direction to move along). */
+static double project_segment(cloth *c, int32_t s, limits l, double h)
+{
+    cloth_model *m = &c->model;
+    vec3 n;
+    double stretch = segment_stretch(c, s, c->scratch.x_new, &n), excess = segment_excess(stretch, l);
+    if (excess <= STRAIN_SLACK) return excess;
+    const int32_t ends[2] = {m->springs.pairs[2 * (size_t)s], m->springs.pairs[2 * (size_t)s + 1]};
+    double w[2];
+    for (int e = 0; e < 2; e++) {
+        uint8_t kind = c->scratch.held[ends[e]];
+        w[e] = kind == STRAIN_FIXED ? 0.0 : 1.0 / (m->mass[ends[e]] * (kind == STRAIN_HEAVY ? HEAVY : 1.0));
+    }
+    if (!(w[0] + w[1] > 0.0) || !(v3_len2(n) > 0.0)) return 0.0;
+    vec3 surplus = v3_scale(n, (stretch - clamp(stretch, l)) * m->springs.rest[s]);
+    for (int e = 0; e < 2; e++) {
+        vec3 shift = v3_scale(surplus, (e == 0 ? 1.0 : -1.0) * w[e] / (w[0] + w[1]));
+        size_t at = 3 * (size_t)ends[e];
+        v3_store(&c->scratch.x_new[at], v3_add(v3_load(&c->scratch.x_new[at]), shift));
+        v3_store(&c->scratch.v_new[at], v3_madd(v3_load(&c->scratch.v_new[at]), shift, 1.0 / h));
+    }
+    return excess;
+}
+
+/* What a sweep projects: a cloth's triangles, or a strand's segments. */
+static const colouring *elements_of(const cloth *c)
+{
+    return c->model.strands ? &c->model.spring_colours : &c->model.triangle_colours;
+}
+
+/* One group of consecutive elements, in order; the largest excess found. */
 static double project_group(cloth *c, int32_t g, limits l, double h)
 {
-    const colouring *cc = &c->model.triangle_colours;
+    const colouring *cc = elements_of(c);
+    bool strands = c->model.strands;
     double worst = 0.0;
     for (int32_t t = g * cc->group_size, end = colouring_group_end(cc, g); t < end; t++)
-        worst = fmax(worst, project_triangle(c, t, l, h));
+        worst = fmax(worst, strands ? project_segment(c, t, l, h) : project_triangle(c, t, l, h));
     return worst;
 }
 
@@ -141,9 +197,9 @@ static double project_group(cloth *c, int32_t g, limits l, double h)
 static double sweep(cloth *c, limits l, double h)
 {
     if (!strain_limit_on(&c->model)) return 0.0;
-    const colouring *cc = &c->model.triangle_colours;
+    const colouring *cc = elements_of(c);
     double worst = 0.0;
-#pragma omp parallel if (c->model.triangle_count > PARALLEL_TRIANGLES) reduction(max : worst)
+#pragma omp parallel if (cc->element_count > PARALLEL_ELEMENTS) reduction(max : worst)
     for (int32_t k = 0; k < cc->colour_count; k++) {
         if (cc->last_serial && k + 1 == cc->colour_count) {
 #pragma omp single
@@ -164,6 +220,8 @@ double strain_limit_excess(const cloth *c, const double *x)
 {
     limits l = limits_of(&c->model);
     double worst = 0.0;
+    for (int32_t s = 0; c->model.strands && s < c->model.springs.count; s++)
+        worst = fmax(worst, segment_excess(segment_stretch(c, s, x, NULL), l));
     for (int32_t t = 0; t < c->model.triangle_count; t++) {
         deformation f = deformation_of(c, t, x);
         worst = fmax(worst, excess_of(&f, l));

@@ -24,7 +24,15 @@
  * (64², 48 frames) ends every step with its edges within the limits (0.900008 .. 1.099991 of
  * rest), 0 to 3 of some 85 steps counted beyond them by less than that (where the turns
  * stalled), where taking turns only round by round left 61 of 92 beyond, edges 0.85 .. 1.13.
- * The explicit integrators do not limit strain.  */
+ * The explicit integrators do not limit strain.
+ *
+ * Strands (strands.c) have no triangles: their segments (the model's springs) are projected
+ * instead, the same way: each segment's stretch |x_j - x_i| / L clamped into the limits by
+ * moving its two ends along it by inverse mass (heavy and fixed ends as for triangles),
+ * Gauss-Seidel over the spring colours, root to tip within a group. A 1 m rope of 20
+ * segments released horizontally, one step of 1/24 s a frame, limits 0.5%: every segment
+ * within 0.5% at the end of every step, the whole within 0.4999%, where without a limit one
+ * segment changed by 44% and the whole by 3.3% (tests/c/test_strands.c).  */
 #ifndef SB_CLOTH_STRAIN_LIMIT_H
 #define SB_CLOTH_STRAIN_LIMIT_H
 

@@ -52,6 +52,14 @@ static sb_result validate_def(const sb_strand_def *d)
         if (!(isfinite(params[i].value) && params[i].value >= 0.0))
             return error_set(SB_ERROR_INVALID_ARGUMENT, "strand %s must be zero or positive, got %g", params[i].name,
                              params[i].value);
+    if (!(d->max_stretch >= 0.0 && d->max_stretch <= 10.0))
+        return error_set(SB_ERROR_INVALID_ARGUMENT,
+                         "strand max_stretch must be 0 (no limit) or a fraction up to 10 (0.1: 10%%), got %g",
+                         d->max_stretch);
+    if (!(d->max_compression >= 0.0 && d->max_compression < 1.0))
+        return error_set(SB_ERROR_INVALID_ARGUMENT,
+                         "strand max_compression must be 0 (no limit) or a fraction below 1 (0.1: 10%%), got %g",
+                         d->max_compression);
     if (!isfinite(d->gravity_scale))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "strand gravity_scale must be finite, got %g", d->gravity_scale);
     if (d->pin_count < 0 || (d->pin_count > 0 && !d->pins))
@@ -143,6 +151,8 @@ static sb_result build_model(cloth_model *m, const sb_strand_def *d)
     m->friction = d->friction;
     m->meets_collider_count = -1;
     m->gravity_scale = d->gravity_scale;
+    /* segments projected into the limits after each step (cloth_strain_limit.h) */
+    m->max_stretch = d->max_stretch, m->max_compression = d->max_compression;
     m->info.vertex_count = nv;
     m->pin_count = d->pin_count;
     for (int32_t p = 0; p < d->pin_count; p++) m->pins[p] = d->pins[p], m->pinned[d->pins[p]] = 1;

@@ -213,7 +213,8 @@ SB_API sb_result sb_world_add_cloth(sb_world *world, const sb_cloth_def *def, sb
 SB_API sb_strand_def sb_default_strand_def(void)
 {
     return (sb_strand_def){.mass_per_length = 0.01, .stretch_stiffness = 1e4, .bend_stiffness = 1e-4,
-                           .damping = 0.01, .thickness = 0.005, .friction = 0.5, .gravity_scale = 1.0};
+                           .damping = 0.01, .thickness = 0.005, .friction = 0.5, .gravity_scale = 1.0,
+                           .max_stretch = 0.1, .max_compression = 0.1};
 }
 
 SB_API sb_result sb_world_add_strands(sb_world *world, const sb_strand_def *def, sb_cloth_id *out_strands)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cloth_forces.h"
+#include "cloth_strain_limit.h"
 #include "strand_bend.h"
 #include "strands.h"
 #include "testutil.h"
@@ -212,6 +213,11 @@ Test(strands, bad_definitions_are_refused_with_a_reason)
     expect_refused(&d, SB_ERROR_INVALID_ARGUMENT, "mass_per_length");
     d.mass_per_length = 0.01, d.bend_stiffness = NAN;
     expect_refused(&d, SB_ERROR_INVALID_ARGUMENT, "bend_stiffness");
+    d.bend_stiffness = 0.0, d.max_stretch = -0.1;
+    expect_refused(&d, SB_ERROR_INVALID_ARGUMENT, "max_stretch");
+    d.max_stretch = 0.1, d.max_compression = 1.0;
+    expect_refused(&d, SB_ERROR_INVALID_ARGUMENT, "max_compression");
+    d.max_compression = 0.1;
     d.bend_stiffness = 0.0;
     int32_t pins[2] = {0, 10};
     d.pins = pins, d.pin_count = 2;
@@ -239,6 +245,7 @@ Test(strands, a_rope_released_horizontally_swings_down_keeping_its_length)
     sb_strand_def d = rope_def(&r);
     int32_t pin = 0;
     d.pins = &pin, d.pin_count = 1;
+    d.max_stretch = d.max_compression = 0.0; /* the solve alone (with the limit: below) */
     sb_world *w = world_make(1);
     sb_cloth_id id;
     cr_assert_eq(sb_world_add_strands(w, &d, &id), SB_OK, "%s", sb_last_error());
@@ -255,6 +262,110 @@ Test(strands, a_rope_released_horizontally_swings_down_keeping_its_length)
     cr_assert_float_eq(x[0], 0.0, 1e-12, "the root moved");
     sb_world_destroy(w);
     rope_free(&r);
+}
+
+/* The largest relative departure of a segment of the rope from its rest length (the rope was
+ * built straight with equal segments of rest / segments m). */
+static double worst_segment_strain(const double *x, int32_t segments, double rest)
+{
+    double worst = 0.0;
+    for (int32_t i = 0; i < segments; i++)
+        worst = fmax(worst, fabs(v3_len(v3_sub(v3_load(&x[3 * i + 3]), v3_load(&x[3 * i]))) * segments / rest - 1.0));
+    return worst;
+}
+
+typedef struct swing {
+    double segment, length; /* the worst relative change of a segment's, the whole rope's length */
+    int64_t steps;
+} swing;
+
+/* A 1 m rope of 20 segments pinned at one end, released horizontally and stepped at 24 frames a
+ * second, one step a frame (the world's largest step, 1/24 s), for `frames`; measured at the
+ * end of every step. */
+static swing swing_at_24(double max_stretch, double max_compression, int frames)
+{
+    enum { SEG = 20 };
+    const double start[3] = {0, 0, 1}, dir[3] = {1, 0, 0};
+    rope r = rope_make(1, SEG, start, dir, 1.0, 0.0);
+    sb_strand_def d = rope_def(&r);
+    int32_t pin = 0;
+    d.pins = &pin, d.pin_count = 1;
+    d.max_stretch = max_stretch, d.max_compression = max_compression;
+    sb_world_def wd = sb_default_world_def();
+    wd.threads = 1, wd.cg_tolerance = 1e-6;
+    wd.max_strain_change = 10.0; /* no step retried smaller: one step a frame */
+    sb_world *w = NULL;
+    cr_assert_eq(sb_world_create(&wd, &w), SB_OK, "%s", sb_last_error());
+    sb_cloth_id id;
+    cr_assert_eq(sb_world_add_strands(w, &d, &id), SB_OK, "%s", sb_last_error());
+    swing out = {0};
+    double x[3 * (SEG + 1)];
+    for (int frame = 1; frame <= frames; frame++) {
+        cr_assert_eq(sb_world_step_to(w, frame / 24.0), SB_OK, "%s", sb_last_error());
+        cr_assert_eq(sb_cloth_get_positions(w, id, x, SEG + 1), SB_OK);
+        out.segment = fmax(out.segment, worst_segment_strain(x, SEG, 1.0));
+        out.length = fmax(out.length, fabs(polyline_length(x, 0, SEG + 1) - 1.0));
+    }
+    sb_world_stats stats;
+    cr_assert_eq(sb_world_get_stats(w, &stats), SB_OK);
+    out.steps = stats.steps;
+    sb_world_destroy(w);
+    rope_free(&r);
+    return out;
+}
+
+Test(strands, the_strain_limit_keeps_every_segment_of_a_swinging_rope_within_it)
+{
+    /* 2 s: the rope swings down, through the bottom and up the other side */
+    int frames = test_quick() ? 24 : 48;
+    swing free = swing_at_24(0.0, 0.0, frames), limited = swing_at_24(0.005, 0.005, frames),
+          loose = swing_at_24(0.1, 0.1, frames); /* the default, as cloth's */
+    cr_log_info("rope at 1/24 s steps, the worst change of a segment's and the whole's length: %.4g, %.4g "
+                "without a limit; %.4g, %.4g with 10%%; %.6g, %.6g with 0.5%%", free.segment, free.length,
+                loose.segment, loose.length, limited.segment, limited.length);
+    cr_assert(free.steps == frames && limited.steps == frames && loose.steps == frames, "%lld, %lld, %lld steps",
+              (long long)free.steps, (long long)limited.steps, (long long)loose.steps);
+    /* the limit has something to do: without it, a segment stretches well beyond either */
+    cr_assert_gt(free.segment, 0.15, "unlimited, the segments changed by %g only", free.segment);
+    /* within the limit but for the projection's slack (STRAIN_SLACK, 1e-9 relative) */
+    cr_assert_lt(limited.segment, 0.005 + 1e-8, "a segment changed its length by %g", limited.segment);
+    cr_assert_lt(limited.length, 0.005, "the rope's length changed by %g of 1 m", limited.length);
+    cr_assert_lt(loose.segment, 0.1 + 1e-8, "a segment changed its length by %g", loose.segment);
+}
+
+Test(strands, the_strain_limit_moves_no_pin_and_keeps_the_centre_of_mass_of_a_free_pair)
+{
+    /* one free segment of two equal masses, stretched to 1.5 x its rest length by a step: the
+     * projection takes both ends in by the same amount, the centre stays */
+    double p[6] = {0, 0, 0, 0.1, 0, 0};
+    int32_t count = 2;
+    sb_strand_def d = sb_default_strand_def();
+    d.positions = p, d.vertex_count = 2, d.strand_vertex_counts = &count, d.strand_count = 1;
+    d.max_stretch = 0.1, d.max_compression = 0.1;
+    cloth *c = NULL;
+    const double g[3] = {0, 0, 0};
+    cr_assert_eq(strands_create(&d, 0.0, g, &c), SB_OK, "%s", sb_last_error());
+    const double h = 0.01;
+    double stretched[6] = {-0.025, 0, 0, 0.125, 0, 0};
+    memcpy(c->scratch.x_new, stretched, sizeof stretched);
+    memset(c->scratch.v_new, 0, sizeof stretched);
+    memset(c->scratch.held, STRAIN_FREE, 2);
+    strain_limit_report r = strain_limit_project(c, h);
+    cr_assert(r.moved && r.worst_excess <= STRAIN_SLACK);
+    double len = c->scratch.x_new[3] - c->scratch.x_new[0];
+    cr_assert(len <= 0.11 && len > 0.109, "length %g", len);
+    cr_assert_float_eq(c->scratch.x_new[0] + c->scratch.x_new[3], 0.1, 1e-15);
+    /* velocities: the displacement over the step */
+    cr_assert_float_eq(c->scratch.v_new[0], (c->scratch.x_new[0] + 0.025) / h, 1e-12);
+    /* squeezed to half with vertex 0 immovable: vertex 1 alone moves */
+    double squeezed[6] = {0, 0, 0, 0.05, 0, 0};
+    memcpy(c->scratch.x_new, squeezed, sizeof squeezed);
+    c->scratch.held[0] = STRAIN_FIXED;
+    r = strain_limit_project(c, h);
+    cr_assert(r.moved && r.worst_excess <= STRAIN_SLACK);
+    cr_assert_eq(c->scratch.x_new[0], 0.0);
+    cr_assert(c->scratch.x_new[3] >= 0.09 && c->scratch.x_new[3] < 0.0901, "x = %g", c->scratch.x_new[3]);
+    cloth_destroy(c);
 }
 
 /* A 1 m rope with some bending stiffness hung between two pins 0.7 m apart, left to settle. */
@@ -368,18 +479,23 @@ typedef struct scene {
 
 enum { SCENE_STRANDS = 100, SCENE_SEGMENTS = 30 };
 
-static scene scene_make(int32_t threads, double bend_stiffness)
+static scene scene_make_limited(int32_t threads, double bend_stiffness, double max_stretch)
 {
     scene s = {world_make(threads), {0}, {0}, NULL};
     const double start[3] = {0, 0, 0.5}, dir[3] = {0.6, 0, -0.8};
     s.r = rope_make(SCENE_STRANDS, SCENE_SEGMENTS, start, dir, 0.6, 0.01);
     sb_strand_def d = rope_def(&s.r);
-    d.bend_stiffness = bend_stiffness;
+    d.bend_stiffness = bend_stiffness, d.max_stretch = max_stretch;
     s.pins = malloc(SCENE_STRANDS * sizeof *s.pins);
     for (int32_t k = 0; k < SCENE_STRANDS; k++) s.pins[k] = k * (SCENE_SEGMENTS + 1);
     d.pins = s.pins, d.pin_count = SCENE_STRANDS;
     cr_assert_eq(sb_world_add_strands(s.world, &d, &s.strands), SB_OK, "%s", sb_last_error());
     return s;
+}
+
+static scene scene_make(int32_t threads, double bend_stiffness)
+{
+    return scene_make_limited(threads, bend_stiffness, sb_default_strand_def().max_stretch);
 }
 
 /* The roots move 0.2 m along x by t = 0.5 s. */
@@ -426,8 +542,11 @@ Test(strands, save_and_load_continue_to_the_same_bits)
     /* strands of another stiffness are another model: their state is refused */
     scene c = scene_make(1, 4e-4);
     cr_assert_neq(sb_world_load_state(c.world, state, size), SB_OK);
+    /* and so are strands of another strain limit */
+    scene e = scene_make_limited(1, 2e-4, 0.05);
+    cr_assert_neq(sb_world_load_state(e.world, state, size), SB_OK);
     free(xa), free(xb), free(state);
-    scene_free(&a), scene_free(&b), scene_free(&c);
+    scene_free(&a), scene_free(&b), scene_free(&c), scene_free(&e);
 }
 
 Test(strands, one_and_two_threads_give_the_same_bits)
