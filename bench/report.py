@@ -14,7 +14,8 @@ import os
 import sys
 
 CLOTH_SOLVERS = ("blender_default", "blender_lowest", "simbake")
-RIGID_ORDER = ("tower", "dominoes100", "wall200", "pile100", "pile1000", "pile3000", "heap100", "heap400", "heap1000", "heap3000")
+RIGID_ORDER = ("tower", "dominoes100", "wall200", "pile100", "pile1000", "pile3000", "heap100", "heap400", "heap1000", "heap3000",
+               "joints1000", "stack1000")
 DASH = "–"
 
 
@@ -255,8 +256,14 @@ def rigid_quality(side):
     parts = []
     if "fallen" in side:
         parts.append(f"{side['fallen']} fallen")
+    if "pairs_apart" in side:  # the joined block of issue 29: neighbours 2 cm apart, broken or never joined
+        parts.append(f"{side['pairs_apart']} of {side.get('pairs', DASH)} pairs apart")
+    if "joints_broken" in side:  # SimBake's own count (Blender's Python does not say)
+        parts.append(f"{side['joints_broken']} joints broke")
     if "moved" in side:
         parts.append(f"{side['moved']} moved")
+    if "top_median_move_m" in side:
+        parts.append("top layer's median move " + fmt_mm(side["top_median_move_m"]))
     if "deepest_overlap_m" in side:
         parts.append("deepest overlap " + fmt_mm(side["deepest_overlap_m"]))
     return ", ".join(parts) or DASH

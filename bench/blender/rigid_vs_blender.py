@@ -3,7 +3,8 @@ world at its defaults and by SimBake (through the add-on, as a user would).
 
     blender -b --factory-startup --python-exit-code 1 -P bench/blender/rigid_vs_blender.py -- \
         OUT.json [CASE ...]          CASE: tower, dominoes100, wall200, pile100, pile1000,
-                                     pile3000, heap100, heap400, heap1000, heap3000 (default: all)
+                                     pile3000, heap100, heap400, heap1000, heap3000, joints1000,
+                                     stack1000 (default: all)
 
 Cases (as bench/rigid_stacks.c):
 - tower: 10 boxes of 0.5 m stacked on a floor, 240 frames (10 s); quality: how far the top
@@ -20,6 +21,14 @@ Cases (as bench/rigid_stacks.c):
 - heapN: N boxes of 0.2 m, each turned by a random rotation (seeded), in layers of 8 x 8 far
   enough apart that none touch, dropped on an open floor, 72 frames (addon_share.py's heap400,
   bench_rigid's heapN); quality as the piles'.
+- joints1000 (issue 29): a 10 x 10 x 10 block of 0.2 m boxes (1 kg) on a passive ground,
+  each joined to its neighbours by a breakable Fixed constraint (threshold 2 N·s) made as
+  the Connect operator makes its own (an Empty at the pair's midpoint in the world's
+  Constraints collection), 2700 of them, an animated ball of 0.4 m radius carried at 2.5 m/s
+  through its top two layers near a corner, 36 frames; quality: the joined pairs that came
+  more than 2 cm apart, the boxes moved by more than 5 cm, the median move of the top layer,
+  the deepest overlap, and SimBake's own count of broken joints (its bake message);
+  stack1000: the same block and ball without the joints, for reference.
 Time per frame: Blender, each scene.frame_set() of its rigid body world; SimBake, each
 frame of the bake (solver and reading back), and the whole bake including writing keys."""
 
@@ -41,7 +50,7 @@ if not hasattr(bpy.types.Object, "simbake"):
     simbake.register()
 from simbake import bake  # noqa: E402
 
-TOWER_FRAMES, PILE_FRAMES, WALL_FRAMES = 240, 72, 96
+TOWER_FRAMES, PILE_FRAMES, WALL_FRAMES, JOINT_FRAMES = 240, 72, 96, 36
 
 
 def clear():
@@ -147,18 +156,65 @@ def build_wall(courses=10, per_course=20):
             boxes.append(add_box(f"Brick {course} {i}", (length, depth, height),
                                  (x, 0.0, 0.5 * height + course * height), "ACTIVE"))
     make_rigid(list(bpy.context.scene.objects))
-    bpy.ops.mesh.primitive_uv_sphere_add(radius=0.4, location=(0.0, -2.0, 0.8))
+    add_animated_ball(0.4, (0.0, -2.0, 0.8), 2.5, WALL_FRAMES)
+    return boxes
+
+
+def add_animated_ball(radius, start, speed, frames):
+    """A sphere carried along +y at `speed` m/s by its keys (Animated: a collider to SimBake)."""
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=radius, location=start)
     ball = bpy.context.object
     ball.name = "Ball"
     bpy.ops.rigidbody.object_add(type="ACTIVE")
     ball.rigid_body.collision_shape = "SPHERE"
     ball.rigid_body.kinematic = True  # Animated: carried by its keys
-    for frame, y in ((1, -2.0), (WALL_FRAMES + 1, -2.0 + 2.5 * WALL_FRAMES / 24.0)):  # 2.5 m/s
+    for frame, y in ((1, start[1]), (frames + 1, start[1] + speed * frames / 24.0)):
         ball.location.y = y
         ball.keyframe_insert("location", index=1, frame=frame)
     for curve in ball.animation_data.action.fcurves:
         for key in curve.keyframe_points:
             key.interpolation = "LINEAR"
+    return ball
+
+
+def connect_fixed(pairs, threshold):
+    """A breakable Fixed constraint per pair, the data the Connect operator (Blender's
+    bl_operators/rigidbody.py) makes: an Empty at the pair's midpoint in the world's
+    Constraints collection. Connect calls rigidbody.constraint_add once per Empty, which
+    takes time growing with the constraints already there (8 minutes for 2700); setting the
+    collection once makes Blender give each of its objects a Fixed constraint in one pass."""
+    collection = bpy.data.collections.new("RigidBodyConstraints")
+    for a, b in pairs:
+        empty = bpy.data.objects.new("Constraint", None)
+        empty.location = (a.location + b.location) / 2.0
+        bpy.context.scene.collection.objects.link(empty)
+        collection.objects.link(empty)
+    bpy.context.scene.rigidbody_world.constraints = collection
+    for empty, (a, b) in zip(collection.objects, pairs):
+        constraint = empty.rigid_body_constraint
+        constraint.type, constraint.object1, constraint.object2 = "FIXED", a, b
+        constraint.use_breaking, constraint.breaking_threshold = True, threshold
+
+
+def build_block(joined, side=10, size=0.2):
+    """`side`³ touching boxes on a ground, joined to their neighbours or not, and a ball carried
+    through its top two layers near a corner; returns the boxes (x fastest, then y, then z)."""
+    clear()
+    add_box("Floor", (20.0, 20.0, 1.0), (0.0, 0.0, -0.5), "PASSIVE")
+    offset = (side - 1) * 0.5 * size
+    boxes = [add_box(f"Box {i}", (size,) * 3, ((i % side) * size - offset, (i // side % side) * size - offset,
+                                                0.5 * size + (i // (side * side)) * size), "ACTIVE")
+             for i in range(side ** 3)]
+    make_rigid(list(bpy.context.scene.objects))
+    add_animated_ball(0.4, (0.8, -1.6, 1.8), 2.5, JOINT_FRAMES)  # through the top two layers, near a corner
+    pairs = []
+    for i in range(side ** 3):
+        x, y, z = i % side, i // side % side, i // (side * side)
+        pairs += [(boxes[i], boxes[i + step]) for coordinate, step in ((x, 1), (y, side), (z, side * side))
+                  if coordinate + 1 < side]
+    if joined:
+        connect_fixed(pairs, 2.0)
+    bpy.context.scene["bench_pairs"] = [(boxes.index(a), boxes.index(b)) for a, b in pairs]
     return boxes
 
 
@@ -245,8 +301,17 @@ def quality(case, boxes, start):
     if case.startswith("dominoes"):
         up = Vector((0.0, 0.0, 1.0))
         result["fallen"] = sum((obj.matrix_world.to_3x3() @ up).z < math.cos(math.radians(45.0)) for obj in boxes)
-    if case.startswith("wall"):
+    if case.startswith("wall") or case in BLOCKS:
         result["moved"] = sum((obj.matrix_world.translation - s).length > 0.05 for obj, s in zip(boxes, start))
+    if case in BLOCKS:
+        now = [obj.matrix_world.translation for obj in boxes]
+        pairs = bpy.context.scene["bench_pairs"]
+        result["pairs"] = len(pairs)
+        result["pairs_apart"] = sum(abs((now[i] - now[j]).length - (start[i] - start[j]).length) > 0.02
+                                    for i, j in pairs)  # came 2 cm apart: broken, for either solver
+        highest = max(s.z for s in start)
+        top = [k for k in range(len(boxes)) if start[k].z >= highest - 1e-6]
+        result["top_median_move_m"] = statistics.median((now[k] - start[k]).length for k in top)
     return result
 
 
@@ -280,6 +345,9 @@ def run_simbake(case, boxes, frames):
     times = [b - a for a, b in zip(stamps, stamps[1:])]
     scene.frame_set(frames)
     result = {"ms_per_frame": 1e3 * statistics.median(times), "seconds": total}
+    message = scene.simbake.last_bake_message
+    if case == "joints1000":  # "...; N rigid body constraint(s) broke: ..." when any did
+        result["joints_broken"] = int(message.split("; ")[1].split()[0]) if "constraint(s) broke" in message else 0
     result.update(quality(case, boxes, start))
     return result
 
@@ -295,7 +363,10 @@ CASES = {
     "heap400": (lambda: build_heap(400), PILE_FRAMES),
     "heap1000": (lambda: build_heap(1000), PILE_FRAMES),
     "heap3000": (lambda: build_heap(3000), PILE_FRAMES),
+    "joints1000": (lambda: build_block(joined=True), JOINT_FRAMES),
+    "stack1000": (lambda: build_block(joined=False), JOINT_FRAMES),
 }
+BLOCKS = ("joints1000", "stack1000")
 
 
 def main():

@@ -354,6 +354,21 @@ class Issue30Rows(unittest.TestCase):
                          ["100 fallen, deepest overlap 1.00 mm", "99 fallen, deepest overlap 0.500 mm"])
         self.assertLess(page.index("| tower |"), page.index("| dominoes100 |"))
 
+    def test_the_joined_block_shows_its_broken_joints(self):
+        results = self.results()
+        results["rigid"]["joints1000"] = {"frames": 36, "bodies": 1000, "ratio": 0.5,
+                                          "blender": {"ms_per_frame": 3000.0, "seconds": 100.0, "moved": 300,
+                                                      "pairs": 2700, "pairs_apart": 120, "top_median_move_m": 0.25},
+                                          "simbake": {"ms_per_frame": 1500.0, "seconds": 50.0, "moved": 280,
+                                                      "pairs": 2700, "pairs_apart": 110, "joints_broken": 130,
+                                                      "top_median_move_m": 0.0125}}
+        page = report.render_markdown(results)
+        self.assertEqual(row(page, ["joints1000"])[1:8],
+                         ["1000", "36", "3000", "1500", "0.500",
+                          "120 of 2700 pairs apart, 300 moved, top layer's median move 250 mm",
+                          "110 of 2700 pairs apart, 130 joints broke, 280 moved, top layer's median move 12.5 mm"])
+        self.assertLess(page.index("| dominoes100 |"), page.index("| joints1000 |"))
+
     def test_the_bake_beside_a_busy_process(self):
         page = report.render_markdown(self.results())
         self.assertEqual(row(page, [report.CONTENTION_ROWS["simbake"]])[1:],
