@@ -16,6 +16,8 @@ STRAND_PROPERTIES = {
     "strand_air_drag": "air_drag",
     "thickness": "thickness",
     "friction": "friction",
+    "strand_max_stretch": "max_stretch",
+    "strand_max_compression": "max_compression",
 }
 
 
@@ -78,6 +80,10 @@ def strand_material(obj, vertex_count, measure):
     for name, value in material.items():
         if name == "gravity_scale" and math.isfinite(value):
             continue
+        if name == "max_compression" and value >= 1.0:
+            raise SettingsError(f"{obj.name}: strand max_compression is {value:g}; it must be below 1 (0: no limit)")
+        if name == "max_stretch" and value > 10.0:
+            raise SettingsError(f"{obj.name}: strand max_stretch is {value:g}; it must be at most 10 (0: no limit)")
         if not math.isfinite(value) or value < 0 or (name == "mass_per_length" and value == 0):
             raise SettingsError(f"{obj.name}: strand {name} is {value:g}; it must be "
                                 f"{'positive' if name == 'mass_per_length' else 'zero or positive'}")
