@@ -13,8 +13,8 @@ void strand_wind_on_segment(const cloth *c, int32_t s, const force_field *field,
     vec3 t = v3_scale(e, 1.0 / length);
     field_sample sample[2];
     for (int k = 0; k < 2; k++) sample[k] = field_sample_at(field, pose, weight, time, p[k]);
-    double flow = 0.5 * (sample[0].falloff + sample[1].falloff) * field->def.flow;
     if (sample[0].falloff == 0.0 && sample[1].falloff == 0.0) return;
+    double flow = 0.5 * (sample[0].falloff + sample[1].falloff) * field->def.flow; /* f̄o flow */
     vec3 w[2];
     for (int k = 0; k < 2; k++)
         w[k] = v3_madd(v3_scale(pose->axis, sample[k].falloff * sample[k].strength), vel[k], -flow);
