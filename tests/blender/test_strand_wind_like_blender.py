@@ -88,7 +88,8 @@ class RopeInWindLikeBlender(unittest.TestCase):
         self.assertLess(abs(blender_angle - expected), 1.0, "Blender's rope is not where the force balance puts it: "
                         "the scene is not the one meant")
         ratio = math.tan(math.radians(simbake_angle)) / math.tan(math.radians(expected))
-        self.assertLess(abs(ratio - 1.0), 0.02, f"SimBake's rope settles at {simbake_angle:.2f}°, not {expected:.2f}°")
+        self.assertLess(abs(ratio - 1.0), 0.02,
+                        f"SimBake's rope settles at {simbake_angle:.2f}°, not {expected:.2f}°")
         self.assertLess(simbake_sway, 0.2, "SimBake's rope has not settled")
         self.assertLess(simbake_stray, 0.01, "SimBake's rope is not straight")
         self.assertLess(abs(math.tan(math.radians(simbake_angle)) / math.tan(math.radians(blender_angle)) - 1.0), 0.02)
