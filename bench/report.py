@@ -318,6 +318,40 @@ def addon_section(addon):
     return ["", "## The add-on's share of a bake", "", table(header, rows), "", note]
 
 
+def strands_section(strands):
+    """bench_strands: the hair on a swaying head and the rope in wind, medians of the runs."""
+    rows = []
+    for case in [c for c in ("head", "rope") if c in strands["rows"]] + \
+            sorted(c for c in strands["rows"] if c not in ("head", "rope")):
+        r = strands["rows"][case]
+        if case == "head":
+            scene = f"{r['strands']} strands × {r['segments']} segments on a swaying head"
+        elif case == "rope":
+            scene = f"a 2 m rope of {r['segments']} segments swinging across a wind"
+        else:
+            scene = case
+        loads = [run["load_average"] for run in r.get("runs", []) if "load_average" in run]
+        length = r.get("max_length_change")
+        rows.append((scene, str(r.get("frames", DASH)), fmt_sig(r["mean_ms"]), fmt_sig(r["mean_cpu_ms"]),
+                     f"{r['steps']} + {r['rejected_steps']}", str(r["cg_iterations"]),
+                     DASH if length is None else f"{100 * length:.2f}%",
+                     f"{min(loads):.1f}–{max(loads):.1f}" if loads else DASH))
+    header = ("Scene", "Frames", "ms/frame (wall)", "ms/frame (CPU)", "Steps + rejected", "CG iterations",
+              "Length change", "Load average before the runs")
+    note = ("`bench_strands` (`bench/strands.c`), 24 frames a second, the world's defaults and the strands' "
+            "default strain limit (10%): the head is issue 31's hair, rooted over the upper half of a sphere "
+            "collider of 0.1 m that sways 0.1 m at 0.5 Hz; the rope is pinned at one end and released "
+            "horizontally across a steady wind (its largest change of length at a frame is shown). "
+            "ms/frame: the mean over the frames, median over the runs, the cases in turns; read the CPU "
+            f"time on a shared machine (the wall clock also counts the time others had the core). Solver "
+            f"threads: {strands.get('threads', DASH)}.")
+    if strands.get("command"):
+        note += f" Measured with `{strands['command']}`" + (f" on {strands['date']}" if strands.get("date") else "") + "."
+    if strands.get("note"):
+        note += " " + strands["note"]
+    return ["", "## Strands (issue 31)", "", table(header, rows), "", note]
+
+
 CONTENTION_ROWS = {"simbake": "SimBake, this library, its own thread count",
                    "baseline": "SimBake, baseline library, OpenMP's thread count",
                    "baseline_one_thread": "SimBake, baseline library, OMP_NUM_THREADS=1",
@@ -360,6 +394,8 @@ def render_markdown(results, image_dir="images"):
         out += scaling_section(results["scaling"], image_dir)
     if results.get("rigid"):
         out += rigid_section(results["rigid"], image_dir)
+    if results.get("strands", {}).get("rows"):
+        out += strands_section(results["strands"])
     if results.get("addon", {}).get("current"):
         out += addon_section(results["addon"])
     if results.get("contention", {}).get("rows"):

@@ -11,9 +11,13 @@
  * [bend_scale] | self_friction, self_collision, self_thickness, gravity_scale, [shrink] |
  * [self_collision_off], [object_collision_off] | collider count (<= 2) and heights | field
  * count (<= 3) and every field of each | field weights (<= 3: field id, weight) |
- * sb_cloth_set_colliders mode and ids | step | goal targets | field target | step.
+ * sb_cloth_set_colliders mode and ids | step | goal targets | field target | step | strands:
+ * pin count (<= 2) and pins, every material value | their field weights | step. The strands
+ * (the grid's three rows as three strands, added last so that the inputs written before them
+ * keep their meaning) feel the same fields: wind across their segments (strand_wind.c).
  * [x]: a flag byte, then (odd) vertex_count values. Everything past the end of the input
- * takes its default: a grid with springs, goals and a wind, stepped twice. */
+ * takes its default: a grid with springs, goals and a wind, stepped twice, then pinned strands
+ * in the wind, stepped once. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +265,29 @@ static void read_back(const sb_world *world, sb_cloth_id cloth, const sb_cloth_d
                      info.vertex_count == def->vertex_count);
 }
 
+/* Strands in the world's fields, their definition from the input (hostile values reach
+ * sb_world_add_strands' validation), stepped and read back. */
+static void add_strands(fuzz_input *in, sb_world *world, int32_t fields)
+{
+    static const int32_t counts[3] = {3, 3, 3};
+    sb_strand_def d = sb_default_strand_def();
+    d.positions = GRID_POSITIONS, d.vertex_count = 9, d.strand_vertex_counts = counts, d.strand_count = 3;
+    int32_t pins[MAX_PINS];
+    d.pin_count = fuzz_has(in, 1) ? fuzz_count(in, MAX_PINS) : MAX_PINS;
+    for (int32_t p = 0; p < d.pin_count; p++) pins[p] = fuzz_has(in, 1) ? fuzz_index(in, d.vertex_count) : 3 * p;
+    d.pins = d.pin_count > 0 ? pins : NULL;
+    double *values[] = {&d.mass_per_length, &d.stretch_stiffness, &d.bend_stiffness, &d.damping, &d.air_drag,
+                        &d.thickness, &d.friction, &d.gravity_scale, &d.max_stretch, &d.max_compression};
+    for (size_t k = 0; k < sizeof values / sizeof values[0]; k++) *values[k] = fuzz_double(in, *values[k]);
+    sb_cloth_id strands;
+    if (CHECKED(sb_world_add_strands(world, &d, &strands)) != SB_OK) return;
+    set_field_weights(in, world, strands, fields);
+    step_by(in, world, 0.03);
+    double positions[3 * 9], energy;
+    CHECKED(sb_cloth_get_positions(world, strands, positions, 9));
+    CHECKED(sb_cloth_get_kinetic_energy(world, strands, &energy));
+}
+
 /* NULL pointers and unknown ids of the feature entry points: cheap, so every input takes them. */
 static void misuse(sb_world *world, sb_cloth_id cloth, int32_t fields, int32_t colliders)
 {
@@ -321,6 +348,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     step_by(&in, world, 0.03);
     read_back(world, cloth, &def);
     misuse(world, cloth, fields, colliders);
+    add_strands(&in, world, fields);
 
     sb_world_destroy(world);
     free_owned(&arrays);

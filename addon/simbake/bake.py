@@ -13,7 +13,8 @@ from contextlib import ExitStack, contextmanager
 import bpy
 
 from . import (budget, cache_owner, checkpoint, failures, fields, keyframes, native, outputs, rigid_bake,
-               rigid_joints, rigid_settings, scene_io, settings, strand_bake, transforms, unmapped)
+               rigid_joints, rigid_settings, scene_io, settings, strand_bake, strand_material, transforms,
+               unmapped)
 from .bake_resume import BakeResume
 from .settings import SettingsError
 
@@ -377,12 +378,9 @@ class Bake(BakeResume):
             constraint = obj.rigid_body_constraint
             if constraint.object1 in baked or constraint.object2 in baked:
                 found += unmapped.rigid_body_constraint(obj.name, constraint)
-        strands = any(job.strands for job in self.jobs)
         for obj in self.scene.objects:
             if getattr(obj, "field", None) is not None:
                 found += unmapped.force_field(obj.name, obj.field, rigid_bodies_baked=bool(self.rigid_jobs))
-                if strands and fields.acts_on_cloth(obj.field):
-                    found += unmapped.wind_on_strands(obj.name, obj.field)
         return found
 
     def _time(self, frame):
@@ -504,6 +502,9 @@ class Bake(BakeResume):
                 collection = weights.collection if weights is not None else None
                 members = set(collection.all_objects) if collection is not None else None
                 weight = 0.0 if obj == job.obj else fields.cloth_weight(weights, kind, obj, members)
+                if job.strands and modifier is not None:  # Blender pushes its edge-only cloth per vertex
+                    weight *= strand_material.blender_field_scale(job.input.simulated_vertices,
+                                                                  job.input.total_length)
                 if weight != 1.0:
                     world.set_field_weight(job.cloth_id, field_id, weight)
 

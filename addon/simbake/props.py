@@ -90,6 +90,16 @@ class SimBakeObjectSettings(bpy.types.PropertyGroup):
         description="Resistance to bending, EI (N·m²); 0: limp. The strand's rest shape is the bend it keeps")
     strand_air_drag: FloatProperty(name="Air Drag", default=0.01, min=0.0, soft_max=10.0, precision=4,
                                    description="Drag of still air on a metre of strand (kg/(m s))")
+    # the library's strand strain limits (sb_strand_def), 10% each way by default: a strand
+    # buckles into bending rather than shortening along itself
+    strand_max_stretch: FloatProperty(
+        name="Max Stretch", default=0.1, min=0.0, max=10.0, soft_max=1.0, precision=3,
+        description="Strain limit: no segment ever longer than 1 + this times its rest length at the end of a "
+                    "step (fraction: 0.1 is 10%; 0: no limit)")
+    strand_max_compression: FloatProperty(
+        name="Max Compression", default=0.1, min=0.0, max=0.99, precision=3,
+        description="Strain limit: no segment ever shorter than 1 - this times its rest length at the end of a "
+                    "step (fraction: 0.1 is 10%; 0: no limit)")
 
     # bookkeeping of a bake in place (JSON), so free_bake can restore the object exactly
     bake_record: StringProperty(options={"HIDDEN"})

@@ -16,6 +16,8 @@ STRAND_PROPERTIES = {
     "strand_air_drag": "air_drag",
     "thickness": "thickness",
     "friction": "friction",
+    "strand_max_stretch": "max_stretch",
+    "strand_max_compression": "max_compression",
 }
 
 
@@ -53,6 +55,19 @@ def blender_strand_material(modifier, vertex_count, total_length, mean_edge_leng
     }
 
 
+def blender_field_scale(vertex_count, total_length):
+    """The weight, times its Field Weights, with which strands from a Blender Cloth modifier on
+    `vertex_count` vertices of loose edges, `total_length` (m) in all, feel the scene's fields.
+
+    Blender's cloth on an edge-only mesh takes its hair path (SIM_mass_spring.cc,
+    cloth_calc_force: no triangles, so every field's vector goes to
+    SIM_mass_spring_force_vertex_wind): each vertex gets 0.01 x the vector, where a triangle
+    gets 0.02 x twice its area, 0.04 per m² (fields.py). The library's fields push strands per
+    metre with the number they push cloth per m², so Blender's 0.01 per vertex, spread over the
+    length as its mass and air damping are, is a weight of 0.01 n / ℓ / 0.04 = n / (4 ℓ) (ℓ in m)."""
+    return vertex_count / (4.0 * max(total_length, 1e-12))
+
+
 def strand_material(obj, vertex_count, measure):
     """Library strand fields for `obj`: its SimBake settings with role Strands, or its Blender
     Cloth modifier's settings mapped to SI with role None. measure() gives the strands' total
@@ -65,6 +80,10 @@ def strand_material(obj, vertex_count, measure):
     for name, value in material.items():
         if name == "gravity_scale" and math.isfinite(value):
             continue
+        if name == "max_compression" and value >= 1.0:
+            raise SettingsError(f"{obj.name}: strand max_compression is {value:g}; it must be below 1 (0: no limit)")
+        if name == "max_stretch" and value > 10.0:
+            raise SettingsError(f"{obj.name}: strand max_stretch is {value:g}; it must be at most 10 (0: no limit)")
         if not math.isfinite(value) or value < 0 or (name == "mass_per_length" and value == 0):
             raise SettingsError(f"{obj.name}: strand {name} is {value:g}; it must be "
                                 f"{'positive' if name == 'mass_per_length' else 'zero or positive'}")

@@ -160,6 +160,12 @@ class SIMBAKE_PT_strands(RolePanel, PropertyList, bpy.types.Panel):
         super().draw(context)
 
 
+class SIMBAKE_PT_strands_strain_limit(PhysicsPanel, PropertyList, bpy.types.Panel):
+    bl_label = "Strain Limit"
+    bl_parent_id = "SIMBAKE_PT_strands"
+    properties = (("strand_max_stretch", "Max Stretch"), ("strand_max_compression", "Max Compression"))
+
+
 HAIR_NOT_SUPPORTED = ("SimBake does not bake hair (Curves objects): Blender lets no Mesh Cache modifier or shape "
                       "key onto them. SimBake bakes strands from a mesh of loose edges (role Strands, or a Cloth "
                       "modifier on an edge-only mesh); in Blender 4.3 and 5.2 (not 3.4), Object > Convert > Mesh "
@@ -287,7 +293,8 @@ class SIMBAKE_PT_scene_bake(ScenePanel, bpy.types.Panel):
 
 CLASSES = (SIMBAKE_PT_object, SIMBAKE_PT_cloth, SIMBAKE_PT_cloth_stiffness, SIMBAKE_PT_cloth_strain_limit,
            SIMBAKE_PT_cloth_damping,
-           SIMBAKE_PT_cloth_shape, SIMBAKE_PT_cloth_collisions, SIMBAKE_PT_strands, SIMBAKE_PT_hair,
+           SIMBAKE_PT_cloth_shape, SIMBAKE_PT_cloth_collisions, SIMBAKE_PT_strands,
+           SIMBAKE_PT_strands_strain_limit, SIMBAKE_PT_hair,
            SIMBAKE_PT_rigid, SIMBAKE_PT_rigid_surface,
            SIMBAKE_PT_rigid_motion, SIMBAKE_PT_cloth_coupling, SIMBAKE_PT_collider, SIMBAKE_PT_object_bake,
            SIMBAKE_PT_scene,

@@ -83,14 +83,6 @@ def blender_soft_pins(name, soft_pins):
             "between 0 and 1 are free: strand roots are pinned hard, where weight⁴ ≥ 0.999, or not at all)"]
 
 
-def wind_on_strands(name, field):
-    """A Wind field in a bake with strands: the library's wind pushes on triangles only."""
-    if getattr(field, "type", "") != "WIND":
-        return []
-    return [f"{name}: Wind {NOT_CARRIED} on strands (wind pushes on the faces of cloth; strands have none, "
-            "the other force fields push them per metre)"]
-
-
 def collision_modifier(name, collision):
     """A Collision modifier's settings (obj.collision) that shape what cloth does on it."""
     found = []

@@ -335,7 +335,9 @@ SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, sb_cloth_id 
  * step's end), so a falling strand does not pass through them. Not handled: strands against
  * each other or against cloth, a collider's edge cutting a segment between two vertices, and
  * a collider moving fast through a strand within one step.
- * Fields push per metre of strand (where on cloth they push per m²). */
+ * Fields push per metre of strand (where on cloth they push per m²); wind drags across each
+ * segment, with the part of w (Force fields: WIND) normal to it, as air crossing a thin
+ * cylinder does. */
 typedef struct sb_strand_def {
     const double *positions;             /* vertex_count x 3, m: the rest shape */
     const int32_t *strand_vertex_counts; /* strand_count: strand k is the next count (>= 2) vertices */
@@ -401,7 +403,11 @@ SB_API sb_result sb_world_add_strands(sb_world *world, const sb_strand_def *def,
  *   WIND        pressure on each triangle, p = w·n̂ with w = fo (s a - flow v) (N/m²), spread
  *               over its corners as a linear pressure integrates: corner i gets
  *               A (p_1 + p_2 + p_3 + p_i)/12 n̂ (A the triangle's current area, n̂ its normal).
- *               A triangle edge-on to the wind feels only the flow term.
+ *               A triangle edge-on to the wind feels only the flow term. On strands, per
+ *               metre: the part of w normal to each segment, P w (P = I - t̂ t̂ᵀ, t̂ along the
+ *               segment, the flow term with the segment's mean fo): flow (s/flow a - v) is drag
+ *               on a cylinder, a coefficient per metre times the normal part of the relative
+ *               velocity. End i of a segment of current length ℓ gets ℓ P (2 w_i + w_j)/6.
  *   FORCE       fo s d/|d| (N/m²): away from the field for s > 0
  *   VORTEX      fo s |d| (a x d)/|a x d| (N/m² from N/m³ x m): around the axis, right-handed
  *   TURBULENCE  fo s N(q / noise_size) (N/m²), N a smooth seeded noise vector in [-1, 1]³,

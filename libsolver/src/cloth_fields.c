@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "strand_wind.h"
+
 static double *diagonal_block(const assembly *as, int32_t i) { return &as->system->vals[9 * (size_t)as->system->diag[i]]; }
 
 /* Wind on triangle t. Corner k feels w_k = fo_k s_k a - fo flow v_k (fo the triangle's mean
@@ -78,7 +80,10 @@ void cloth_field_forces(const cloth *c, const field_list *fields, const double *
         double weight = field_cloth_weight(field, fields->cloth);
         if (weight == 0.0) continue;
         field_pose pose = field_pose_at(field, fields->time);
-        if (field->def.type == SB_FIELD_WIND) {
+        if (field->def.type == SB_FIELD_WIND && c->model.strands) {
+            for (int32_t s = 0; s < c->model.springs.count; s++)
+                strand_wind_on_segment(c, s, field, &pose, weight, fields->time, x, v, f, as);
+        } else if (field->def.type == SB_FIELD_WIND) {
             for (int32_t t = 0; t < c->model.triangle_count; t++)
                 wind_on_triangle(c, t, field, &pose, weight, fields->time, x, v, f, as);
         } else {

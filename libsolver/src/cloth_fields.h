@@ -1,5 +1,6 @@
-/* The world's force fields acting on one cloth: wind as pressure on its triangles, the other
- * fields on its vertices by their rest areas, with the derivatives the implicit solve takes. */
+/* The world's force fields acting on one cloth: wind as pressure on its triangles (on strands,
+ * as drag across their segments: strand_wind.h), the other fields on its vertices by their rest
+ * areas (a strand's: its length), with the derivatives the implicit solve takes. */
 #ifndef SB_CLOTH_FIELDS_H
 #define SB_CLOTH_FIELDS_H
 

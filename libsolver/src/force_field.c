@@ -138,7 +138,7 @@ vec3 field_point_force(const force_field *f, const field_pose *pose, const field
     if (fo == 0.0) return force;
     bool implicit = fo > 0.0;
     switch (d->type) {
-    case SB_FIELD_WIND: return force; /* on faces: cloth_fields.c */
+    case SB_FIELD_WIND: return force; /* on faces and segments: cloth_fields.c, strand_wind.c */
     case SB_FIELD_FORCE:
         if (dist > 0.0) force = v3_scale(dvec, fo * strength / dist);
         break;

@@ -59,8 +59,9 @@ class RopeBakes(unittest.TestCase):
         scene = bpy.context.scene
         scene.simbake.frame_start, scene.simbake.frame_end = 1, 25  # 1 s at 24 fps
         # steps of 1/72 s: with one step a frame (1/24 s) the swinging rope's length drifts 2.0%
-        # (a segment 22%), with 2 steps 0.71%, 3: 0.34%, 5: 0.03% (the library's strands have no
-        # strain limit yet; README, "Strands")
+        # (a segment 22%) without a strain limit, with 2 steps 0.71%, 3: 0.34%, 5: 0.03%. The
+        # default limit of 10% per segment stops the one long segment, not the whole rope's
+        # drift (README, "Strands"); a tight one does (test_a_tight_strain_limit_...)
         scene.simbake.substeps = 3
 
     def bake(self):
@@ -86,6 +87,21 @@ class RopeBakes(unittest.TestCase):
         played = blender_test.world_vertices(obj)
         for v in range(SEGMENTS + 1):
             self.assertLess(math.dist(played[3 * v:3 * v + 3], samples[12][v]), 1e-5)
+
+    def test_a_tight_strain_limit_keeps_the_rope_long_at_one_step_a_frame(self):
+        worst = {}
+        for limit in (0.1, 0.005):
+            blender_test.empty_scene()
+            scene = bpy.context.scene
+            scene.simbake.frame_start, scene.simbake.frame_end, scene.simbake.substeps = 1, 25, 1
+            obj = rope("Rope")
+            obj.simbake.strand_max_stretch = obj.simbake.strand_max_compression = limit
+            self.bake()
+            worst[limit] = max(abs(length(points) - 1.0) for points in frames(obj))
+        print(f"rope at one step a frame: length within {100 * worst[0.1]:.3f}% of 1 m with the 10% strain limit, "
+              f"{100 * worst[0.005]:.3f}% with 0.5%", flush=True)
+        self.assertLess(worst[0.005], 0.0051, "the Strain Limit panel's 0.5% reached the library")
+        self.assertGreater(worst[0.1], 0.01, "at 10% the rope drifts: the 0.5% run tests the setting")
 
     def test_the_shape_key_output_plays_what_the_cache_plays(self):
         obj = rope("Rope")
@@ -139,7 +155,7 @@ class RopeBakes(unittest.TestCase):
         self.assertGreater(min(over_box), 0.39, "the rope went into the box")
         self.assertLess(min(p[2] for p in samples[-1]), 0.3, "the rope's ends fell beside the box")
 
-    def test_a_force_field_pushes_the_rope_and_wind_is_named_as_not_carried_over(self):
+    def test_force_fields_push_the_rope_wind_included(self):
         obj = rope("Rope")
         bpy.ops.object.effector_add(type="FORCE", location=(0.5, -0.5, 1.0))
         bpy.context.object.field.strength = 2.0  # pushes away from itself: along +y at the rope
@@ -150,8 +166,8 @@ class RopeBakes(unittest.TestCase):
         print(f"rope by a force field: tip at y = {tip_y[-1] * 1000:.1f} mm after 1 s", flush=True)
         self.assertEqual(tip_y[0], 0.0)
         self.assertGreater(tip_y[-1], 0.01, "the field pushed the rope along +y")
-        self.assertIn("Breeze: Wind is not carried over by SimBake on strands",
-                      bpy.context.scene.simbake.last_bake_warnings)
+        # the wind drags across the segments (tests/blender/test_strand_wind_like_blender.py)
+        self.assertNotIn("Breeze", bpy.context.scene.simbake.last_bake_warnings)
 
     def test_a_cloth_modifier_on_an_edge_only_mesh_bakes_as_strands(self):
         obj = rope("Cord", role="NONE")

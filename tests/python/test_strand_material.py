@@ -23,7 +23,8 @@ def blender_cloth(**overrides):
 
 def strands_object(role="STRANDS", modifiers=(), polygons=0, edges=10, **props):
     values = dict(role=role, pin_group="", strand_mass_per_length=0.02, strand_stretch_stiffness=5e3,
-                  strand_bend_stiffness=2e-4, damping=0.01, strand_air_drag=0.05, thickness=0.004, friction=0.5)
+                  strand_bend_stiffness=2e-4, damping=0.01, strand_air_drag=0.05, thickness=0.004, friction=0.5,
+                  strand_max_stretch=0.1, strand_max_compression=0.1)
     values.update(props)
     return NS(name="Rope", simbake=NS(**values), modifiers=list(modifiers), rigid_body=None,
               data=NS(polygons=[None] * polygons, edges=[None] * edges))
@@ -48,7 +49,24 @@ class Material(unittest.TestCase):
     def test_role_strands_uses_its_own_settings(self):
         material = strand_material.strand_material(strands_object(), 11, lambda: self.fail("measured"))
         self.assertEqual(material, {"mass_per_length": 0.02, "stretch_stiffness": 5e3, "bend_stiffness": 2e-4,
-                                    "damping": 0.01, "air_drag": 0.05, "thickness": 0.004, "friction": 0.5})
+                                    "damping": 0.01, "air_drag": 0.05, "thickness": 0.004, "friction": 0.5,
+                                    "max_stretch": 0.1, "max_compression": 0.1})
+
+    def test_the_strain_limits_map_into_the_strand_definition(self):
+        obj = strands_object(strand_max_stretch=0.005, strand_max_compression=0.0)
+        material = strand_material.strand_material(obj, 11, None)
+        self.assertEqual((material["max_stretch"], material["max_compression"]), (0.005, 0.0))
+        for name, value, words in (("strand_max_compression", 1.0, "max_compression is 1; it must be below 1"),
+                                   ("strand_max_stretch", 12.0, "max_stretch is 12; it must be at most 10"),
+                                   ("strand_max_stretch", -0.1, "max_stretch is -0.1; it must be zero or positive")):
+            with self.assertRaisesRegex(settings.SettingsError, "Rope: strand " + words):
+                strand_material.strand_material(strands_object(**{name: value}), 11, None)
+
+    def test_a_blender_cloth_keeps_the_librarys_strain_limits(self):
+        # Blender's cloth has none: the library's default (10% each way) applies
+        material = strand_material.strand_material(strands_object("NONE", [blender_cloth()]), 11, lambda: (1.0, 0.1))
+        self.assertNotIn("max_stretch", material)
+        self.assertNotIn("max_compression", material)
 
     def test_blender_cloth_maps_per_length_and_without_the_sampling(self):
         # 11 vertices on 1 m of rope (L = 0.1 m)
@@ -86,11 +104,19 @@ class NotCarriedOver(unittest.TestCase):
             self.assertIn(f"Rope: Cloth {setting} is not carried over", warnings)
         self.assertIn("3 vertex(es)", unmapped.blender_soft_pins("Rope", 3)[0])
 
-    def test_wind_is_named_on_strands_and_the_other_fields_are_not(self):
-        self.assertIn("Breeze: Wind is not carried over by SimBake on strands",
-                      unmapped.wind_on_strands("Breeze", NS(type="WIND"))[0])
-        self.assertEqual(unmapped.wind_on_strands("Push", NS(type="FORCE")), [])
+    def test_no_force_field_is_named_on_strands(self):
+        self.assertEqual(unmapped.force_field("Breeze", NS(type="WIND", shape="PLANE", flow=0.0, noise=0.0,
+                                                           apply_to_location=True)), [])
 
+
+class Fields(unittest.TestCase):
+    def test_blender_pushes_an_edge_only_cloth_per_vertex(self):
+        # 11 vertices on 0.5 m: Blender's 0.01 per vertex against the library's 0.04 per metre
+        scale = strand_material.blender_field_scale(11, 0.5)
+        self.assertAlmostEqual(scale, 11 / (4 * 0.5))
+        # a field vector of 1 (per second) at 24 fps: N per metre of strand, as fields.py maps it
+        per_metre = scale * 0.04 / T ** 2 / 24
+        self.assertAlmostEqual(per_metre * 0.5, 11 * 0.01 / T ** 2 / 24)  # summed: 0.01 per vertex
 
 if __name__ == "__main__":
     unittest.main()

@@ -201,7 +201,8 @@ def steps(folder):
                                "SIMBAKE_PT_cloth_collisions", "SIMBAKE_PT_object_bake"},
         ("Cube", "PHYSICS"): {"SIMBAKE_PT_object", "SIMBAKE_PT_rigid", "SIMBAKE_PT_rigid_surface"},
         ("Floor", "PHYSICS"): {"SIMBAKE_PT_object", "SIMBAKE_PT_collider"},
-        ("Rope", "PHYSICS"): {"SIMBAKE_PT_object", "SIMBAKE_PT_strands", "SIMBAKE_PT_object_bake"},
+        ("Rope", "PHYSICS"): {"SIMBAKE_PT_object", "SIMBAKE_PT_strands", "SIMBAKE_PT_strands_strain_limit",
+                              "SIMBAKE_PT_object_bake"},
         ("Hair", "PHYSICS"): {"SIMBAKE_PT_hair"},
         ("Floor", "SCENE"): {"SIMBAKE_PT_scene", "SIMBAKE_PT_scene_output", "SIMBAKE_PT_scene_bake"},
     }
