@@ -121,7 +121,8 @@ static void segment_triangle_pair(const collision_scratch *s, int32_t oa, int32_
                                   pair_buffer *out)
 {
     const object_ref *A = &s->objects[oa], *B = &s->objects[ob];
-    if (feature_left_out(B->left_out_triangle, tb, LEFT_OUT_OF_OBJECTS)) return;
+    /* a cloth's features left out of collisions are left out of those with colliders only
+     * (LEFT_OUT_OF_OBJECTS) or with itself: strands meet them, as another cloth does */
     const int32_t *ea = &A->segments[2 * (size_t)ka], *tri = &B->triangles[3 * (size_t)tb];
     int32_t seg[2] = {A->first + ea[0], A->first + ea[1]};
     int32_t face[3] = {B->first + tri[0], B->first + tri[1], B->first + tri[2]};
@@ -133,8 +134,6 @@ static void segment_triangle_pair(const collision_scratch *s, int32_t oa, int32_
     }
     for (int j = 0; j < 3; j++) {
         if (!topology_owns_edge(B->topo, tb, j)) continue;
-        int32_t edge = B->topo->triangle_edges[3 * (size_t)tb + j];
-        if (feature_left_out(B->left_out_edge, edge, LEFT_OUT_OF_OBJECTS)) continue;
         int32_t v[4] = {seg[0], seg[1], face[j], face[(j + 1) % 3]};
         if (features_gap(s, v, 2, v + 2, 2, g.near) > g.near) continue;
         add_pair(out, true, true, STRAND_EDGES + j, v, oa, ob, ka, tb);
