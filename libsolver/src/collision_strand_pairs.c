@@ -193,6 +193,7 @@ bool strand_pairs_of_objects(collision_scratch *s, int32_t oa, int32_t ob)
         sink.out_of_memory)
         return false;
     int32_t count = s->strand_key_count;
+    if (count == 0) return true; /* (and no keys array yet) */
     radix_sort_u64(s->strand_keys, s->strand_keys + count, count, (uint64_t)A->segment_count * (uint64_t)seconds);
     int32_t chunks = chunk_count(count);
     if (!pairs_reserve_buffers(s, chunks)) return false;
