@@ -259,7 +259,8 @@ Test(strand_collision, swinging_ropes_save_load_and_threads_give_the_same_bits)
     cr_assert_eq(sb_world_save_state(one.world, state, size), SB_OK, "%s", sb_last_error());
     cr_assert_eq(sb_world_load_state(two.world, state, size), SB_OK, "%s", sb_last_error());
     cr_assert_neq(sb_world_load_state(other.world, state, size), SB_OK);
-    run_checked(&one, 0.8, &least), run_checked(&two, 0.8, &least);
+    double end = test_quick() ? 0.5 : 0.8;
+    run_checked(&one, end, &least), run_checked(&two, end, &least);
     double x1[3 * MAX_VERTICES], x2[3 * MAX_VERTICES];
     sb_cloth_get_positions(one.world, one.id, x1, one.vertex_count);
     sb_cloth_get_positions(two.world, two.id, x2, two.vertex_count);
