@@ -269,6 +269,28 @@ Test(strand_collision, swinging_ropes_save_load_and_threads_give_the_same_bits)
     sb_world_destroy(one.world), sb_world_destroy(two.world), sb_world_destroy(other.world);
 }
 
+/* Self collision is on by default, and needs the implicit integrator (the explicit ones have
+ * no collision response): refused there with a message, as a cloth's is. */
+Test(strand_collision, self_collision_is_the_default_and_needs_the_implicit_integrator)
+{
+    cr_assert_eq(sb_default_strand_def().self_collision, 1);
+    sb_world_def wd = sb_default_world_def();
+    wd.integrator = SB_INTEGRATOR_RK4;
+    sb_world *w = NULL;
+    cr_assert_eq(sb_world_create(&wd, &w), SB_OK, "%s", sb_last_error());
+    rope_scene s;
+    memset(&s, 0, sizeof s);
+    const double origin[3] = {0, 0, 0}, along_x[3] = {1, 0, 0};
+    straight_rope(&s, 0, origin, along_x, 1.0, 4);
+    sb_strand_def d = sb_default_strand_def();
+    d.positions = s.x, d.vertex_count = s.vertex_count, d.strand_count = 1, d.strand_vertex_counts = s.counts;
+    cr_assert_eq(sb_world_add_strands(w, &d, &s.id), SB_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(sb_last_error(), "implicit integrator"), "%s", sb_last_error());
+    d.self_collision = 0;
+    cr_assert_eq(sb_world_add_strands(w, &d, &s.id), SB_OK, "%s", sb_last_error());
+    sb_world_destroy(w);
+}
+
 /* ---- strands and cloth ---------------------------------------------------------------------- */
 
 enum { SHEET_N = 13 };
