@@ -125,6 +125,8 @@ int main(int argc, char **argv)
     sb_strand_def d = sb_default_strand_def();
     d.positions = x, d.vertex_count = nv, d.strand_vertex_counts = counts, d.strand_count = strands;
     d.pins = pins, d.pin_count = strands, d.bend_stiffness = 2e-5, d.mass_per_length = 0.005;
+    /* BENCH_STRAND_SELF_COLLISION=0 or 1: the strands against each other (default: the library's) */
+    if (getenv("BENCH_STRAND_SELF_COLLISION")) d.self_collision = atoi(getenv("BENCH_STRAND_SELF_COLLISION"));
     sb_collider_id ball_id;
     sb_cloth_id id;
     if (sb_world_create(&wd, &w) != SB_OK || sb_world_add_collider(w, &cd, &ball_id) != SB_OK ||

@@ -12,7 +12,7 @@
  * [self_collision_off], [object_collision_off] | collider count (<= 2) and heights | field
  * count (<= 3) and every field of each | field weights (<= 3: field id, weight) |
  * sb_cloth_set_colliders mode and ids | step | goal targets | field target | step | strands:
- * pin count (<= 2) and pins, every material value | their field weights | step. The strands
+ * pin count (<= 2) and pins, every material value, self_collision | their field weights | step. The strands
  * (the grid's three rows as three strands, added last so that the inputs written before them
  * keep their meaning) feel the same fields: wind across their segments (strand_wind.c).
  * [x]: a flag byte, then (odd) vertex_count values. Everything past the end of the input
@@ -279,6 +279,7 @@ static void add_strands(fuzz_input *in, sb_world *world, int32_t fields)
     double *values[] = {&d.mass_per_length, &d.stretch_stiffness, &d.bend_stiffness, &d.damping, &d.air_drag,
                         &d.thickness, &d.friction, &d.gravity_scale, &d.max_stretch, &d.max_compression};
     for (size_t k = 0; k < sizeof values / sizeof values[0]; k++) *values[k] = fuzz_double(in, *values[k]);
+    d.self_collision = fuzz_i32(in, d.self_collision); /* the rows' segments against each other */
     sb_cloth_id strands;
     if (CHECKED(sb_world_add_strands(world, &d, &strands)) != SB_OK) return;
     set_field_weights(in, world, strands, fields);

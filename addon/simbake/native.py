@@ -116,6 +116,7 @@ class StrandDef(ctypes.Structure):
         ("gravity_scale", ctypes.c_double),
         ("max_stretch", ctypes.c_double),
         ("max_compression", ctypes.c_double),
+        ("self_collision", ctypes.c_int32),
     ]
 
 
@@ -643,8 +644,8 @@ class World:
         """Strands (hair, ropes) as polylines: positions flat xyz (world, m), strand k the next
         strand_vertex_counts[k] of them; pins: vertex indices (roots); material: the other
         StrandDef fields (mass_per_length, stretch_stiffness, bend_stiffness, damping, air_drag,
-        thickness, friction, gravity_scale, max_stretch, max_compression). Returns their cloth
-        id: the cloth calls (positions, pin targets) take it."""
+        thickness, friction, gravity_scale, max_stretch, max_compression, self_collision).
+        Returns their cloth id: the cloth calls (positions, pin targets) take it."""
         positions = _as_array(positions, "d")
         counts = _as_array(strand_vertex_counts, "i")
         pins = _as_array(pins, "i")
@@ -656,7 +657,7 @@ class World:
         definition.pin_count = len(pins)
         definition.pins = _ptr(pins, ctypes.c_int32) if len(pins) else None
         for name, value in material.items():
-            setattr(definition, name, float(value))
+            setattr(definition, name, int(value) if name == "self_collision" else float(value))
         strands = ClothId()
         _check(self._lib.sb_world_add_strands(self._handle, ctypes.byref(definition), ctypes.byref(strands)))
         self._cloth_sizes.append(definition.vertex_count)

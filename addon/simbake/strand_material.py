@@ -18,6 +18,7 @@ STRAND_PROPERTIES = {
     "friction": "friction",
     "strand_max_stretch": "max_stretch",
     "strand_max_compression": "max_compression",
+    "self_collision": "self_collision",
 }
 
 
@@ -50,6 +51,9 @@ def blender_strand_material(modifier, vertex_count, total_length, mean_edge_leng
         # 0.01 air_damping / T kg/s on each vertex, spread over the length
         "air_drag": 0.01 * cloth.air_damping / BLENDER_TIME_UNIT * vertex_count / length,
         "thickness": collision.distance_min,
+        # the object's strands against each other; two of them keep twice the thickness apart
+        # (Blender's Self Collision Distance is named by unmapped.blender_cloth_as_strands)
+        "self_collision": float(bool(collision.use_self_collision)),
         "friction": 1.0,  # Blender takes a cloth–object contact's friction from the object alone
         "gravity_scale": cloth.effector_weights.gravity,
     }

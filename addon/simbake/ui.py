@@ -150,7 +150,7 @@ class SIMBAKE_PT_strands(RolePanel, PropertyList, bpy.types.Panel):
     bl_label = "Strands"
     role, types = "STRANDS", {"MESH"}
     properties = ("strand_mass_per_length", "strand_stretch_stiffness", "strand_bend_stiffness", "damping",
-                  "strand_air_drag", "thickness", "friction")
+                  "strand_air_drag", "thickness", "friction", "self_collision")
 
     def draw(self, context):
         _wrapped(self.layout, "Each chain of loose edges is a strand; edges meeting at a vertex of three or more "

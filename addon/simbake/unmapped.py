@@ -68,8 +68,12 @@ def blender_cloth_as_strands(name, modifier):
                            ("vertex_group_bending", "Bending Stiffness group")):
         if _set(cloth, group):
             warn(setting, "a strand has one stiffness along its length")
-    if _flag(collision, "use_self_collision"):
-        warn("Self Collisions", "strands do not collide with each other")
+    # two strands of the object keep twice its Distance apart, not Self Collision's Distance
+    if _flag(collision, "use_self_collision") and _differs(collision, "self_distance_min",
+                                                           2.0 * getattr(collision, "distance_min", 0.0)):
+        warn("Self Collision Distance", "two strands keep twice the collision Distance apart")
+    if _flag(collision, "use_self_collision") and _set(collision, "vertex_group_self_collisions"):
+        warn("Self Collisions Vertex Group", "every strand of the object meets the others")
     if _set(collision, "vertex_group_object_collisions"):
         warn("Collisions Vertex Group", "every strand vertex meets the colliders")
     return found

@@ -332,9 +332,15 @@ SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, sb_cloth_id 
  * vertices and gives the total mass, with the strands' total length in rest_area). Vertices
  * meet colliders as cloth vertices do, held at `thickness` plus the collider's, and each free
  * vertex's path over a step is swept against the colliders' triangles (where they are at the
- * step's end), so a falling strand does not pass through them. Not handled: strands against
- * each other or against cloth, a collider's edge cutting a segment between two vertices, and
- * a collider moving fast through a strand within one step.
+ * step's end), so a falling strand does not pass through them. Strands never pass through
+ * each other (with self_collision: of this definition too, segment against segment, a
+ * strand's own segments that share no vertex included) nor through cloth of the same world
+ * (its vertices against the cloth's faces, its segments against the cloth's edges): the
+ * cloth's collision response (proximity pushes, continuous edge-edge detection, impact zones)
+ * keeps every segment `thickness` plus the other's (two strands of one definition: twice
+ * `thickness`) from the other, and no segment crosses another within any step. Not handled:
+ * a collider's edge cutting a segment between two vertices, and a collider moving fast through
+ * a strand within one step.
  * Fields push per metre of strand (where on cloth they push per m²); wind drags across each
  * segment, with the part of w (Force fields: WIND) normal to it, as air crossing a thin
  * cylinder does. */
@@ -368,11 +374,17 @@ typedef struct sb_strand_def {
     double max_stretch;       /* fraction, 0 or in (0, 10] (0.1) */
     double max_compression;   /* fraction, 0 or in (0, 1) (0.1: a strand buckles rather than
                                  shortening along itself) */
+    /* Nonzero: the strands of this definition never pass through each other or themselves,
+     * two segments kept twice `thickness` apart (1; strands of different definitions and
+     * cloth are always kept apart). Segments closer than that in the rest shape (hairs rooted
+     * side by side, the turns of a tight curl) are only kept from crossing. It costs where
+     * many strands lie close: bench_strands' 500 hairs, see README.md's Strands. */
+    int32_t self_collision;
 } sb_strand_def;
 
 /* mass_per_length 0.01 kg/m, stretch_stiffness 1e4 N, bend_stiffness 1e-4 N·m², damping 0.01 s,
  * air_drag 0, thickness 0.005 m, friction 0.5, gravity_scale 1, max_stretch and max_compression
- * 0.1, the rest NULL/0. */
+ * 0.1, self_collision 1, the rest NULL/0. */
 SB_API sb_strand_def sb_default_strand_def(void);
 
 /* Adds strands at the world's current time, at rest, their pins held where they are; their

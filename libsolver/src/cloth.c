@@ -463,7 +463,9 @@ static bool init_scratch(cloth_scratch *s, const cloth_model *m)
     s->pushed_by = malloc((size_t)m->vertex_count * sizeof *s->pushed_by);
     s->filter_proj = calloc(3 * len, sizeof *s->filter_proj);
     s->contacts_start = malloc((size_t)m->vertex_count * sizeof *s->contacts_start);
-    s->boxes = malloc(((size_t)m->triangle_count + 1) * sizeof *s->boxes);
+    /* the collision response's boxes: of the triangles, or of a strand's segments */
+    int32_t primitives = m->strands ? m->springs.count : m->triangle_count;
+    s->boxes = malloc(((size_t)primitives + 1) * sizeof *s->boxes);
     if (!s->filter_kind || !s->held || !s->pushed_by || !s->filter_proj || !s->contacts_start || !s->boxes) return false;
     if (m->pressure.on && !(s->pressure_gradient = calloc(len, sizeof *s->pressure_gradient))) return false;
     return cg_workspace_init(&s->cg, m->vertex_count);

@@ -58,14 +58,6 @@ static void consider_pair(pair_buffer *out, bool edge_edge, bool near, int featu
     if (gap <= (near ? near_gap : touch_gap)) add_pair(out, edge_edge, near, feature, v, objects, ta, tb);
 }
 
-/* How far apart two boxes are along the axis where they are furthest apart (<= 0: overlap). */
-static double box_gap(const aabb *a, const aabb *b)
-{
-    /* bound_hi: fmax inlined (boxes are never NaN here: every coordinate is checked finite) */
-    double g = bound_hi(a->lo.x - b->hi.x, b->lo.x - a->hi.x);
-    g = bound_hi(g, bound_hi(a->lo.y - b->hi.y, b->lo.y - a->hi.y));
-    return bound_hi(g, bound_hi(a->lo.z - b->hi.z, b->lo.z - a->hi.z));
-}
 
 /* How much closer any point of one feature can come to any point of the other over the step
  * than at its start: such points are fixed convex combinations of their corners, so their
@@ -406,13 +398,23 @@ bool pairs_gather_within_boxes(collision_scratch *s)
     for (int32_t o = 0; o < s->object_count; o++) {
         object_ref *obj = &s->objects[o];
         if (!obj->is_cloth) continue;
+        if (object_is_strands(obj)) {
+            strand_pairs_set_boxes(s, obj);
+            if (!bvh_update(obj->tree, obj->boxes, obj->segment_count)) return false;
+            continue;
+        }
         for (int32_t t = 0; t < obj->triangle_count; t++) pairs_set_triangle_box(s, obj, t);
         if (!bvh_update(obj->tree, obj->boxes, obj->triangle_count)) return false;
     }
     for (int32_t oa = 0; oa < s->object_count; oa++) {
         if (!s->objects[oa].is_cloth) continue;
-        for (int32_t ob = oa; ob < s->object_count; ob++)
-            if (objects_meet(s, oa, ob) && !pairs_of_objects(s, oa, ob)) return false;
+        for (int32_t ob = oa; ob < s->object_count; ob++) {
+            if (!objects_meet(s, oa, ob)) continue;
+            /* strands meet colliders vertex by vertex elsewhere (strand_collide.h, the contacts) */
+            bool strands = object_is_strands(&s->objects[oa]) || object_is_strands(&s->objects[ob]);
+            if (strands ? s->objects[ob].is_cloth && !strand_pairs_of_objects(s, oa, ob) : !pairs_of_objects(s, oa, ob))
+                return false;
+        }
     }
     s->gathered_vertex_count = s->vertex_count;
     s->gathered_object_count = s->object_count;
@@ -427,5 +429,5 @@ void pairs_free(collision_scratch *s)
     for (int32_t i = 0; i < s->buffer_count; i++)
         free(s->buffers[i].pairs), free(s->buffers[i].hits), free(s->buffers[i].bits), free(s->buffers[i].keys);
     free(s->buffers), free(s->pairs), free(s->gathered), free(s->paths), free(s->flagged), free(s->row_of), free(s->near), free(s->listed_at), free(s->strayed);
-    free(s->strayed_triangles), free(s->keys), free(s->fresh), free(s->spare);
+    free(s->strayed_triangles), free(s->keys), free(s->fresh), free(s->spare), free(s->strand_keys);
 }

@@ -31,6 +31,11 @@ typedef struct object_ref {
     const uint8_t *left_out_vertex, *left_out_edge, *left_out_triangle;
     const uint8_t *meets_collider; /* cloth: which colliders it meets (cloth_meets_collider) */
     int32_t meets_collider_count;
+    /* strands (strands.h): their segments, vertex pairs, the primitives of `tree` and `boxes`
+     * (they have no triangles); rest_positions to tell segments near at rest */
+    const int32_t *segments;
+    int32_t segment_count;
+    const double *rest_positions;
 } object_ref;
 
 /* A vertex's path at the gathering, which its pairs were judged by. */
@@ -113,6 +118,10 @@ typedef struct collision_scratch {
     vec3 *listed_at;
     int32_t listed_capacity;
     double near_slack;
+    /* strands' candidate primitive pairs as keys, and their sort's spare half
+     * (collision_strand_pairs.c) */
+    uint64_t *strand_keys;
+    int32_t strand_key_count, strand_key_capacity;
     bool out_of_memory;
     const struct untangle_plan *untangle; /* pairs it skips while tangles are pulled apart, NULL: none */
 } collision_scratch;
@@ -137,6 +146,15 @@ static inline bool feature_left_out(const uint8_t *flags, int32_t feature, uint8
 static inline bool any_marked(const uint8_t *flags, const feature_pair *p)
 {
     return flags[p->v[0]] | flags[p->v[1]] | flags[p->v[2]] | flags[p->v[3]];
+}
+
+/* How far apart two boxes are along the axis where they are furthest apart (<= 0: overlap). */
+static inline double box_gap(const aabb *a, const aabb *b)
+{
+    /* bound_hi: fmax inlined (boxes are never NaN here: every coordinate is checked finite) */
+    double g = bound_hi(a->lo.x - b->hi.x, b->lo.x - a->hi.x);
+    g = bound_hi(g, bound_hi(a->lo.y - b->hi.y, b->lo.y - a->hi.y));
+    return bound_hi(g, bound_hi(a->lo.z - b->hi.z, b->lo.z - a->hi.z));
 }
 
 /* Continuous detection counts features closer than this as touching (d: contact distance). */
@@ -195,6 +213,13 @@ bool pairs_valid(const collision_scratch *s);
 void pairs_free(collision_scratch *s);
 
 /* Shared by the gathering (collision_pairs.c) and the updates (collision_update.c). */
+
+/* Strands' pairs (collision_strand_pairs.c): whether object o is strands; the boxes of its
+ * segments from their vertices' boxes; the pairs of strands object oa with object ob (or of
+ * cloth oa with strands ob), appended to s->pairs in order. False when out of memory. */
+static inline bool object_is_strands(const object_ref *o) { return o->segment_count > 0; }
+void strand_pairs_set_boxes(const collision_scratch *s, object_ref *obj);
+bool strand_pairs_of_objects(collision_scratch *s, int32_t oa, int32_t ob);
 
 /* Adds the feature pairs of triangle ta of cloth oa and tb of object ob to `out`. */
 void pairs_of_triangles(const collision_scratch *s, int32_t oa, int32_t ta, int32_t ob, int32_t tb, pair_buffer *out);

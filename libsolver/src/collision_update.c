@@ -9,6 +9,7 @@
 
 #include "collision_scratch.h"
 #include "grow.h"
+#include "sort.h"
 #include "threads.h"
 
 /* An update gathers again when more than this fraction of the cloth triangles have a strayed
@@ -28,24 +29,6 @@ static int compare_pairs(const feature_pair *a, const feature_pair *b)
     if (oa != ob) return oa < ob ? -1 : 1;
     if (ta != tb) return ta < tb ? -1 : 1;
     return (a->feature > b->feature) - (a->feature < b->feature);
-}
-
-/* Sorts n keys, all below `bound`, by least-significant digit first, 11 bits a pass, through
- * `spare` (n more); the result is in keys. Linear in n, where qsort showed in profiles. */
-static void radix_sort(uint64_t *keys, uint64_t *spare, int32_t n, uint64_t bound)
-{
-    enum { DIGIT_BITS = 11, DIGITS = 1 << DIGIT_BITS };
-    int32_t counts[DIGITS];
-    for (int shift = 0; shift < 64 && bound > (uint64_t)1 << shift; shift += DIGIT_BITS) {
-        memset(counts, 0, sizeof counts);
-        for (int32_t i = 0; i < n; i++) counts[(keys[i] >> shift) & (DIGITS - 1)]++;
-        for (int32_t d = 0, sum = 0; d < DIGITS; d++) {
-            int32_t c = counts[d];
-            counts[d] = sum, sum += c;
-        }
-        for (int32_t i = 0; i < n; i++) spare[counts[(keys[i] >> shift) & (DIGITS - 1)]++] = keys[i];
-        memcpy(keys, spare, (size_t)n * sizeof *keys);
-    }
 }
 
 static bool triangle_strayed(const collision_scratch *s, const object_ref *obj, int32_t t)
@@ -139,7 +122,7 @@ static bool fresh_pairs_of_objects(collision_scratch *s, int32_t oa, int32_t ob)
         if (b->key_count > 0) memcpy(&s->keys[key_count], b->keys, (size_t)b->key_count * sizeof *b->keys);
         key_count += b->key_count;
     }
-    radix_sort(s->keys, s->keys + key_count, key_count, (uint64_t)A->triangle_count * (uint64_t)B->triangle_count);
+    radix_sort_u64(s->keys, s->keys + key_count, key_count, (uint64_t)A->triangle_count * (uint64_t)B->triangle_count);
 
     chunks = chunk_count(key_count);
     if (!pairs_reserve_buffers(s, chunks)) return false;
@@ -178,6 +161,10 @@ bool pairs_refresh(collision_scratch *s)
     if (!s->have_pairs || s->gathered_vertex_count != s->vertex_count || s->gathered_object_count != s->object_count ||
         s->updates_since_gathering >= UPDATE_MAX_IN_ROW)
         return pairs_gather(s);
+    /* strands' pairs (collision_strand_pairs.c) come from segments, which the updates below
+     * do not know: with strands in the response, every refresh is a whole gathering */
+    for (int32_t o = 0; o < s->object_count; o++)
+        if (object_is_strands(&s->objects[o])) return pairs_gather(s);
     if (!grow((void **)&s->strayed, &s->strayed_capacity, s->vertex_count, 1)) return false;
     for (int32_t v = 0; v < s->vertex_count; v++) s->strayed[v] = !path_within_box(s, v);
     int64_t triangles = 0, strayed_triangles = 0;

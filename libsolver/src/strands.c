@@ -148,6 +148,8 @@ static sb_result build_model(cloth_model *m, const sb_strand_def *d)
     /* the triangles' and hinges' stiffnesses are 0: a strand has neither */
     m->material = (cloth_material){0.0, 0.0, 0.0, 0.0, d->damping, d->air_drag};
     m->thickness = m->self_thickness = d->thickness;
+    /* segments against segments in the collision response (collision_strand_pairs.c) */
+    m->self_collision = d->self_collision != 0;
     m->friction = d->friction;
     m->meets_collider_count = -1;
     m->gravity_scale = d->gravity_scale;

@@ -214,13 +214,16 @@ SB_API sb_strand_def sb_default_strand_def(void)
 {
     return (sb_strand_def){.mass_per_length = 0.01, .stretch_stiffness = 1e4, .bend_stiffness = 1e-4,
                            .damping = 0.01, .thickness = 0.005, .friction = 0.5, .gravity_scale = 1.0,
-                           .max_stretch = 0.1, .max_compression = 0.1};
+                           .max_stretch = 0.1, .max_compression = 0.1, .self_collision = 1};
 }
 
 SB_API sb_result sb_world_add_strands(sb_world *world, const sb_strand_def *def, sb_cloth_id *out_strands)
 {
     if (!world || !out_strands) return error_set(SB_ERROR_INVALID_ARGUMENT, "world or out_strands is NULL");
     if (def && check_world_vertices(world, def->vertex_count) != SB_OK) return SB_ERROR_INVALID_ARGUMENT;
+    if (def && def->self_collision && explicit_integrator(world))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "strands' self collision needs the implicit integrator "
+                         "(set self_collision to 0)");
     if (!grow((void **)&world->cloths, &world->cloth_capacity, world->cloth_count + 1, sizeof *world->cloths))
         return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory adding strands");
     cloth *c = NULL;

@@ -328,11 +328,12 @@ Test(api, struct_layouts_are_reported_and_bad_questions_refused)
     /* fewer entries than fields: only those are written, the count is still whole */
     uint64_t two[2] = {0, 0};
     cr_assert_eq(sb_struct_layout("sb_strand_def", &size, offsets, 32, &fields), SB_OK, "%s", sb_last_error());
-    cr_assert(size == sizeof(sb_strand_def) && fields == 16, "sb_strand_def: %llu bytes, %d fields",
+    cr_assert(size == sizeof(sb_strand_def) && fields == 17, "sb_strand_def: %llu bytes, %d fields",
               (unsigned long long)size, fields);
     cr_assert_eq(offsets[5], offsetof(sb_strand_def, pin_count));
     cr_assert_eq(offsets[13], offsetof(sb_strand_def, gravity_scale));
     cr_assert_eq(offsets[15], offsetof(sb_strand_def, max_compression));
+    cr_assert_eq(offsets[16], offsetof(sb_strand_def, self_collision));
     cr_assert_eq(sb_struct_layout("sb_failure", &size, two, 1, &fields), SB_OK);
     cr_assert_eq(fields, 9);
     cr_assert_eq(two[1], 0);

@@ -15,7 +15,8 @@ def blender_cloth(**overrides):
                  tension_damping=5.0, air_damping=1.0, effector_weights=NS(gravity=1.0), shrink_min=0.0,
                  vertex_group_shrink="", use_sewing_springs=False, vertex_group_structural_stiffness="",
                  vertex_group_bending="", vertex_group_mass="")
-    collision = dict(distance_min=0.015, use_self_collision=False, vertex_group_object_collisions="")
+    collision = dict(distance_min=0.015, self_distance_min=0.015, use_self_collision=False,
+                     vertex_group_object_collisions="", vertex_group_self_collisions="")
     for key, value in overrides.items():
         (collision if key in collision else cloth)[key] = value
     return NS(type="CLOTH", settings=NS(**cloth), collision_settings=NS(**collision))
@@ -24,7 +25,7 @@ def blender_cloth(**overrides):
 def strands_object(role="STRANDS", modifiers=(), polygons=0, edges=10, **props):
     values = dict(role=role, pin_group="", strand_mass_per_length=0.02, strand_stretch_stiffness=5e3,
                   strand_bend_stiffness=2e-4, damping=0.01, strand_air_drag=0.05, thickness=0.004, friction=0.5,
-                  strand_max_stretch=0.1, strand_max_compression=0.1)
+                  strand_max_stretch=0.1, strand_max_compression=0.1, self_collision=False)
     values.update(props)
     return NS(name="Rope", simbake=NS(**values), modifiers=list(modifiers), rigid_body=None,
               data=NS(polygons=[None] * polygons, edges=[None] * edges))
@@ -50,7 +51,15 @@ class Material(unittest.TestCase):
         material = strand_material.strand_material(strands_object(), 11, lambda: self.fail("measured"))
         self.assertEqual(material, {"mass_per_length": 0.02, "stretch_stiffness": 5e3, "bend_stiffness": 2e-4,
                                     "damping": 0.01, "air_drag": 0.05, "thickness": 0.004, "friction": 0.5,
-                                    "max_stretch": 0.1, "max_compression": 0.1})
+                                    "max_stretch": 0.1, "max_compression": 0.1, "self_collision": 0.0})
+
+    def test_self_collision_maps_from_the_object_or_blenders_cloth(self):
+        material = strand_material.strand_material(strands_object(self_collision=True), 11, None)
+        self.assertEqual(material["self_collision"], 1.0)
+        for on in (False, True):
+            material = strand_material.strand_material(strands_object("NONE", [blender_cloth(use_self_collision=on)]),
+                                                       11, lambda: (1.0, 0.1))
+            self.assertEqual(material["self_collision"], float(on))
 
     def test_the_strain_limits_map_into_the_strand_definition(self):
         obj = strands_object(strand_max_stretch=0.005, strand_max_compression=0.0)
@@ -100,8 +109,15 @@ class NotCarriedOver(unittest.TestCase):
         cloth = blender_cloth(compression_stiffness=5.0, shrink_min=0.1, use_sewing_springs=True,
                               vertex_group_bending="Bend", use_self_collision=True)
         warnings = "\n".join(unmapped.blender_cloth_as_strands("Rope", cloth))
-        for setting in ("Compression stiffness", "Shrinking", "Sewing", "Bending Stiffness group", "Self Collisions"):
+        for setting in ("Compression stiffness", "Shrinking", "Sewing", "Bending Stiffness group",
+                        "Self Collision Distance"):
             self.assertIn(f"Rope: Cloth {setting} is not carried over", warnings)
+        # self collision itself is carried over; its distance only where it is not twice Distance
+        cloth = blender_cloth(use_self_collision=True, self_distance_min=0.03)
+        self.assertEqual(unmapped.blender_cloth_as_strands("Rope", cloth), [])
+        cloth = blender_cloth(use_self_collision=True, self_distance_min=0.03, vertex_group_self_collisions="Loose")
+        self.assertIn("Rope: Cloth Self Collisions Vertex Group is not carried over",
+                      "\n".join(unmapped.blender_cloth_as_strands("Rope", cloth)))
         self.assertIn("3 vertex(es)", unmapped.blender_soft_pins("Rope", 3)[0])
 
     def test_no_force_field_is_named_on_strands(self):
