@@ -138,8 +138,9 @@ int32_t rows_solve(row_solver *s, contact_row *rows, int32_t count, velocity_vie
      * pivoting rarely ends within its budget, and Gauss-Seidel's answer stands. */
     /* Started from the last substep's exact answer (a resting stack), the pivoting needs no
      * sweeps: its partition is the one to guess, which Gauss-Seidel would only blur (the
-     * tower's 120 rows: 0 pivots either way, the sweeps a third of the island's time). They
-     * are run if the pivoting gives up. */
+     * tower's 120 rows: 0 pivots either way, the sweeps a third of the island's time). If the
+     * pivoting gives up from there, the sweeps and the pivoting from their answer follow, as
+     * without the start. */
     apply_warm_start(rows, count, view);
     if (!exact_start) gauss_seidel(rows, count, view, sweeps);
     /* the rows' bodies side by side: most pairs of rows share none, and their entry is the
@@ -162,10 +163,13 @@ int32_t rows_solve(row_solver *s, contact_row *rows, int32_t count, velocity_vie
     }
     for (int32_t i = 0; i < count; i++) s->x[i] = rows[i].lambda;
     int32_t pivots = 0;
-    if (!lcp_solve_pivoting(p, s->x, s->state, &s->workspace, PIVOT_BUDGET, &pivots)) {
-        if (exact_start) gauss_seidel(rows, count, view, sweeps);
-        return -1;
+    bool solved = lcp_solve_pivoting(p, s->x, s->state, &s->workspace, PIVOT_BUDGET, &pivots);
+    if (!solved && exact_start) { /* the last partition no longer holds: as without the start */
+        gauss_seidel(rows, count, view, sweeps);
+        for (int32_t i = 0; i < count; i++) s->state[i] = guessed_state(rows, i), s->x[i] = rows[i].lambda;
+        solved = lcp_solve_pivoting(p, s->x, s->state, &s->workspace, PIVOT_BUDGET, &pivots);
     }
+    if (!solved) return -1;
     for (int32_t i = 0; i < count; i++) {
         row_apply(&rows[i], view, s->x[i] - rows[i].lambda);
         rows[i].lambda = s->x[i];
