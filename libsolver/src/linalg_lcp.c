@@ -61,7 +61,7 @@ static void friction_bounds(const lcp *p, const double *x, double *lo, double *h
  * at its last nonzero row (contact rows are in island and pair order: A is banded, a tower's
  * 120 rows of width ~24, and the factor fills in only inside the envelope). For those 120
  * rows, 1/9 of the work. last: n ints, scratch. */
-static bool cholesky_solve(int32_t n, double *f, double *rhs, int *last)
+bool lcp_cholesky_solve(int32_t n, double *f, double *rhs, int *last)
 {
     for (int32_t k = 0; k < n; k++) {
         double *ck = &f[(size_t)k * n];
@@ -99,8 +99,8 @@ static bool cholesky_solve(int32_t n, double *f, double *rhs, int *last)
  * same order: partial pivoting on the first largest magnitude of the updated column (idamax),
  * the column below it scaled by 1/pivot (dscal), every entry's updates over k ascending; the
  * same result to the bit, with updates by exact zeros skipped and each column of L ending at
- * its last nonzero row (see cholesky_solve). pivot, last: n ints, scratch. */
-static bool lu_solve(int32_t n, double *f, double *rhs, int *pivot, int *last)
+ * its last nonzero row (see lcp_cholesky_solve). pivot, last: n ints, scratch. */
+bool lcp_lu_solve(int32_t n, double *f, double *rhs, int *pivot, int *last)
 {
     for (int32_t k = 0; k < n; k++) {
         double *ck = &f[(size_t)k * n];
@@ -196,8 +196,8 @@ static bool solve_partition(const lcp *p, const double *lo, const double *hi, co
         }
         ws->rhs[r] = rhs;
     }
-    bool solved = coupled ? lu_solve(nf, ws->factor, ws->rhs, ws->pivot, ws->last)
-                          : cholesky_solve(nf, ws->factor, ws->rhs, ws->last);
+    bool solved = coupled ? lcp_lu_solve(nf, ws->factor, ws->rhs, ws->pivot, ws->last)
+                          : lcp_cholesky_solve(nf, ws->factor, ws->rhs, ws->last);
     if (!solved) return false;
     for (int32_t r = 0; r < nf; r++) x[ws->free_index[r]] = ws->rhs[r];
     for (int32_t i = 0; i < n && coupled; i++)

@@ -45,6 +45,14 @@ void lcp_workspace_free(lcp_workspace *ws);
 bool lcp_solve_pivoting(const lcp *p, double *x, int8_t *state, lcp_workspace *ws, int32_t max_pivots,
                         int32_t *pivots);
 
+/* The dense solves of a partition, in place of LAPACK's dposv and dgesv (column-major n x n F,
+ * the solution into rhs; `last`, `pivot`: n ints of scratch). Cholesky reads F's lower
+ * triangle; false when F is not positive definite (Cholesky) or singular (LU). The same
+ * operations as reference LAPACK in the same order, exact zeros skipped: tests/c/test_lcp.c
+ * holds them to LAPACKE's results. */
+bool lcp_cholesky_solve(int32_t n, double *f, double *rhs, int *last);
+bool lcp_lu_solve(int32_t n, double *f, double *rhs, int *pivot, int *last);
+
 /* Largest violation of the complementarity conditions (for tests and checks). */
 double lcp_violation(const lcp *p, const double *x);
 

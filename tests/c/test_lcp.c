@@ -203,3 +203,139 @@ Test(lcp, redundant_contacts_still_solve)
     }
     lcp_workspace_free(&ws);
 }
+
+/* The in-house dense solves (lcp_cholesky_solve, lcp_lu_solve: the partition solves, in place
+ * of dposv and dgesv) against LAPACKE on the same matrices, held to the bit rather than to a
+ * tolerance: they do reference LAPACK's operations in its order (the host's LAPACKE is
+ * netlib's, built without FMA contraction), and only skip updates by exact zeros, which change
+ * no bit of a nonzero result (first_difference: zeros' signs). Any reordering of a sum would
+ * show here as a last-bit difference, which a 1e-12 tolerance would let through; the test
+ * names the first entry that differs. (Linked against OpenBLAS or MKL, whose kernels reorder
+ * and fuse, these would hold only to rounding.)
+ * Sizes past 64 take LAPACK's blocked path (its block size); banded matrices (contact rows in
+ * island order: the tower's 120 rows have width ~24) exercise the skipped envelope. */
+static void random_matrix(test_rng *rng, int32_t n, int32_t band, bool symmetric, double *a)
+{
+    int32_t k = n + 2; /* A = J Jᵀ + I/10 with J banded: symmetric positive definite */
+    double *j = calloc((size_t)n * k, sizeof(double));
+    for (int32_t r = 0; r < n; r++)
+        for (int32_t t = 0; t < k; t++)
+            if (abs(r - t) <= band / 2) j[(size_t)r * k + t] = rng_uniform(rng, -1, 1);
+    for (int32_t c = 0; c < n; c++)
+        for (int32_t r = 0; r < n; r++) {
+            double s = r == c ? 0.1 : 0.0;
+            for (int32_t t = 0; t < k; t++) s += j[(size_t)r * k + t] * j[(size_t)c * k + t];
+            /* general: the coupled friction's non-symmetric entries, and some rows swapped in
+             * by pivoting (entries that are large off the diagonal) */
+            if (!symmetric && s != 0.0) s += rng_uniform(rng, -1.5, 1.5);
+            a[(size_t)c * n + r] = s;
+        }
+    free(j);
+}
+
+/* The first entry that differs as a number: every nonzero bit for bit, but +0 and -0 equal.
+ * The sign of a zero may differ: where LAPACK subtracts 0 l from -0 (giving +0) or scales
+ * a zero below a column's last nonzero by a negative 1/pivot (giving -0), the skipped
+ * operation leaves the zero as it was. A zero's sign only ever reaches other zeros (x ± 0 and
+ * x·0 for finite x), so no nonzero entry of a factor or solution depends on it. */
+static int32_t first_difference(const double *x, const double *y, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++)
+        if (!(x[i] == y[i])) return i;
+    return -1;
+}
+
+static const int32_t dense_sizes[] = {1, 2, 3, 7, 24, 63, 64, 65, 120, 150};
+
+Test(lcp, cholesky_solve_is_lapacke_dposv_to_the_bit)
+{
+    test_rng rng = rng_seed(71);
+    int32_t trials = test_quick() ? 1 : 4, compared = 0;
+    for (size_t s = 0; s < sizeof dense_sizes / sizeof dense_sizes[0]; s++)
+        for (int32_t trial = 0; trial < trials; trial++) {
+            int32_t n = dense_sizes[s], band = trial % 2 ? 24 : 2 * n + 4;
+            double *a = malloc(sizeof(double) * (size_t)n * n), *f = malloc(sizeof(double) * (size_t)n * n);
+            double *l = malloc(sizeof(double) * (size_t)n * n), *x = malloc(sizeof(double) * n);
+            double *y = malloc(sizeof(double) * n);
+            int *last = malloc(sizeof(int) * n);
+            random_matrix(&rng, n, band, true, a);
+            for (int32_t i = 0; i < n; i++) x[i] = y[i] = i % 5 == 4 ? 0.0 : rng_uniform(&rng, -2, 2);
+            memcpy(f, a, sizeof(double) * (size_t)n * n), memcpy(l, a, sizeof(double) * (size_t)n * n);
+            cr_assert(lcp_cholesky_solve(n, f, x, last));
+            cr_assert_eq(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, 1, l, n, y, n), 0);
+            int32_t d = first_difference(x, y, n);
+            cr_assert(d < 0, "n %d band %d: x[%d] %.17g, dposv %.17g", n, band, d, d < 0 ? 0 : x[d], d < 0 ? 0 : y[d]);
+            for (int32_t c = 0; c < n; c++) { /* the factor too: its lower triangle */
+                d = first_difference(&f[(size_t)c * n + c], &l[(size_t)c * n + c], n - c);
+                cr_assert(d < 0, "n %d: L(%d, %d) differs from dpotrf's", n, c + d, c);
+            }
+            compared++;
+            free(a), free(f), free(l), free(x), free(y), free(last);
+        }
+    cr_assert_eq(compared, trials * (int32_t)(sizeof dense_sizes / sizeof dense_sizes[0]));
+}
+
+Test(lcp, cholesky_solve_refuses_what_dposv_refuses)
+{
+    test_rng rng = rng_seed(72);
+    for (int32_t n = 2; n <= 40; n += 19) {
+        double *a = malloc(sizeof(double) * (size_t)n * n), *l = malloc(sizeof(double) * (size_t)n * n);
+        double *x = calloc((size_t)n, sizeof(double)), *y = calloc((size_t)n, sizeof(double));
+        int *last = malloc(sizeof(int) * n);
+        random_matrix(&rng, n, 2 * n + 4, true, a);
+        a[(size_t)(n / 2) * n + n / 2] = -1.0; /* a negative diagonal entry: indefinite */
+        memcpy(l, a, sizeof(double) * (size_t)n * n);
+        cr_assert_not(lcp_cholesky_solve(n, a, x, last));
+        cr_assert_gt(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, 1, l, n, y, n), 0);
+        free(a), free(l), free(x), free(y), free(last);
+    }
+}
+
+Test(lcp, lu_solve_is_lapacke_dgesv_to_the_bit)
+{
+    test_rng rng = rng_seed(73);
+    int32_t trials = test_quick() ? 1 : 4, swaps = 0;
+    for (size_t s = 0; s < sizeof dense_sizes / sizeof dense_sizes[0]; s++)
+        for (int32_t trial = 0; trial < trials; trial++) {
+            int32_t n = dense_sizes[s], band = trial % 2 ? 24 : 2 * n + 4;
+            double *a = malloc(sizeof(double) * (size_t)n * n), *f = malloc(sizeof(double) * (size_t)n * n);
+            double *l = malloc(sizeof(double) * (size_t)n * n), *x = malloc(sizeof(double) * n);
+            double *y = malloc(sizeof(double) * n);
+            int *pivot = malloc(sizeof(int) * n), *last = malloc(sizeof(int) * n);
+            lapack_int *ipiv = malloc(sizeof(lapack_int) * n);
+            random_matrix(&rng, n, band, false, a);
+            for (int32_t i = 0; i < n; i++) x[i] = y[i] = i % 5 == 4 ? 0.0 : rng_uniform(&rng, -2, 2);
+            memcpy(f, a, sizeof(double) * (size_t)n * n), memcpy(l, a, sizeof(double) * (size_t)n * n);
+            cr_assert(lcp_lu_solve(n, f, x, pivot, last));
+            cr_assert_eq(LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, l, n, ipiv, y, n), 0);
+            for (int32_t i = 0; i < n; i++) {
+                cr_assert_eq(pivot[i] + 1, ipiv[i], "n %d: row interchange %d", n, i);
+                swaps += pivot[i] != i;
+            }
+            int32_t d = first_difference(f, l, n * n);
+            cr_assert(d < 0, "n %d band %d: LU entry (%d, %d) %g differs from dgetrf's %g", n, band,
+                      d < 0 ? 0 : d % n, d < 0 ? 0 : d / n, d < 0 ? 0 : f[d], d < 0 ? 0 : l[d]);
+            d = first_difference(x, y, n);
+            cr_assert(d < 0, "n %d band %d: x[%d] %.17g, dgesv %.17g", n, band, d, d < 0 ? 0 : x[d], d < 0 ? 0 : y[d]);
+            free(a), free(f), free(l), free(x), free(y), free(pivot), free(last), free(ipiv);
+        }
+    cr_assert_gt(swaps, 0); /* pivoting was exercised */
+}
+
+Test(lcp, lu_solve_refuses_what_dgesv_refuses)
+{
+    test_rng rng = rng_seed(74);
+    for (int32_t n = 2; n <= 40; n += 19) {
+        double *a = malloc(sizeof(double) * (size_t)n * n), *l = malloc(sizeof(double) * (size_t)n * n);
+        double *x = calloc((size_t)n, sizeof(double)), *y = calloc((size_t)n, sizeof(double));
+        int *pivot = malloc(sizeof(int) * n), *last = malloc(sizeof(int) * n);
+        lapack_int *ipiv = malloc(sizeof(lapack_int) * n);
+        random_matrix(&rng, n, 2 * n + 4, false, a);
+        /* a column of zeros: updates leave it exactly zero, so its pivot is an exact zero */
+        for (int32_t r = 0; r < n; r++) a[(size_t)(n / 2) * n + r] = 0.0;
+        memcpy(l, a, sizeof(double) * (size_t)n * n);
+        cr_assert_not(lcp_lu_solve(n, a, x, pivot, last));
+        cr_assert_gt(LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, l, n, ipiv, y, n), 0);
+        free(a), free(l), free(x), free(y), free(pivot), free(last), free(ipiv);
+    }
+}
