@@ -133,6 +133,23 @@ int64_t intersecting_pairs(const cloth *a, const cloth *b, const collider *k)
     return count;
 }
 
+int64_t vertices_inside_collider(const cloth *c, const collider *k)
+{
+    mesh_view view = collider_view(k, 0);
+    view.x = k->scratch.x1; /* as intersecting_pairs has it */
+    if (!view.closed) return 0;
+    int64_t inside = -1;
+    if (view_tree(&view)) {
+        inside = 0;
+        for (int32_t i = 0; i < c->model.vertex_count; i++) {
+            vec3 nearest;
+            inside += inside_closed(&view, v3_load(&c->state.x[3 * (size_t)i]), &nearest);
+        }
+    }
+    view_free(&view);
+    return inside;
+}
+
 /* --- the plan ---------------------------------------------------------------------------- */
 
 bool untangle_reserve(untangle_plan *p, int32_t n)
@@ -312,7 +329,10 @@ static bool find_pairs(analysis *an, cloth *const *cloths, int32_t cloth_count, 
             *total += count;
         }
         for (int32_t k = 0; k < collider_count; k++) {
-            if (!cloth_meets_collider(&cloths[a]->model, k)) continue;
+            if (!cloth_meets_collider(&cloths[a]->model, k)) {
+                meets[(size_t)a * (size_t)collider_count + (size_t)k] = -1;
+                continue;
+            }
             if ((count = pairs_between(an, a, cloth_count + k, true)) < 0) return false;
             meets[(size_t)a * (size_t)collider_count + (size_t)k] = count;
             *total += count;
@@ -323,10 +343,12 @@ static bool find_pairs(analysis *an, cloth *const *cloths, int32_t cloth_count, 
 
 /* Regions, tangles, movers, then the pull of each vertex of a pulled region; a vertex pulled
  * before (`keep`: the plan's pulls are of the same numbering) and not yet through keeps its
- * pull while its region is tangled. */
+ * pull while its region is tangled. *hidden: the vertices inside a closed collider that no
+ * pair shows (untangle_pull_out_of_colliders). */
 static bool plan_pulls(untangle_plan *p, const analysis *an, cloth *const *cloths, int32_t cloth_count,
-                       const int64_t *meets, bool keep)
+                       const int64_t *meets, bool keep, int64_t *hidden)
 {
+    *hidden = 0;
     region_scratch r;
     bool ok = region_scratch_init(&r, p->vertex_count) && find_regions(p, an);
     if (ok) {
@@ -360,7 +382,7 @@ static bool plan_pulls(untangle_plan *p, const analysis *an, cloth *const *cloth
                 p->pulled[g] = 1;
                 p->active = true;
             }
-        untangle_pull_out_of_colliders(p, an, cloths, cloth_count, meets);
+        *hidden = untangle_pull_out_of_colliders(p, an, cloths, cloth_count, meets);
     }
     region_scratch_free(&r);
     return ok;
@@ -390,11 +412,14 @@ bool untangle_analyse(untangle_plan *p, cloth *const *cloths, int32_t cloth_coun
     int64_t total = 0;
     ok = ok && find_pairs(&an, cloths, cloth_count, collider_count, meets, &total);
     if (ok) {
-        p->pairs = total;
-        if (p->pairs_at_start < 0) p->pairs_at_start = total;
         p->vertex_count = (int32_t)n;
         for (int32_t g = 0; g < p->vertex_count; g++) p->mover_of[g] = -1;
-        if (total > 0) ok = plan_pulls(p, &an, cloths, cloth_count, meets, keep);
+        /* with no pair too: a cloth may lie wholly inside a closed collider */
+        int64_t hidden = 0;
+        ok = plan_pulls(p, &an, cloths, cloth_count, meets, keep, &hidden);
+        total += hidden;
+        p->pairs = total;
+        if (p->pairs_at_start < 0) p->pairs_at_start = total;
         int32_t cloth_vertices = 0;
         for (int32_t i = 0; i < cloth_count; i++) cloth_vertices += cloths[i]->model.vertex_count;
         /* nothing pulled holds no pull, and colliders are never pulled: the saved state is the

@@ -10,7 +10,8 @@
  *      fill), and is pulled back through along the normals of the triangles its edges cross;
  *   4. cloth vertices inside a closed collider (odd crossings of a ray), and cloth edges and
  *      triangles passing through one, are pulled out towards the nearest point of its
- *      surface (untangle_inside.c); a collider that is not closed is a sheet as in 3.
+ *      surface (untangle_inside.c), a cloth wholly inside one (no pair) too; a collider that
+ *      is not closed is a sheet as in 3.
  * A pulled region keeps its pull from one analysis to the next (saved with the state) until
  * each vertex is past the plane of the crossings plus both thicknesses: as it comes through,
  * the curves may stop cutting the cloth apart (one ending inside each sheet where the other's
@@ -37,7 +38,8 @@
 
 typedef struct untangle_plan {
     bool analysed;         /* since the world was made or loaded, or objects were added */
-    int64_t pairs;         /* intersecting triangle pairs at the last analysis */
+    int64_t pairs;         /* intersecting triangle pairs at the last analysis, and cloth
+                            * vertices inside a closed collider no pair of it shows them in */
     int64_t pairs_at_start; /* at the first analysis (-1: none yet) */
     bool active;           /* vertices are pulled in the current step */
     int32_t vertex_count, capacity; /* the response's numbering: cloths, then colliders */
@@ -86,5 +88,9 @@ static inline bool untangle_skips(const untangle_plan *p, const int32_t v[4], in
  * collider k (b NULL), at their current positions (the collider's at the end of the last step);
  * -1 when out of memory. */
 int64_t intersecting_pairs(const cloth *a, const cloth *b, const collider *k);
+
+/* Vertices of cloth c inside collider k (odd crossings of a ray; 0 when k is not closed: it
+ * has no inside), at the positions intersecting_pairs takes; -1 when out of memory. */
+int64_t vertices_inside_collider(const cloth *c, const collider *k);
 
 #endif
