@@ -312,6 +312,70 @@ static void pull_directions(const untangle_plan *p, const analysis *an, region_s
     }
 }
 
+/* Keys (edge_key, global ids) of the cloths' border edges (of one triangle), sorted; NULL
+ * when out of memory. */
+static uint64_t *border_edges(const analysis *an, int32_t cloth_count, int32_t *count)
+{
+    int32_t n = 0;
+    for (int32_t a = 0; a < cloth_count; a++)
+        for (int32_t e = 0; e < an->views[a].topo->edge_count && an->views[a].triangle_count > 0; e++)
+            n += an->views[a].topo->edge_face_count[e] == 1;
+    uint64_t *keys = malloc(((size_t)n + 1) * sizeof *keys);
+    if (!keys) return NULL;
+    n = 0;
+    for (int32_t a = 0; a < cloth_count; a++) {
+        const mesh_view *v = &an->views[a];
+        for (int32_t e = 0; e < v->topo->edge_count && v->triangle_count > 0; e++)
+            if (v->topo->edge_face_count[e] == 1)
+                keys[n++] = edge_key(v->first + v->topo->edges[2 * e], v->first + v->topo->edges[2 * e + 1]);
+    }
+    qsort(keys, (size_t)n, sizeof *keys, compare_keys);
+    *count = n;
+    return keys;
+}
+
+/* A tangle whose curves cut no region off (r->mover: none): each curve ends inside a sheet
+ * where a border edge of the other pierces it. The curve is shortened from its ends: the
+ * piercing border edge's shorter part past the triangle (its tip) is pulled back along the
+ * triangle's normal to its plane plus both thicknesses; the next border edge then pierces,
+ * and so on until the curve is gone. A vertex at several such crossings takes the deepest. */
+static bool pull_border_tips(untangle_plan *p, const analysis *an, cloth *const *cloths, int32_t cloth_count,
+                             const region_scratch *r)
+{
+    int32_t border_count = 0;
+    uint64_t *border = border_edges(an, cloth_count, &border_count);
+    if (!border) return false;
+    for (int32_t i = 0; i < an->crossing_count; i++) {
+        const crossing *c = &an->crossings[i];
+        int32_t rp = p->region[c->p];
+        uint64_t key = edge_key(c->p, c->q);
+        if (!generic(an, c) || !r->in_tangle[rp] || r->mover[r->tangle[rp]] >= 0 ||
+            !bsearch(&key, border, (size_t)border_count, sizeof *border, compare_keys))
+            continue;
+        vec3 t0 = an->x[c->t[0]];
+        vec3 n = v3_cross(v3_sub(an->x[c->t[1]], t0), v3_sub(an->x[c->t[2]], t0));
+        double len = v3_len(n);
+        if (!(len > 0.0)) continue;
+        n = v3_scale(n, 1.0 / len);
+        double dp = v3_dot(v3_sub(an->x[c->p], t0), n), dq = v3_dot(v3_sub(an->x[c->q], t0), n);
+        int32_t tip = fabs(dp) < fabs(dq) ? c->p : c->q;
+        double d = tip == c->p ? dp : dq;
+        vec3 out = v3_scale(n, d < 0.0 ? 1.0 : -1.0);
+        int32_t a = 0;
+        while (a + 1 < cloth_count && tip >= an->views[a + 1].first) a++;
+        if (cloths[a]->model.pinned[tip - an->views[a].first]) continue;
+        double depth = fabs(d) + an->views[c->object].thickness + an->views[a].thickness;
+        if (p->pulled[tip] && v3_len(p->push[tip]) * UNTANGLE_SECONDS >= depth) continue;
+        p->push[tip] = v3_scale(out, depth / UNTANGLE_SECONDS);
+        p->target[tip] = v3_dot(an->x[tip], out) + depth;
+        p->mover_of[tip] = r->tangle[rp];
+        p->pulled[tip] = 1;
+        p->active = true;
+    }
+    free(border);
+    return true;
+}
+
 /* --- the whole analysis ---------------------------------------------------------------------- */
 
 /* Pairs of every object pair that collides, crossings recorded; the cloth-collider counts
@@ -382,7 +446,10 @@ static bool plan_pulls(untangle_plan *p, const analysis *an, cloth *const *cloth
                 p->pulled[g] = 1;
                 p->active = true;
             }
-        *hidden = untangle_pull_out_of_colliders(p, an, cloths, cloth_count, meets);
+        bool out_of_colliders = false;
+        *hidden = untangle_pull_out_of_colliders(p, an, cloths, cloth_count, meets, &out_of_colliders);
+        /* out of the colliders first: their pulls move parts of the sheets through each other */
+        if (!out_of_colliders) ok = pull_border_tips(p, an, cloths, cloth_count, &r);
     }
     region_scratch_free(&r);
     return ok;

@@ -16,8 +16,11 @@
  * each vertex is past the plane of the crossings plus both thicknesses: as it comes through,
  * the curves may stop cutting the cloth apart (one ending inside each sheet where the other's
  * border pierces it), and the paper's regions are no longer defined. A tangle whose curves do
- * not cut the cloth apart from the start is not pulled (no side can be told wrong): its parts
- * stay on their sides as before. A pulled region moves at the speed that takes its deepest
+ * not cut the cloth apart (from the start, or after a collider's pulls: no side can be told
+ * wrong) is unzipped from the ends of its curves instead: each border edge that pierces a
+ * triangle has its shorter part (its tip) pulled back through, and the next border edge
+ * pierces, until the curve is gone; this waits while vertices are pulled out of colliders,
+ * whose pulls move parts of the sheets through each other. A pulled region moves at the speed that takes its deepest
  * vertex through in UNTANGLE_SECONDS; the response skips the pairs between pulled vertices
  * and the tangled parts of the scene (untangle_skips), and only those: everything else keeps
  * the usual guarantees, so no new crossing starts there. The analysis runs at a step's start

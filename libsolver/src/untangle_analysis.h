@@ -40,9 +40,9 @@ typedef struct analysis {
 /* Cloth vertices inside a closed collider they meet (meets: the pairs of each cloth and
  * collider, -1 where the cloth does not meet it), and cloth edges and triangles that pass
  * through one: pulled out to its nearest surface. Returns the vertices pulled out of colliders
- * that no pair shows them in (a cloth wholly inside). */
+ * that no pair shows them in (a cloth wholly inside); *pulled_any: whether any vertex is. */
 int64_t untangle_pull_out_of_colliders(untangle_plan *p, const analysis *an, cloth *const *cloths, int32_t cloth_count,
-                                    const int64_t *meets);
+                                       const int64_t *meets, bool *pulled_any);
 
 /* Whether p is inside the closed mesh v (odd crossings of a ray; v's tree built); if so the
  * nearest point of its surface into *nearest. */

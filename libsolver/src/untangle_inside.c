@@ -158,8 +158,9 @@ static bool pull_chords(untangle_plan *p, const analysis *an, const cloth *c, co
 }
 
 int64_t untangle_pull_out_of_colliders(untangle_plan *p, const analysis *an, cloth *const *cloths, int32_t cloth_count,
-                                       const int64_t *meets)
+                                       const int64_t *meets, bool *pulled_any)
 {
+    *pulled_any = false;
     int32_t collider_count = an->view_count - cloth_count;
     int64_t hidden = 0;
     for (int32_t a = 0; a < cloth_count; a++)
@@ -187,7 +188,7 @@ int64_t untangle_pull_out_of_colliders(untangle_plan *p, const analysis *an, clo
             }
             if (pairs > 0) any |= pull_chords(p, an, cloths[a], cv, cloth_count + k, tangle);
             for (int32_t i = 0; i < kv->vertex_count && any; i++) p->group[kv->first + i] = tangle;
-            p->active |= any;
+            p->active |= any, *pulled_any |= any;
         }
     return hidden;
 }
