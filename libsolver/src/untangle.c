@@ -338,18 +338,38 @@ static uint64_t *border_edges(const analysis *an, int32_t cloth_count, int32_t *
  * where a border edge of the other pierces it. The curve is shortened from its ends: the
  * piercing border edge's shorter part past the triangle (its tip) is pulled back along the
  * triangle's normal to its plane plus both thicknesses; the next border edge then pierces,
- * and so on until the curve is gone. A vertex at several such crossings takes the deepest. */
+ * and so on until the curve is gone. A vertex at several such crossings takes the deepest.
+ * Not while a region of the tangle is still coming through (its pull goes on after its curve
+ * stops cutting it off, untangle.h): the tips would pull against it. */
 static bool pull_border_tips(untangle_plan *p, const analysis *an, cloth *const *cloths, int32_t cloth_count,
                              const region_scratch *r)
 {
     int32_t border_count = 0;
     uint64_t *border = border_edges(an, cloth_count, &border_count);
-    if (!border) return false;
+    uint8_t *busy = calloc((size_t)p->vertex_count + 1, 1); /* per tangle: a region's pull goes on */
+    if (!border || !busy) {
+        free(border), free(busy);
+        return false;
+    }
+    for (int32_t a = 0; a < cloth_count; a++)
+        for (int32_t i = 0; i < an->views[a].vertex_count; i++) {
+            int32_t g = an->views[a].first + i;
+            /* a pull goes on while its vertex moves its way (one held back does not count) */
+            if (p->pulled[g] && r->in_tangle[p->region[g]] &&
+                v3_dot(v3_load(&cloths[a]->state.v[3 * (size_t)i]), p->push[g]) > 0.0)
+                busy[r->tangle[p->region[g]]] = 1;
+        }
+    /* the pulls held back in a tangle to unzip end: the tips take over */
+    for (int32_t g = 0; g < p->vertex_count; g++) {
+        int32_t region = p->region[g];
+        if (p->pulled[g] && r->in_tangle[region] && r->mover[r->tangle[region]] < 0 && !busy[r->tangle[region]])
+            p->pulled[g] = 0, p->mover_of[g] = -1;
+    }
     for (int32_t i = 0; i < an->crossing_count; i++) {
         const crossing *c = &an->crossings[i];
         int32_t rp = p->region[c->p];
         uint64_t key = edge_key(c->p, c->q);
-        if (!generic(an, c) || !r->in_tangle[rp] || r->mover[r->tangle[rp]] >= 0 ||
+        if (!generic(an, c) || !r->in_tangle[rp] || r->mover[r->tangle[rp]] >= 0 || busy[r->tangle[rp]] ||
             !bsearch(&key, border, (size_t)border_count, sizeof *border, compare_keys))
             continue;
         vec3 t0 = an->x[c->t[0]];
@@ -372,7 +392,7 @@ static bool pull_border_tips(untangle_plan *p, const analysis *an, cloth *const 
         p->pulled[tip] = 1;
         p->active = true;
     }
-    free(border);
+    free(border), free(busy);
     return true;
 }
 
