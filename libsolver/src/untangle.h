@@ -20,7 +20,9 @@
  * wrong) is unzipped from the ends of its curves instead: each border edge that pierces a
  * triangle has its shorter part (its tip) pulled back through, and the next border edge
  * pierces, until the curve is gone; this waits while vertices are pulled out of colliders,
- * whose pulls move parts of the sheets through each other. A pulled region moves at the speed that takes its deepest
+ * whose pulls move parts of the sheets through each other, and while a region of the tangle
+ * still comes through. A curve that runs through a vertex shared by triangles of both sheets
+ * crosses no edge there and can be left (2 pairs of the hostile fold). A pulled region moves at the speed that takes its deepest
  * vertex through in UNTANGLE_SECONDS; the response skips the pairs between pulled vertices
  * and the tangled parts of the scene (untangle_skips), and only those: everything else keeps
  * the usual guarantees, so no new crossing starts there. The analysis runs at a step's start
