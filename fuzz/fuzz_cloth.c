@@ -147,6 +147,9 @@ static void read_back(fuzz_input *in, const sb_world *world, sb_cloth_id cloth, 
     if (CHECKED(sb_cloth_count_intersections(world, cloth, cloth, &pairs)) == SB_OK) fuzz_require(pairs >= 0);
     CHECKED(sb_cloth_count_intersections(world, cloth, (sb_cloth_id){1}, &pairs));
     CHECKED(sb_cloth_count_collider_intersections(world, cloth, (sb_collider_id){0}, &pairs));
+    int64_t inside = -1;
+    if (CHECKED(sb_cloth_count_vertices_inside_collider(world, cloth, (sb_collider_id){0}, &inside)) == SB_OK)
+        fuzz_require(inside >= 0 && inside <= vertex_count);
 }
 
 static void set_pin_targets(fuzz_input *in, sb_world *world, sb_cloth_id cloth, const cloth_input *c)
@@ -203,6 +206,8 @@ static void misuse(sb_world *world, const sb_cloth_def *def, sb_cloth_id cloth, 
     CHECKED(sb_cloth_count_intersections(NULL, cloth, cloth, &pairs));
     CHECKED(sb_cloth_count_collider_intersections(world, cloth, collider, NULL));
     CHECKED(sb_cloth_count_collider_intersections(NULL, cloth, collider, &pairs));
+    CHECKED(sb_cloth_count_vertices_inside_collider(world, cloth, collider, NULL));
+    CHECKED(sb_cloth_count_vertices_inside_collider(NULL, cloth, collider, &pairs));
     CHECKED(sb_cloth_get_kinetic_energy(world, cloth, NULL));
     CHECKED(sb_cloth_get_positions(world, cloth, NULL, 0));
     CHECKED(sb_world_get_stats(world, NULL));
@@ -218,6 +223,8 @@ static void misuse(sb_world *world, const sb_cloth_def *def, sb_cloth_id cloth, 
         CHECKED(sb_cloth_count_intersections(world, bad_cloth, cloth, &pairs));
         CHECKED(sb_cloth_count_intersections(world, cloth, bad_cloth, &pairs));
         CHECKED(sb_cloth_count_collider_intersections(world, cloth, bad_collider, &pairs));
+        CHECKED(sb_cloth_count_vertices_inside_collider(world, cloth, bad_collider, &pairs));
+        CHECKED(sb_cloth_count_vertices_inside_collider(world, bad_cloth, collider, &pairs));
         CHECKED(sb_cloth_get_kinetic_energy(world, bad_cloth, &value));
         CHECKED(sb_cloth_get_positions(world, bad_cloth, point, 1));
         CHECKED(sb_cloth_set_pin_targets(world, bad_cloth, 1e9, point, 1));

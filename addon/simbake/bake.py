@@ -450,6 +450,11 @@ class Bake(BakeResume):
                       for collider, obj in colliders]
             self.warnings.extend(f"{job.obj.name} starts through {name}: {pairs} intersecting pairs, pulled apart "
                                  "in the first frames" for name, pairs in found if pairs > 0)
+            # a cloth wholly inside a closed collider crosses none of its triangles
+            inside = [(obj.name, world.count_inside(job.cloth_id, collider)) for collider, obj in colliders
+                      if dict(found).get(obj.name) == 0]
+            self.warnings.extend(f"{job.obj.name} starts inside {name}: {count} vertices, pulled out in the first "
+                                 "frames" for name, count in inside if count > 0)
 
     def _follow_animation(self, world, now, depsgraph):
         """Animated pins, colliders and obstacles move to where the scene has them now;

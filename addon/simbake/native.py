@@ -379,6 +379,8 @@ _SIGNATURES = {
     "sb_cloth_count_intersections": (ctypes.c_int, [ctypes.c_void_p, ClothId, ClothId, _P(ctypes.c_int64)]),
     "sb_cloth_count_collider_intersections": (
         ctypes.c_int, [ctypes.c_void_p, ClothId, ColliderId, _P(ctypes.c_int64)]),
+    "sb_cloth_count_vertices_inside_collider": (
+        ctypes.c_int, [ctypes.c_void_p, ClothId, ColliderId, _P(ctypes.c_int64)]),
     "sb_world_add_collider": (ctypes.c_int, [ctypes.c_void_p, _P(ColliderDef), _P(ColliderId)]),
     "sb_collider_set_positions": (
         ctypes.c_int, [ctypes.c_void_p, ColliderId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
@@ -892,6 +894,14 @@ class World:
                                                           ClothId(cloth if other is None else other),
                                                           ctypes.byref(pairs)))
         return pairs.value
+
+    def count_inside(self, cloth, collider):
+        """The cloth's vertices inside a closed collider now (0 when it does not meet it, or
+        the collider has no inside): a cloth wholly inside crosses no triangle of it."""
+        inside = ctypes.c_int64(0)
+        _check(self._lib.sb_cloth_count_vertices_inside_collider(self._handle, ClothId(cloth), ColliderId(collider),
+                                                                 ctypes.byref(inside)))
+        return inside.value
 
     def set_colliders(self, cloth, colliders):
         """The colliders (ids) the cloth meets from now on; None: every collider, those added

@@ -278,6 +278,14 @@ SB_API sb_result sb_cloth_count_intersections(const sb_world *world, sb_cloth_id
  * (sb_cloth_set_colliders). A cloth's vertices inside a closed collider are pulled out. */
 SB_API sb_result sb_cloth_count_collider_intersections(const sb_world *world, sb_cloth_id cloth,
                                                        sb_collider_id collider, int64_t *out_pairs);
+/* The cloth's vertices inside a closed collider now (odd crossings of a ray from the vertex;
+ * the collider where sb_cloth_count_collider_intersections takes it): a cloth wholly inside
+ * one crosses none of its triangles and counts no pair, but is tangled all the same, and the
+ * bake pulls it out. 0 when the cloth does not meet the collider or the collider is not closed
+ * (every edge of two triangles: it has no inside). Errors: NOT_FOUND, INVALID_ARGUMENT (NULL),
+ * OUT_OF_MEMORY. */
+SB_API sb_result sb_cloth_count_vertices_inside_collider(const sb_world *world, sb_cloth_id cloth,
+                                                         sb_collider_id collider, int64_t *out_vertices);
 
 /* Pinned vertices move in a straight line from where they are now to `positions` (pin_count
  * x 3, in the order of sb_cloth_def.pins), arriving at `time`; after that they stay. Errors:

@@ -133,6 +133,23 @@ int64_t intersecting_pairs(const cloth *a, const cloth *b, const collider *k)
     return count;
 }
 
+int64_t vertices_inside_collider(const cloth *c, const collider *k)
+{
+    mesh_view view = collider_view(k, 0);
+    view.x = k->scratch.x1; /* as intersecting_pairs has it */
+    if (!view.closed) return 0;
+    int64_t inside = -1;
+    if (view_tree(&view)) {
+        inside = 0;
+        for (int32_t i = 0; i < c->model.vertex_count; i++) {
+            vec3 nearest;
+            inside += inside_closed(&view, v3_load(&c->state.x[3 * (size_t)i]), &nearest);
+        }
+    }
+    view_free(&view);
+    return inside;
+}
+
 /* --- the plan ---------------------------------------------------------------------------- */
 
 bool untangle_reserve(untangle_plan *p, int32_t n)
@@ -295,6 +312,90 @@ static void pull_directions(const untangle_plan *p, const analysis *an, region_s
     }
 }
 
+/* Keys (edge_key, global ids) of the cloths' border edges (of one triangle), sorted; NULL
+ * when out of memory. */
+static uint64_t *border_edges(const analysis *an, int32_t cloth_count, int32_t *count)
+{
+    int32_t n = 0;
+    for (int32_t a = 0; a < cloth_count; a++)
+        for (int32_t e = 0; e < an->views[a].topo->edge_count && an->views[a].triangle_count > 0; e++)
+            n += an->views[a].topo->edge_face_count[e] == 1;
+    uint64_t *keys = malloc(((size_t)n + 1) * sizeof *keys);
+    if (!keys) return NULL;
+    n = 0;
+    for (int32_t a = 0; a < cloth_count; a++) {
+        const mesh_view *v = &an->views[a];
+        for (int32_t e = 0; e < v->topo->edge_count && v->triangle_count > 0; e++)
+            if (v->topo->edge_face_count[e] == 1)
+                keys[n++] = edge_key(v->first + v->topo->edges[2 * e], v->first + v->topo->edges[2 * e + 1]);
+    }
+    qsort(keys, (size_t)n, sizeof *keys, compare_keys);
+    *count = n;
+    return keys;
+}
+
+/* A tangle whose curves cut no region off (r->mover: none): each curve ends inside a sheet
+ * where a border edge of the other pierces it. The curve is shortened from its ends: the
+ * piercing border edge's shorter part past the triangle (its tip) is pulled back along the
+ * triangle's normal to its plane plus both thicknesses; the next border edge then pierces,
+ * and so on until the curve is gone. A vertex at several such crossings takes the deepest.
+ * Not while a region of the tangle is still coming through (its pull goes on after its curve
+ * stops cutting it off, untangle.h): the tips would pull against it. */
+static bool pull_border_tips(untangle_plan *p, const analysis *an, cloth *const *cloths, int32_t cloth_count,
+                             const region_scratch *r)
+{
+    int32_t border_count = 0;
+    uint64_t *border = border_edges(an, cloth_count, &border_count);
+    uint8_t *busy = calloc((size_t)p->vertex_count + 1, 1); /* per tangle: a region's pull goes on */
+    if (!border || !busy) {
+        free(border), free(busy);
+        return false;
+    }
+    for (int32_t a = 0; a < cloth_count; a++)
+        for (int32_t i = 0; i < an->views[a].vertex_count; i++) {
+            int32_t g = an->views[a].first + i;
+            /* a pull goes on while its vertex moves its way (one held back does not count) */
+            if (p->pulled[g] && r->in_tangle[p->region[g]] &&
+                v3_dot(v3_load(&cloths[a]->state.v[3 * (size_t)i]), p->push[g]) > 0.0)
+                busy[r->tangle[p->region[g]]] = 1;
+        }
+    /* the pulls held back in a tangle to unzip end: the tips take over */
+    for (int32_t g = 0; g < p->vertex_count; g++) {
+        int32_t region = p->region[g];
+        if (p->pulled[g] && r->in_tangle[region] && r->mover[r->tangle[region]] < 0 && !busy[r->tangle[region]])
+            p->pulled[g] = 0, p->mover_of[g] = -1;
+    }
+    for (int32_t i = 0; i < an->crossing_count; i++) {
+        const crossing *c = &an->crossings[i];
+        int32_t rp = p->region[c->p];
+        uint64_t key = edge_key(c->p, c->q);
+        if (!generic(an, c) || !r->in_tangle[rp] || r->mover[r->tangle[rp]] >= 0 || busy[r->tangle[rp]] ||
+            !bsearch(&key, border, (size_t)border_count, sizeof *border, compare_keys))
+            continue;
+        vec3 t0 = an->x[c->t[0]];
+        vec3 n = v3_cross(v3_sub(an->x[c->t[1]], t0), v3_sub(an->x[c->t[2]], t0));
+        double len = v3_len(n);
+        if (!(len > 0.0)) continue;
+        n = v3_scale(n, 1.0 / len);
+        double dp = v3_dot(v3_sub(an->x[c->p], t0), n), dq = v3_dot(v3_sub(an->x[c->q], t0), n);
+        int32_t tip = fabs(dp) < fabs(dq) ? c->p : c->q;
+        double d = tip == c->p ? dp : dq;
+        vec3 out = v3_scale(n, d < 0.0 ? 1.0 : -1.0);
+        int32_t a = 0;
+        while (a + 1 < cloth_count && tip >= an->views[a + 1].first) a++;
+        if (cloths[a]->model.pinned[tip - an->views[a].first]) continue;
+        double depth = fabs(d) + an->views[c->object].thickness + an->views[a].thickness;
+        if (p->pulled[tip] && v3_len(p->push[tip]) * UNTANGLE_SECONDS >= depth) continue;
+        p->push[tip] = v3_scale(out, depth / UNTANGLE_SECONDS);
+        p->target[tip] = v3_dot(an->x[tip], out) + depth;
+        p->mover_of[tip] = r->tangle[rp];
+        p->pulled[tip] = 1;
+        p->active = true;
+    }
+    free(border), free(busy);
+    return true;
+}
+
 /* --- the whole analysis ---------------------------------------------------------------------- */
 
 /* Pairs of every object pair that collides, crossings recorded; the cloth-collider counts
@@ -312,7 +413,10 @@ static bool find_pairs(analysis *an, cloth *const *cloths, int32_t cloth_count, 
             *total += count;
         }
         for (int32_t k = 0; k < collider_count; k++) {
-            if (!cloth_meets_collider(&cloths[a]->model, k)) continue;
+            if (!cloth_meets_collider(&cloths[a]->model, k)) {
+                meets[(size_t)a * (size_t)collider_count + (size_t)k] = -1;
+                continue;
+            }
             if ((count = pairs_between(an, a, cloth_count + k, true)) < 0) return false;
             meets[(size_t)a * (size_t)collider_count + (size_t)k] = count;
             *total += count;
@@ -323,10 +427,12 @@ static bool find_pairs(analysis *an, cloth *const *cloths, int32_t cloth_count, 
 
 /* Regions, tangles, movers, then the pull of each vertex of a pulled region; a vertex pulled
  * before (`keep`: the plan's pulls are of the same numbering) and not yet through keeps its
- * pull while its region is tangled. */
+ * pull while its region is tangled. *hidden: the vertices inside a closed collider that no
+ * pair shows (untangle_pull_out_of_colliders). */
 static bool plan_pulls(untangle_plan *p, const analysis *an, cloth *const *cloths, int32_t cloth_count,
-                       const int64_t *meets, bool keep)
+                       const int64_t *meets, bool keep, int64_t *hidden)
 {
+    *hidden = 0;
     region_scratch r;
     bool ok = region_scratch_init(&r, p->vertex_count) && find_regions(p, an);
     if (ok) {
@@ -360,7 +466,10 @@ static bool plan_pulls(untangle_plan *p, const analysis *an, cloth *const *cloth
                 p->pulled[g] = 1;
                 p->active = true;
             }
-        untangle_pull_out_of_colliders(p, an, cloths, cloth_count, meets);
+        bool out_of_colliders = false;
+        *hidden = untangle_pull_out_of_colliders(p, an, cloths, cloth_count, meets, &out_of_colliders);
+        /* out of the colliders first: their pulls move parts of the sheets through each other */
+        if (!out_of_colliders) ok = pull_border_tips(p, an, cloths, cloth_count, &r);
     }
     region_scratch_free(&r);
     return ok;
@@ -390,11 +499,14 @@ bool untangle_analyse(untangle_plan *p, cloth *const *cloths, int32_t cloth_coun
     int64_t total = 0;
     ok = ok && find_pairs(&an, cloths, cloth_count, collider_count, meets, &total);
     if (ok) {
-        p->pairs = total;
-        if (p->pairs_at_start < 0) p->pairs_at_start = total;
         p->vertex_count = (int32_t)n;
         for (int32_t g = 0; g < p->vertex_count; g++) p->mover_of[g] = -1;
-        if (total > 0) ok = plan_pulls(p, &an, cloths, cloth_count, meets, keep);
+        /* with no pair too: a cloth may lie wholly inside a closed collider */
+        int64_t hidden = 0;
+        ok = plan_pulls(p, &an, cloths, cloth_count, meets, keep, &hidden);
+        total += hidden;
+        p->pairs = total;
+        if (p->pairs_at_start < 0) p->pairs_at_start = total;
         int32_t cloth_vertices = 0;
         for (int32_t i = 0; i < cloth_count; i++) cloth_vertices += cloths[i]->model.vertex_count;
         /* nothing pulled holds no pull, and colliders are never pulled: the saved state is the

@@ -10,13 +10,19 @@
  *      fill), and is pulled back through along the normals of the triangles its edges cross;
  *   4. cloth vertices inside a closed collider (odd crossings of a ray), and cloth edges and
  *      triangles passing through one, are pulled out towards the nearest point of its
- *      surface (untangle_inside.c); a collider that is not closed is a sheet as in 3.
+ *      surface (untangle_inside.c), a cloth wholly inside one (no pair) too; a collider that
+ *      is not closed is a sheet as in 3.
  * A pulled region keeps its pull from one analysis to the next (saved with the state) until
  * each vertex is past the plane of the crossings plus both thicknesses: as it comes through,
  * the curves may stop cutting the cloth apart (one ending inside each sheet where the other's
  * border pierces it), and the paper's regions are no longer defined. A tangle whose curves do
- * not cut the cloth apart from the start is not pulled (no side can be told wrong): its parts
- * stay on their sides as before. A pulled region moves at the speed that takes its deepest
+ * not cut the cloth apart (from the start, or after a collider's pulls: no side can be told
+ * wrong) is unzipped from the ends of its curves instead: each border edge that pierces a
+ * triangle has its shorter part (its tip) pulled back through, and the next border edge
+ * pierces, until the curve is gone; this waits while vertices are pulled out of colliders,
+ * whose pulls move parts of the sheets through each other, and while a region of the tangle
+ * still comes through. A curve that runs through a vertex shared by triangles of both sheets
+ * crosses no edge there and can be left (2 pairs of the hostile fold). A pulled region moves at the speed that takes its deepest
  * vertex through in UNTANGLE_SECONDS; the response skips the pairs between pulled vertices
  * and the tangled parts of the scene (untangle_skips), and only those: everything else keeps
  * the usual guarantees, so no new crossing starts there. The analysis runs at a step's start
@@ -37,7 +43,8 @@
 
 typedef struct untangle_plan {
     bool analysed;         /* since the world was made or loaded, or objects were added */
-    int64_t pairs;         /* intersecting triangle pairs at the last analysis */
+    int64_t pairs;         /* intersecting triangle pairs at the last analysis, and cloth
+                            * vertices inside a closed collider no pair of it shows them in */
     int64_t pairs_at_start; /* at the first analysis (-1: none yet) */
     bool active;           /* vertices are pulled in the current step */
     int32_t vertex_count, capacity; /* the response's numbering: cloths, then colliders */
@@ -86,5 +93,9 @@ static inline bool untangle_skips(const untangle_plan *p, const int32_t v[4], in
  * collider k (b NULL), at their current positions (the collider's at the end of the last step);
  * -1 when out of memory. */
 int64_t intersecting_pairs(const cloth *a, const cloth *b, const collider *k);
+
+/* Vertices of cloth c inside collider k (odd crossings of a ray; 0 when k is not closed: it
+ * has no inside), at the positions intersecting_pairs takes; -1 when out of memory. */
+int64_t vertices_inside_collider(const cloth *c, const collider *k);
 
 #endif

@@ -37,10 +37,15 @@ typedef struct analysis {
     bool out_of_memory;
 } analysis;
 
-/* Cloth vertices inside a closed collider they intersect (meets: the pairs of each cloth and
- * collider), and cloth edges and triangles that pass through one: pulled out to its nearest
- * surface. */
-void untangle_pull_out_of_colliders(untangle_plan *p, const analysis *an, cloth *const *cloths, int32_t cloth_count,
-                                    const int64_t *meets);
+/* Cloth vertices inside a closed collider they meet (meets: the pairs of each cloth and
+ * collider, -1 where the cloth does not meet it), and cloth edges and triangles that pass
+ * through one: pulled out to its nearest surface. Returns the vertices pulled out of colliders
+ * that no pair shows them in (a cloth wholly inside); *pulled_any: whether any vertex is. */
+int64_t untangle_pull_out_of_colliders(untangle_plan *p, const analysis *an, cloth *const *cloths, int32_t cloth_count,
+                                       const int64_t *meets, bool *pulled_any);
+
+/* Whether p is inside the closed mesh v (odd crossings of a ray; v's tree built); if so the
+ * nearest point of its surface into *nearest. */
+bool inside_closed(const mesh_view *v, vec3 p, vec3 *nearest);
 
 #endif

@@ -2,7 +2,9 @@
  * crosses the collider an odd number of times, and is pulled out towards the nearest point of
  * its surface. Edges and triangles of the cloth that pass through the collider with every
  * corner outside (the cloth wraps it on two sides; a corner of it pokes through a triangle)
- * are found by points along them, and pulled out the way their deepest point comes out. */
+ * are found by points along them, and pulled out the way their deepest point comes out. A
+ * cloth, or a part of one, wholly inside a closed collider crosses no triangle of it: its
+ * vertices are found by the same ray test, and pulled out the same way. */
 #include <string.h>
 
 #include "collision_geometry.h"
@@ -42,7 +44,7 @@ static void visit_nearest(void *ctx, int32_t tri)
 
 /* Whether p is inside the closed mesh (an odd number of crossings along a ray in a direction
  * no mesh of grid-aligned parts lines up with); if so the nearest point of its surface. */
-static bool inside_closed(const mesh_view *v, vec3 p, vec3 *nearest)
+bool inside_closed(const mesh_view *v, vec3 p, vec3 *nearest)
 {
     if (!v->tree.built || v->tree.node_count == 0) return false;
     aabb root = v->tree.nodes[0].box;
@@ -155,14 +157,18 @@ static bool pull_chords(untangle_plan *p, const analysis *an, const cloth *c, co
     return any;
 }
 
-void untangle_pull_out_of_colliders(untangle_plan *p, const analysis *an, cloth *const *cloths, int32_t cloth_count,
-                                    const int64_t *meets)
+int64_t untangle_pull_out_of_colliders(untangle_plan *p, const analysis *an, cloth *const *cloths, int32_t cloth_count,
+                                       const int64_t *meets, bool *pulled_any)
 {
+    *pulled_any = false;
     int32_t collider_count = an->view_count - cloth_count;
+    int64_t hidden = 0;
     for (int32_t a = 0; a < cloth_count; a++)
         for (int32_t k = 0; k < collider_count; k++) {
             const mesh_view *cv = &an->views[a], *kv = &an->views[cloth_count + k];
-            if (!kv->closed || meets[(size_t)a * (size_t)collider_count + (size_t)k] <= 0) continue;
+            int64_t pairs = meets[(size_t)a * (size_t)collider_count + (size_t)k];
+            /* pairs < 0: the cloth does not meet the collider; 0: it may still lie wholly inside */
+            if (!kv->closed || pairs < 0) continue;
             int32_t tangle = p->region[kv->first];
             bool any = false;
             for (int32_t i = 0; i < cv->vertex_count; i++) {
@@ -178,9 +184,11 @@ void untangle_pull_out_of_colliders(untangle_plan *p, const analysis *an, cloth 
                 p->mover_of[g] = tangle;
                 p->pulled[g] = 1;
                 any = true;
+                hidden += pairs == 0;
             }
-            any |= pull_chords(p, an, cloths[a], cv, cloth_count + k, tangle);
+            if (pairs > 0) any |= pull_chords(p, an, cloths[a], cv, cloth_count + k, tangle);
             for (int32_t i = 0; i < kv->vertex_count && any; i++) p->group[kv->first + i] = tangle;
-            p->active |= any;
+            p->active |= any, *pulled_any |= any;
         }
+    return hidden;
 }

@@ -712,6 +712,21 @@ SB_API sb_result sb_cloth_count_collider_intersections(const sb_world *world, sb
     return SB_OK;
 }
 
+SB_API sb_result sb_cloth_count_vertices_inside_collider(const sb_world *world, sb_cloth_id cloth_id,
+                                                          sb_collider_id collider_id, int64_t *out_vertices)
+{
+    cloth *c = NULL;
+    collider *k = NULL;
+    sb_result r = find_cloth(world, cloth_id, &c);
+    if (r == SB_OK) r = find_collider(world, collider_id, &k);
+    if (r != SB_OK) return r;
+    if (!out_vertices) return error_set(SB_ERROR_INVALID_ARGUMENT, "out_vertices is NULL");
+    int64_t inside = cloth_meets_collider(&c->model, collider_id.index) ? vertices_inside_collider(c, k) : 0;
+    if (inside < 0) return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory counting vertices inside a collider");
+    *out_vertices = inside;
+    return SB_OK;
+}
+
 SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, sb_cloth_id cloth_id, double *out)
 {
     cloth *c = NULL;

@@ -64,6 +64,30 @@ class StartingTangled(unittest.TestCase):
         self.assertGreater(nearest, 0.3 * 0.966, "a vertex is still inside the body")
         self.assertEqual(pairs_now(sleeve, body), 0)
 
+    def test_a_cloth_wholly_inside_a_body_is_reported_and_pulled_out(self):
+        """A small sheet wholly inside a sphere crosses none of its faces: the warning names
+        both with the library's count of vertices inside, and at the last frame none is."""
+        bpy.ops.mesh.primitive_uv_sphere_add(radius=0.3, location=(0.0, 0.0, 0.6), segments=24, ring_count=12)
+        body = bpy.context.object
+        body.name = "Body"
+        body.simbake.role = "COLLIDER"
+        patch = blender_test.grid_object("Patch", size=0.2, cuts=5, location=(0.0, 0.0, 0.72))
+        self.assertEqual(pairs_now(patch, body), 0)
+        world = native.World()
+        cloth_id = world.add_cloth(blender_test.world_vertices(patch), world_triangles(patch))
+        collider_id = world.add_collider(blender_test.world_vertices(body), world_triangles(body))
+        inside = world.count_inside(cloth_id, collider_id)
+        self.assertEqual(inside, len(patch.data.vertices))
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
+        warnings = self.scene.simbake.last_bake_warnings
+        self.assertIn(f"Patch starts inside Body: {inside} vertices", warnings)
+        self.scene.frame_set(24)
+        positions = blender_test.world_vertices(patch)
+        nearest = min(sum((positions[i + k] - body.location[k]) ** 2 for k in range(3)) ** 0.5
+                      for i in range(0, len(positions), 3))
+        self.assertGreater(nearest, 0.3 * 0.966, "a vertex is still inside the body")
+        self.assertEqual(pairs_now(patch, body), 0)
+
     def test_a_sheet_folded_through_itself_is_reported_and_comes_apart(self):
         """The fold of the library's hostile case, self collision on: reported with the
         library's count, and untangled at the last frame."""

@@ -237,12 +237,20 @@ Test(hostile, needle_triangles_and_duplicate_vertices_simulate_finitely)
     grid_mesh_free(&g);
 }
 
+/* Cloth that starts through itself and through a collider: it must simulate, finite, stay
+ * near where it was, and come apart (untangle.h). The sphere's tangle is pulled out first; as
+ * it comes out, the fold's curves stop cutting the sheet apart (each ends inside one layer
+ * where the other's border pierces it), and the fold is then unzipped from those ends.
+ * Counted at every frame: the fold never more tangled in itself than at the start, and by
+ * frame 24 out of the sphere with at most a twentieth of its pairs left (55 -> 2 pairs). Its pairs with the sphere rise for a frame while the sphere pulls its
+ * vertices out (triangles between a vertex out and one still in cross the surface: 100 -> 110
+ * at frame 2, as in test_untangle.c's sheets started through a sphere). */
 /* Cloth that starts through itself and through a collider: it must simulate, finite, and
  * stay near where it was. The sphere's tangle is pulled apart (untangle.h: by frame 3); the
  * fold's is not, here, and must not grow: where the sphere cut it, its curves no longer cut
  * the sheet apart once the sphere is out, so no side can be told wrong (test_untangle.c has
  * the fold alone, which comes apart). */
-Test(hostile, cloth_starting_through_itself_and_through_a_collider)
+Test(hostile, cloth_starting_through_itself_and_through_a_collider_comes_apart)
 {
     grid_mesh g = grid_mesh_make(12, 1.0, 0.0);
     /* fold: the upper half swings down through the lower half along a tilted line */
@@ -265,17 +273,27 @@ Test(hostile, cloth_starting_through_itself_and_through_a_collider)
     cr_assert_eq(sb_world_add_collider(w, &c, &collider_id), SB_OK);
     cr_assert(count_intersections(w->cloths, 1, w->colliders, 1, true) > 0, "the test starts tangled");
     int64_t self_at_start = count_intersections(w->cloths, 1, NULL, 0, true);
-    for (int frame = 1; frame <= 12; frame++) /* half a second of frames, as a bake steps */
+    int64_t self_now = self_at_start, all_now = -1;
+    for (int frame = 1; frame <= 24; frame++) { /* a second of frames, as a bake steps */
         cr_assert_eq(sb_world_step_to(w, frame / 24.0), SB_OK, "%s", sb_last_error());
-    int64_t sphere_now = count_intersections(w->cloths, 1, w->colliders, 1, false);
-    cr_assert_eq(sphere_now, 0, "still through the sphere: %lld pairs", (long long)sphere_now);
-    int64_t self_now = count_intersections(w->cloths, 1, NULL, 0, true);
-    cr_assert_leq(self_now, self_at_start, "in itself: %lld pairs, %lld at the start", (long long)self_now,
-                  (long long)self_at_start);
+        self_now = count_intersections(w->cloths, 1, NULL, 0, true);
+        all_now = count_intersections(w->cloths, 1, w->colliders, 1, true);
+        cr_log_info("frame %d: %lld pairs in itself, %lld in all", frame, (long long)self_now, (long long)all_now);
+        cr_assert_leq(self_now, self_at_start, "frame %d, in itself: %lld pairs, %lld at the start", frame,
+                      (long long)self_now, (long long)self_at_start);
+    }
+    /* nearly: a curve that runs through vertices of the hinge (triangles sharing a vertex
+     * meet there, and no edge of theirs is crossed) is left (docs/robustness.md) */
+    cr_assert_leq(20 * all_now, self_at_start, "after 24 frames: %lld pairs, %lld of them in itself; %lld at the start",
+                  (long long)all_now, (long long)self_now, (long long)self_at_start);
+    cr_assert_eq(count_intersections(w->cloths, 1, w->colliders, 1, false), 0, "still through the sphere");
     assert_finite_cloth(w, cloth_id, g.vertex_count);
     double x[3 * 144];
     cr_assert_eq(sb_cloth_get_positions(w, cloth_id, x, 144), SB_OK);
-    for (int32_t k = 0; k < 3 * 144; k++) cr_assert(fabs(x[k]) < 2.0, "coordinate %d is %g", (int)k, x[k]);
+    /* across, where it was; down, no further than a second's free fall (4.9 m) */
+    for (int32_t k = 0; k < 3 * 144; k++)
+        cr_assert(k % 3 == 2 ? x[k] > -0.5 * 9.81 - 1.0 && x[k] < 1.0 : fabs(x[k]) < 2.0, "coordinate %d is %g",
+                  (int)k, x[k]);
     sb_world_destroy(w);
     solid_mesh_free(&sphere);
     grid_mesh_free(&g);
