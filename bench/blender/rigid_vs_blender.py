@@ -30,7 +30,10 @@ Cases (as bench/rigid_stacks.c):
   the deepest overlap, and SimBake's own count of broken joints (its bake message);
   stack1000: the same block and ball without the joints, for reference.
 Time per frame: Blender, each scene.frame_set() of its rigid body world; SimBake, each
-frame of the bake (solver and reading back), and the whole bake including writing keys."""
+frame of the bake (solver and reading back), and the whole bake including writing keys.
+Peak memory (peak_mb), each side's own although both bake in one process: the growth of the
+process's peak resident size during that bake, the kernel's count (VmHWM) restarted at its
+start, as cloth_vs_blender.py counts it."""
 
 import json
 import math
@@ -49,6 +52,9 @@ import simbake  # noqa: E402
 if not hasattr(bpy.types.Object, "simbake"):
     simbake.register()
 from simbake import bake  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does not add it
+from cloth_vs_blender import reset_peak, status_mb  # noqa: E402
 
 TOWER_FRAMES, PILE_FRAMES, WALL_FRAMES, JOINT_FRAMES = 240, 72, 96, 36
 
@@ -315,6 +321,12 @@ def quality(case, boxes, start):
     return result
 
 
+def resident_before():
+    """The resident size now (MB), the kernel's peak count restarted from it; without that
+    restart (not allowed), the running peak, so that the growth is counted from it."""
+    return status_mb("VmRSS") if reset_peak() else status_mb("VmHWM")
+
+
 def run_blender(case, boxes, frames):
     scene = bpy.context.scene
     world = scene.rigidbody_world
@@ -322,11 +334,13 @@ def run_blender(case, boxes, frames):
     scene.frame_set(1)
     start = [obj.matrix_world.translation.copy() for obj in boxes]
     times = []
+    before = resident_before()
     for frame in range(2, frames + 1):
         began = time.perf_counter()
         scene.frame_set(frame)
         times.append(time.perf_counter() - began)
-    result = {"ms_per_frame": 1e3 * statistics.median(times), "seconds": sum(times)}
+    result = {"ms_per_frame": 1e3 * statistics.median(times), "seconds": sum(times),
+              "peak_mb": status_mb("VmHWM") - before}
     result.update(quality(case, boxes, start))
     return result
 
@@ -339,12 +353,14 @@ def run_simbake(case, boxes, frames):
     start = [obj.matrix_world.translation.copy() for obj in boxes]
     stamps = []
     job = bake.Bake(bpy.context, list(scene.objects), progress=lambda *_: stamps.append(time.perf_counter()))
+    before = resident_before()
     began = time.perf_counter()
     job.run()
     total = time.perf_counter() - began
+    peak_mb = status_mb("VmHWM") - before
     times = [b - a for a, b in zip(stamps, stamps[1:])]
     scene.frame_set(frames)
-    result = {"ms_per_frame": 1e3 * statistics.median(times), "seconds": total}
+    result = {"ms_per_frame": 1e3 * statistics.median(times), "seconds": total, "peak_mb": peak_mb}
     message = scene.simbake.last_bake_message
     if case == "joints1000":  # "...; N rigid body constraint(s) broke: ..." when any did
         result["joints_broken"] = int(message.split("; ")[1].split()[0]) if "constraint(s) broke" in message else 0
