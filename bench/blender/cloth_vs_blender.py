@@ -24,7 +24,8 @@ vertices for --grid N. The colliders dumped for the quality measure are the sphe
 table, the floor and the four bodies where they are at the last frame (tablecloth), none (flag).
 
 RUN.json: ms per frame (median over the frames, each frame_set for Blender, each solver
-frame for SimBake), the whole bake's seconds, peak memory growth (the peak resident size
+frame for SimBake), the whole bake's seconds (and the CPU seconds the process spent in it, every
+thread's: on a shared machine the wall clock also counts other processes' turns), peak memory growth (the peak resident size
 during the bake, counted afresh from its start, minus the resident size before it), and for SimBake the CG iterations per frame. MESH.bin: the rest and final
 cloth and the sphere, for bench_cloth_quality (penetration, intersecting pairs, strain)."""
 
@@ -267,12 +268,12 @@ def main():
     depsgraph = bpy.context.evaluated_depsgraph_get()
     rest, triangles = world_mesh(cloth, depsgraph)
     before = status_mb("VmRSS") if reset_peak() else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    began = time.perf_counter()
+    began, began_cpu = time.perf_counter(), time.process_time()
     if args.solver == "blender":
         times, extra = bake_blender(scene, args.frames)
     else:
         times, extra = bake_simbake(scene, args.frames, cloth, args.material, self_collision)
-    seconds = time.perf_counter() - began
+    seconds, cpu_seconds = time.perf_counter() - began, time.process_time() - began_cpu
     peak = status_mb("VmHWM") - before
     scene.frame_set(args.frames)
     depsgraph = bpy.context.evaluated_depsgraph_get()
@@ -282,7 +283,8 @@ def main():
     dump(args.dump, rest, final, triangles, merged_mesh(colliders, depsgraph))  # colliders at the last frame
     result = {"solver": args.solver, "scene": args.scene, "grid": args.grid, "vertices": len(rest) // 3, "frames": args.frames,
               "self_collision": self_collision, "material": args.material if args.solver == "simbake" else "blender",
-              "ms_per_frame": 1e3 * statistics.median(times), "seconds": seconds, "peak_mb": peak}
+              "ms_per_frame": 1e3 * statistics.median(times), "seconds": seconds, "peak_mb": peak,
+              "cpu_seconds": cpu_seconds}
     if args.solver == "blender":
         result["quality"] = args.quality
     result.update(extra)

@@ -380,7 +380,7 @@ class Issue30Rows(unittest.TestCase):
         flag = copy.deepcopy(results["cloth"][0])
         flag.update(scene="flag", grid=32, variant="blender-self-off",
                     variant_label="Blender's default cloth mapped, self collision off")
-        flag["runs"]["simbake"].update(seconds=3.0, process_peak_mb=251.4)
+        flag["runs"]["simbake"].update(seconds=3.0, process_peak_mb=251.4, cpu_seconds=2.5)
         flag["runs"]["blender_default"]["seconds"] = 6.0
         del flag["runs"]["blender_lowest"]
         flag["blender_lowest_note"] = "no quality from 1 to 5 held the scene"
@@ -389,8 +389,9 @@ class Issue30Rows(unittest.TestCase):
         scene = "Flag pinned along a side, in wind; Blender's default cloth mapped, self collision off"
         self.assertEqual(row(page, [scene, "64 × 32", "SimBake"])[3:5], ["3.00", "0.50"])
         self.assertEqual(row(page, [scene, "64 × 32", "SimBake"])[7], "251")
+        self.assertEqual(row(page, [scene, "64 × 32", "SimBake"])[11], "2.50")
         self.assertEqual(row(page, [scene, "64 × 32", "*Blender, lowest quality: no quality from 1 to 5 held the "
-                                    "scene*"])[3:], ["–"] * 8)
+                                    "scene*"])[3:], ["–"] * 9)
         self.assertLess(page.index("## Cloth scenes"), page.index("## Rigid bodies"))
 
     def test_a_lower_blender_quality_holds_each_scene_by_its_own_rule(self):
