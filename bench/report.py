@@ -101,14 +101,29 @@ def default_variant(cloth):
     return [e for e in cloth if e.get("variant", DEFAULT_VARIANT) == DEFAULT_VARIANT]
 
 
-def cloth_matrix_section(cloth):
-    """Every variant of the drape (SimBake's material, self collision), whole bake as the user
-    waits beside the median frame, quality and peak memory beside every time."""
+SCENE_NAMES = {"tablecloth": "Tablecloth, bodies falling on it", "flag": "Flag pinned along a side, in wind"}
+
+
+def scene_grid(entry):
+    if entry.get("scene") == "tablecloth":
+        return "32 × 24"  # the sample's own
+    if entry.get("scene") == "flag":
+        return f"{2 * entry['grid']} × {entry['grid']}"
+    return f"{entry['grid']}²"
+
+
+def cloth_matrix_rows(cloth):
+    """Whole bake as the user waits beside the median frame, quality and peak memory (the
+    bake's growth and the whole Blender process's) beside every time."""
     header = ("Scene", "Grid", "Solver", "Whole bake (s)", "× Blender q5 (whole bake)", "ms/frame", "Peak MB",
-              "Deepest penetration (mm)", "Intersecting pairs", "Max edge strain (%)")
+              "Process peak MB", "Deepest penetration (mm)", "Intersecting pairs", "Max edge strain (%)",
+              "Bake's CPU (s)")
     rows = []
     for entry in cloth:
-        scene, grid, runs = entry.get("variant_label", entry.get("variant", DASH)), f"{entry['grid']}²", entry["runs"]
+        scene = entry.get("variant_label", entry.get("variant", DASH))
+        if entry.get("scene"):
+            scene = f"{SCENE_NAMES.get(entry['scene'], entry['scene'])}; {scene}"
+        grid, runs = scene_grid(entry), entry["runs"]
         base = runs.get("blender_default", {}).get("seconds")
         for key in ("simbake", "blender_default", "blender_lowest"):
             run = runs.get(key)
@@ -119,15 +134,39 @@ def cloth_matrix_section(cloth):
             if key == "simbake" and seconds is not None and base:
                 ratio += " (SimBake loses)" if seconds > base else ""
             rows.append((scene, grid, run.get("label", key), fmt_sig(seconds), ratio, fmt_sig(run.get("ms_per_frame")),
-                         fmt_fixed(run.get("peak_mb"), 1), fmt_fixed(None if pen is None else 1e3 * pen, 2),
-                         str(run.get("intersecting_pairs", DASH)), fmt_fixed(None if strain is None else 100 * strain, 1)))
+                         fmt_fixed(run.get("peak_mb"), 1), fmt_sig(run.get("process_peak_mb")),
+                         fmt_fixed(None if pen is None else 1e3 * pen, 2),
+                         str(run.get("intersecting_pairs", DASH)), fmt_fixed(None if strain is None else 100 * strain, 1),
+                         fmt_sig(run.get("cpu_seconds"))))
         if entry.get("skipped"):
-            rows.append((scene, grid, f"*Blender skipped: {entry['skipped']}*") + (DASH,) * 7)
+            rows.append((scene, grid, f"*Blender skipped: {entry['skipped']}*") + (DASH,) * 9)
+        if entry.get("blender_lowest_note"):
+            rows.append((scene, grid, f"*Blender, lowest quality: {entry['blender_lowest_note']}*") + (DASH,) * 9)
+    return table(header, rows)
+
+
+def cloth_matrix_section(cloth):
+    """Every variant of the drape (SimBake's material, self collision)."""
     return ["", "## Cloth drape: SimBake's material and Blender's, self collision off and on", "",
-            table(header, rows), "",
+            cloth_matrix_rows(cloth), "",
             "Whole bake: from the click to the baked scene (Blender: the sum of its frames; SimBake: the add-on's "
             "bake, PC2 cache included). Peak memory: growth of the process's peak resident size during the bake. "
             "Blender's rows are the same for both SimBake materials of one grid and self collision setting."]
+
+
+def scenes_section(scenes):
+    """The tablecloth and the flag (bench/run's scenes), the drape matrix's columns."""
+    return ["", "## Cloth scenes: a tablecloth with bodies falling on it, a flag in the wind", "",
+            cloth_matrix_rows(scenes), "",
+            "The tablecloth: `sample_blends/tablecloth.blend` (its Solidify off), penetration measured against the "
+            "table's top and legs and the four falling bodies where they are at the last frame. The flag: pinned along "
+            "its side, in a Wind of strength 750 (`cloth_vs_blender.py --scene flag`), no collider. Blender's lowest "
+            "quality that holds: the tablecloth no deeper in the colliders and with no more intersecting pairs than at "
+            "quality 5 (the bodies are one-way coupled and press the cloth into the table); the flag with no more "
+            "intersecting pairs and at most 1.25 times quality 5's largest edge strain. Process peak: the whole "
+            "Blender process's resident peak (ru_maxrss), loading included. Bake's CPU: the CPU time the process spent in "
+            "the bake, every thread's (Blender's cloth runs on its own threads; SimBake here on one), what a loaded "
+            "machine's wall clock hides."]
 
 
 def cloth_section(cloth, image_dir):
@@ -279,9 +318,11 @@ def rigid_section(rigid, image_dir):
             ratio = s["ms_per_frame"] / b["ms_per_frame"]
         rows.append((case, str(r.get("bodies", DASH)), str(r.get("frames", DASH)), fmt_sig(b.get("ms_per_frame")),
                      fmt_sig(s.get("ms_per_frame")), fmt_sig(ratio), rigid_quality(b), rigid_quality(s),
-                     fmt_sig(b.get("seconds")), fmt_sig(s.get("seconds"))))
+                     fmt_sig(b.get("seconds")), fmt_sig(s.get("seconds")), fmt_fixed(b.get("peak_mb"), 1),
+                     fmt_fixed(s.get("peak_mb"), 1)))
     header = ("Case", "Bodies", "Frames", "Blender ms/frame", "SimBake ms/frame", "SimBake / Blender",
-              "Blender quality", "SimBake quality", "Blender whole bake (s)", "SimBake whole bake (s)")
+              "Blender quality", "SimBake quality", "Blender whole bake (s)", "SimBake whole bake (s)",
+              "Blender peak MB", "SimBake peak MB")
     return (["", "## Rigid bodies", "", table(header, rows)]
             + image(image_dir, "bench_rigid.png", "Rigid bodies: ms per frame"))
 
@@ -390,6 +431,8 @@ def render_markdown(results, image_dir="images"):
         out += cloth_section(results["cloth"], image_dir)
     if any(e.get("variant") for e in results.get("cloth") or []):
         out += cloth_matrix_section(results["cloth"])
+    if results.get("scenes"):
+        out += scenes_section(results["scenes"])
     if results.get("scaling", {}).get("points"):
         out += scaling_section(results["scaling"], image_dir)
     if results.get("rigid"):

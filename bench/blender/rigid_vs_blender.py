@@ -30,7 +30,12 @@ Cases (as bench/rigid_stacks.c):
   the deepest overlap, and SimBake's own count of broken joints (its bake message);
   stack1000: the same block and ball without the joints, for reference.
 Time per frame: Blender, each scene.frame_set() of its rigid body world; SimBake, each
-frame of the bake (solver and reading back), and the whole bake including writing keys."""
+frame of the bake (solver and reading back), and the whole bake including writing keys.
+Peak memory (peak_mb): the growth of the process's peak resident size during that side's bake,
+the kernel's count (VmHWM) restarted at its start, as cloth_vs_blender.py counts it. With both
+sides in one process the second reuses memory the first freed and its figure reads low:
+BENCH_RIGID_SIDES=blender (or simbake) bakes one side only, in a process of its own, for
+memory figures (bench/run does so for every case)."""
 
 import json
 import math
@@ -49,6 +54,9 @@ import simbake  # noqa: E402
 if not hasattr(bpy.types.Object, "simbake"):
     simbake.register()
 from simbake import bake  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does not add it
+from cloth_vs_blender import reset_peak, status_mb  # noqa: E402
 
 TOWER_FRAMES, PILE_FRAMES, WALL_FRAMES, JOINT_FRAMES = 240, 72, 96, 36
 
@@ -315,6 +323,12 @@ def quality(case, boxes, start):
     return result
 
 
+def resident_before():
+    """The resident size now (MB), the kernel's peak count restarted from it; without that
+    restart (not allowed), the running peak, so that the growth is counted from it."""
+    return status_mb("VmRSS") if reset_peak() else status_mb("VmHWM")
+
+
 def run_blender(case, boxes, frames):
     scene = bpy.context.scene
     world = scene.rigidbody_world
@@ -322,11 +336,13 @@ def run_blender(case, boxes, frames):
     scene.frame_set(1)
     start = [obj.matrix_world.translation.copy() for obj in boxes]
     times = []
+    before = resident_before()
     for frame in range(2, frames + 1):
         began = time.perf_counter()
         scene.frame_set(frame)
         times.append(time.perf_counter() - began)
-    result = {"ms_per_frame": 1e3 * statistics.median(times), "seconds": sum(times)}
+    result = {"ms_per_frame": 1e3 * statistics.median(times), "seconds": sum(times),
+              "peak_mb": status_mb("VmHWM") - before}
     result.update(quality(case, boxes, start))
     return result
 
@@ -339,12 +355,14 @@ def run_simbake(case, boxes, frames):
     start = [obj.matrix_world.translation.copy() for obj in boxes]
     stamps = []
     job = bake.Bake(bpy.context, list(scene.objects), progress=lambda *_: stamps.append(time.perf_counter()))
+    before = resident_before()
     began = time.perf_counter()
     job.run()
     total = time.perf_counter() - began
+    peak_mb = status_mb("VmHWM") - before
     times = [b - a for a, b in zip(stamps, stamps[1:])]
     scene.frame_set(frames)
-    result = {"ms_per_frame": 1e3 * statistics.median(times), "seconds": total}
+    result = {"ms_per_frame": 1e3 * statistics.median(times), "seconds": total, "peak_mb": peak_mb}
     message = scene.simbake.last_bake_message
     if case == "joints1000":  # "...; N rigid body constraint(s) broke: ..." when any did
         result["joints_broken"] = int(message.split("; ")[1].split()[0]) if "constraint(s) broke" in message else 0
@@ -373,15 +391,18 @@ def main():
     argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
     output = os.path.abspath(argv[0]) if argv else None
     chosen = argv[1:] or list(CASES)
+    sides = os.environ.get("BENCH_RIGID_SIDES", "blender,simbake").split(",")
     results = {}
     for case in chosen:
         build, frames = CASES[case]
-        boxes = build()
-        blender = run_blender(case, boxes, frames)
-        boxes = build()  # the same scene afresh for SimBake
-        simbake_result = run_simbake(case, boxes, frames)
-        results[case] = {"frames": frames, "bodies": len(boxes), "blender": blender, "simbake": simbake_result,
-                         "ratio": simbake_result["ms_per_frame"] / blender["ms_per_frame"]}
+        results[case] = {"frames": frames}
+        for side, run_side in (("blender", run_blender), ("simbake", run_simbake)):
+            if side in sides:
+                boxes = build()  # the same scene afresh for each
+                results[case][side] = run_side(case, boxes, frames)
+        results[case]["bodies"] = len(boxes)
+        if len(sides) == 2:
+            results[case]["ratio"] = results[case]["simbake"]["ms_per_frame"] / results[case]["blender"]["ms_per_frame"]
         print(f"SimBake bench: {case}: {json.dumps(results[case])}", flush=True)
     if output:
         with open(output, "w") as f:

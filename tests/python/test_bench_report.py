@@ -200,10 +200,10 @@ class Markdown(unittest.TestCase):
     def test_rigid(self):
         self.assertEqual(row(self.page, ["tower"]),
                          ["tower", "10", "240", "0.287", "1.90", "6.60", "top drift 12.5 mm", "top drift 4.5e-09 mm",
-                          "0.0700", "0.700"])
+                          "0.0700", "0.700", "–", "–"])  # no peak memory in these results
         self.assertEqual(row(self.page, ["pile1000"]),
                          ["pile1000", "1000", "72", "53.2", "1860", "35.0", "deepest overlap 0.270 mm",
-                          "deepest overlap 0.300 mm", "4.00", "16.0"])
+                          "deepest overlap 0.300 mm", "4.00", "16.0", "–", "–"])
         self.assertLess(self.page.index("| tower |"), self.page.index("| pile1000 |"))
         self.assertIn("](images/bench_rigid.png)", self.page)
 
@@ -405,6 +405,40 @@ class Issue30Rows(unittest.TestCase):
                           "120 of 2700 pairs apart, 300 moved, top layer's median move 250 mm",
                           "110 of 2700 pairs apart, 130 joints broke, 280 moved, top layer's median move 12.5 mm"])
         self.assertLess(page.index("| dominoes100 |"), page.index("| joints1000 |"))
+
+    def test_rigid_rows_show_each_sides_peak_memory(self):
+        results = self.results()
+        results["rigid"]["dominoes100"]["blender"]["peak_mb"] = 12.26
+        results["rigid"]["dominoes100"]["simbake"]["peak_mb"] = 3.5
+        self.assertEqual(row(report.render_markdown(results), ["dominoes100"])[10:], ["12.3", "3.5"])
+
+    def test_the_tablecloth_and_the_flag_have_their_own_table(self):
+        results = self.results()
+        flag = copy.deepcopy(results["cloth"][0])
+        flag.update(scene="flag", grid=32, variant="blender-self-off",
+                    variant_label="Blender's default cloth mapped, self collision off")
+        flag["runs"]["simbake"].update(seconds=3.0, process_peak_mb=251.4, cpu_seconds=2.5)
+        flag["runs"]["blender_default"]["seconds"] = 6.0
+        del flag["runs"]["blender_lowest"]
+        flag["blender_lowest_note"] = "no quality from 1 to 5 held the scene"
+        results["scenes"] = [flag]
+        page = report.render_markdown(results)
+        scene = "Flag pinned along a side, in wind; Blender's default cloth mapped, self collision off"
+        self.assertEqual(row(page, [scene, "64 × 32", "SimBake"])[3:5], ["3.00", "0.50"])
+        self.assertEqual(row(page, [scene, "64 × 32", "SimBake"])[7], "251")
+        self.assertEqual(row(page, [scene, "64 × 32", "SimBake"])[11], "2.50")
+        self.assertEqual(row(page, [scene, "64 × 32", "*Blender, lowest quality: no quality from 1 to 5 held the "
+                                    "scene*"])[3:], ["–"] * 9)
+        self.assertLess(page.index("## Cloth scenes"), page.index("## Rigid bodies"))
+
+    def test_a_lower_blender_quality_holds_each_scene_by_its_own_rule(self):
+        q5 = {"penetration_m": 0.002, "intersecting_pairs": 50, "max_strain": 0.4}
+        self.assertTrue(bench_run.holds("tablecloth", dict(q5, penetration_m=0.001), q5))
+        self.assertFalse(bench_run.holds("tablecloth", dict(q5, intersecting_pairs=51), q5))
+        self.assertFalse(bench_run.holds("drape", dict(q5, penetration_m=0.001), q5))
+        self.assertTrue(bench_run.holds("drape", dict(q5, penetration_m=0.0), q5))
+        self.assertTrue(bench_run.holds("flag", dict(q5, max_strain=0.5), q5))
+        self.assertFalse(bench_run.holds("flag", dict(q5, max_strain=0.51), q5))
 
     def test_the_bake_beside_a_busy_process(self):
         page = report.render_markdown(self.results())
