@@ -618,10 +618,12 @@ typedef struct sb_body_def {
      * deactivate_linear_velocity and whose angular speed stays below deactivate_angular_velocity
      * for deactivate_time is ready to sleep; an island (bodies joined by contacts and joints)
      * falls asleep when every body in it is ready, and then stands still at no cost per step
-     * (its velocities are set to zero). It wakes, timers from zero, when an awake dynamic body or
-     * a moving kinematic body touches it or acts on it through a joint; bodies asleep whose
-     * bounds overlap a woken one's wake with it (as Bullet's islands join by overlapping
-     * bounds). Kinematic and static bodies never sleep. */
+     * (its velocities are set to zero). It wakes when an awake dynamic body or a moving
+     * kinematic body touches it or acts on it through a joint; bodies asleep whose bounds
+     * overlap a woken one's wake with it (as Bullet's islands join by overlapping bounds). As in
+     * Bullet, a body that a moving kinematic body touches starts its timer from zero; any other
+     * woken body stays ready until it moves faster than the thresholds, so if it stays slow it
+     * sleeps again with its island. Kinematic and static bodies never sleep. */
     int32_t use_deactivation;   /* nonzero: the body may sleep (0, as Blender) */
     int32_t start_deactivated;  /* nonzero, with use_deactivation: the body starts asleep and
                                    stays where it is, unmoved by gravity, until woken (0) */

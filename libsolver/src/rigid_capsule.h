@@ -3,7 +3,8 @@
  * segment nearest the polytope by a golden-section search (the signed distance to a convex
  * polytope is convex along a segment), and where the capsule lies along a face, both ends of
  * the part of its segment over that face, so that it rests on two points and rolls about its
- * axis. Spheres and other capsules meet it at the closest points of their segments. */
+ * axis. Spheres and other capsules meet it at the closest points of their segments, and a
+ * capsule lying along another at both ends of the part of its segment beside the other's. */
 #ifndef SB_RIGID_CAPSULE_H
 #define SB_RIGID_CAPSULE_H
 

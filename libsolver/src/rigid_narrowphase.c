@@ -235,19 +235,60 @@ typedef struct placed_part {
     aabb box;        /* world bounds */
 } placed_part;
 
-/* A sphere or capsule and a capsule: the closest points of their segments, as two spheres. */
+/* The contact of the point at s on a's segment and the point at t on b's, as two spheres;
+ * `fallback`: the normal if the points coincide. */
+static rigid_contact spheres_at(const placed_part *a, double s, const placed_part *b, double t, vec3 fallback)
+{
+    vec3 pa = v3_madd(a->segment[0], v3_sub(a->segment[1], a->segment[0]), s);
+    vec3 pb = v3_madd(b->segment[0], v3_sub(b->segment[1], b->segment[0]), t);
+    vec3 d = v3_sub(pa, pb);
+    double dist = v3_len(d);
+    vec3 n = dist > 0.0 ? v3_scale(d, 1.0 / dist) : fallback;
+    return (rigid_contact){v3_madd(pb, n, b->radius), n, dist - a->radius - b->radius};
+}
+
+/* The parameter on segment b of its point nearest x. */
+static double nearest_on(const placed_part *b, vec3 x)
+{
+    vec3 db = v3_sub(b->segment[1], b->segment[0]);
+    double len2 = v3_len2(db);
+    return len2 > 0.0 ? fmin(1.0, fmax(0.0, v3_dot(v3_sub(x, b->segment[0]), db) / len2)) : 0.0;
+}
+
+/* A sphere or capsule and a capsule: the closest points of their segments, as two spheres.
+ * Two capsules lying along each other (both ends of the part of a's segment beside b's, the
+ * projection of b's segment onto a's line clipped to a's, within the margin) touch along a
+ * line: a contact at each end of that part, so that one rests on the other without rocking
+ * about the single closest point (two segments at rest side by side have no unique one). */
 static int32_t round_capsule(const placed_part *a, const placed_part *b, double margin, rigid_contact *c)
 {
     double s, t;
     closest_points_segments(a->segment[0], a->segment[1], b->segment[0], b->segment[1], &s, &t);
-    vec3 pa = v3_madd(a->segment[0], v3_sub(a->segment[1], a->segment[0]), s);
-    vec3 pb = v3_madd(b->segment[0], v3_sub(b->segment[1], b->segment[0]), t);
-    vec3 d = v3_sub(pa, pb);
-    double dist = v3_len(d), sep = dist - a->radius - b->radius;
-    if (sep > margin) return 0;
-    c->normal = dist > 0.0 ? v3_scale(d, 1.0 / dist) : v3(0, 0, 1);
-    c->point = v3_madd(pb, c->normal, b->radius);
-    c->separation = sep;
+    rigid_contact closest = spheres_at(a, s, b, t, v3(0, 0, 1));
+    if (closest.separation > margin) return 0;
+    vec3 da = v3_sub(a->segment[1], a->segment[0]);
+    double len2 = v3_len2(da);
+    if (a->capsule && b->capsule && len2 > 0.0) {
+        double u0 = v3_dot(v3_sub(b->segment[0], a->segment[0]), da) / len2;
+        double u1 = v3_dot(v3_sub(b->segment[1], a->segment[0]), da) / len2;
+        double lo = fmax(0.0, fmin(u0, u1)), hi = fmin(1.0, fmax(u0, u1));
+        if (hi - lo > 1e-6) {
+            int32_t count = 0;
+            for (int k = 0; k < 2; k++) {
+                double u = k == 0 ? lo : hi;
+                vec3 x = v3_madd(a->segment[0], da, u);
+                rigid_contact end = spheres_at(a, u, b, nearest_on(b, x), closest.normal);
+                if (end.separation <= margin) c[count++] = end;
+            }
+            if (count == 2) {
+                /* the deepest point lies between the ends when the segments cross there */
+                if (s > lo && s < hi && closest.separation < fmin(c[0].separation, c[1].separation) - 1e-12)
+                    c[count++] = closest;
+                return count;
+            }
+        }
+    }
+    c[0] = closest;
     return 1;
 }
 

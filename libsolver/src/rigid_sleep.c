@@ -28,6 +28,16 @@ static bool wakes(const rigid_system *sys, const rigid_scratch *s, int32_t i)
     return rigid_body_awake(b);
 }
 
+enum { WOKEN = 1, ACTIVATED = 2 };
+
+/* ACTIVATED when body i is kinematic: Bullet's btSimulationIslandManager::buildIslands calls
+ * activate() on what a moving kinematic body touches (a zero timer); dynamic bodies only join
+ * islands, and a sleeping body in an island with an active one only wants deactivation. */
+static unsigned char activated_by(const rigid_system *sys, int32_t i)
+{
+    return i >= 0 && sys->bodies[i]->model.type == SB_BODY_KINEMATIC ? ACTIVATED : 0;
+}
+
 int32_t rigid_sleep_wake(rigid_system *sys, rigid_scratch *s)
 {
     int32_t n = sys->body_count, seeds = 0;
@@ -35,14 +45,14 @@ int32_t rigid_sleep_wake(rigid_system *sys, rigid_scratch *s)
     /* the narrow phase tests a sleeping body only against bodies that wake it */
     for (int32_t m = 0; m < s->manifold_count; m++) {
         const rigid_manifold *mf = &s->manifolds[m];
-        if (asleep(sys, mf->a)) s->woken[mf->a] = 1, seeds++;
-        if (asleep(sys, mf->b)) s->woken[mf->b] = 1, seeds++;
+        if (asleep(sys, mf->a)) s->woken[mf->a] |= WOKEN | activated_by(sys, mf->b), seeds++;
+        if (asleep(sys, mf->b)) s->woken[mf->b] |= WOKEN | activated_by(sys, mf->a), seeds++;
     }
     for (int32_t i = 0; i < sys->joint_count; i++) {
         const rigid_joint *j = &sys->joints[i];
         if (j->broken) continue;
-        if (asleep(sys, j->a) && wakes(sys, s, j->b)) s->woken[j->a] = 1, seeds++;
-        if (asleep(sys, j->b) && wakes(sys, s, j->a)) s->woken[j->b] = 1, seeds++;
+        if (asleep(sys, j->a) && wakes(sys, s, j->b)) s->woken[j->a] |= WOKEN | activated_by(sys, j->b), seeds++;
+        if (asleep(sys, j->b) && wakes(sys, s, j->a)) s->woken[j->b] |= WOKEN | activated_by(sys, j->a), seeds++;
     }
     if (seeds == 0) return 0; /* s->parent keeps the step's islands */
     /* sleeping bodies joined by group, by overlapping bounds and by joints: one set each */
@@ -55,13 +65,16 @@ int32_t rigid_sleep_wake(rigid_system *sys, rigid_scratch *s)
         if (!j->broken && asleep(sys, j->a) && asleep(sys, j->b)) union_find_unite(s->parent, j->a, j->b);
     }
     for (int32_t i = 0; i < n; i++)
-        if (s->woken[i]) s->woken[union_find_root(s->parent, i)] = 1;
+        if (s->woken[i]) s->woken[union_find_root(s->parent, i)] |= WOKEN;
     int32_t count = 0;
     for (int32_t i = 0; i < n; i++) {
         if (!asleep(sys, i) || !s->woken[union_find_root(s->parent, i)]) continue;
-        s->woken[i] = 1;
-        rigid_body_state *st = &sys->bodies[i]->state;
-        st->sleep_group = SLEEP_AWAKE, st->still_time = 0.0;
+        rigid_body *b = sys->bodies[i];
+        /* Bullet: activate() (a kinematic body) gives ACTIVE_TAG and a zero timer; a woken island
+         * gives WANTS_DEACTIVATION, ready until the body moves faster than its thresholds */
+        b->state.still_time = (s->woken[i] & ACTIVATED) ? 0.0 : b->model.sleep_time;
+        b->state.sleep_group = SLEEP_AWAKE;
+        s->woken[i] = WOKEN;
         count++;
     }
     return count; /* a flagged root is asleep, in its own set: woken with it */

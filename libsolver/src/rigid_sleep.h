@@ -11,12 +11,18 @@
  *     whose every body has deactivation on and a still time of at least its deactivate_time
  *     falls asleep: its velocities are set to zero and each body takes the island's group
  *     (the smallest body index in it);
- *   - before the step's contacts are solved, a group wakes (still times 0, velocities from
- *     zero) when the narrow phase finds a contact between one of its bodies and an awake
- *     dynamic body or a kinematic body that moves this step, or when a joint holds one of its
- *     bodies to such a body; every sleeping body whose bounds overlap a woken body's wakes with
- *     it, and so on (Bullet joins islands by overlapping bounds). The step's contacts are then
- *     found again with the woken bodies in it. */
+ *   - before the step's contacts are solved, a group wakes (velocities from zero) when the
+ *     narrow phase finds a contact between one of its bodies and an awake dynamic body or a
+ *     kinematic body that moves this step, or when a joint holds one of its bodies to such a
+ *     body; every sleeping body whose bounds overlap a woken body's wakes with it, and so on
+ *     (Bullet joins islands by overlapping bounds). The step's contacts are then found again
+ *     with the woken bodies in it;
+ *   - a body touched (or held) by a moving kinematic body wakes with still time 0 (Bullet's
+ *     activate(): ACTIVE_TAG, m_deactivationTime = 0); every other woken body wakes ready, with
+ *     a still time of deactivate_time (Bullet's buildIslands: WANTS_DEACTIVATION, for which
+ *     wantsSleeping() is true whatever the timer), and stays ready until it moves faster than
+ *     its thresholds. So a woken body that stays slow sleeps again as soon as no body in its
+ *     island is unready, without waiting deactivate_time again. */
 #ifndef SB_RIGID_SLEEP_H
 #define SB_RIGID_SLEEP_H
 

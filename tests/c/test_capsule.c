@@ -5,6 +5,7 @@
  * of a compound, and what the API refuses. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -252,6 +253,39 @@ Test(capsule, meets_spheres_capsules_and_is_a_part_of_compounds)
     sb_body_state st = state_of(w, on_part);
     cr_assert(fabs(st.position[2] - 0.5) < 2e-3, "the box on the capsule rails at %.5f m, resting at 0.5 m",
               st.position[2]);
+    sb_world_destroy(w);
+}
+
+/* A capsule lying along a static parallel capsule, its centre 0.3 m along from the lower one's:
+ * they touch along the 0.7 m where their segments lie side by side, and it rests there on the
+ * two ends of that line (one contact at the segments' closest points, which two parallel
+ * segments do not have, would let it tip over that point and roll off the end). */
+Test(capsule, rests_along_a_parallel_capsule_without_rocking)
+{
+    sb_world *w = make_world();
+    const double along_x[4] = {cos(PI / 4), 0, sin(PI / 4), 0};
+    sb_body_def rail = capsule(0, 0, 0.2, 0.2, 0.5, along_x);
+    rail.type = SB_BODY_STATIC;
+    add(w, &rail);
+    sb_body_def d = capsule(0.3, 0, 0.6, 0.2, 0.5, along_x);
+    sb_body_id id = add(w, &d);
+    double tilt = 0.0, drift = 0.0;
+    int least_contacts = 1000;
+    for (int frame = 1; frame <= 72; frame++) { /* 3 s at 24 fps */
+        cr_assert_eq(sb_world_step_to(w, frame / 24.0), SB_OK, "%s", sb_last_error());
+        sb_body_state st = state_of(w, id);
+        double m[16];
+        sb_body_get_transform(w, id, m);
+        /* its axis, x when added, turned by M (row-major, from the pose it was added in) */
+        tilt = fmax(tilt, fmax(fabs(m[8]), fabs(m[4])));
+        drift = fmax(drift, fmax(fabs(st.position[0] - 0.3), fmax(fabs(st.position[1]), fabs(st.position[2] - 0.6))));
+        if (frame > 1 && st.contacts < least_contacts) least_contacts = (int)st.contacts;
+    }
+    printf("capsule along a capsule: for 3 s at most %.2e out of level, %.2e m from where it was put, "
+           "at least %d contact points\n", tilt, drift, least_contacts);
+    cr_assert(tilt < 1e-3, "it rocked: its axis %.4f out of level", tilt);
+    cr_assert(drift < 2e-3, "it moved %.4f m", drift);
+    cr_assert(least_contacts >= 2, "it rested on %d point(s)", least_contacts);
     sb_world_destroy(w);
 }
 

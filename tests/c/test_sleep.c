@@ -214,6 +214,43 @@ Test(sleep, a_sleeping_stack_is_woken_by_a_falling_box_and_sleeps_again)
     sb_world_destroy(w);
 }
 
+/* Bullet wakes a sleeping island that an active body touches into WANTS_DEACTIVATION (timer
+ * zero, btSimulationIslandManager::buildIslands), and wantsSleeping() holds in that state: a
+ * woken body that stays slow sleeps again as soon as nothing active is in its island, without
+ * waiting deactivate_time again. A light ball bouncing off a sleeping heavy box: the box wakes
+ * at the hit and is asleep again while the ball is still in the air, 0.3 s later. */
+Test(sleep, a_woken_body_that_stays_slow_sleeps_again_without_waiting_its_time_again)
+{
+    sb_world *w = make_world();
+    add_floor(w);
+    sb_body_def d = cube(SB_BODY_DYNAMIC, 0.0, 0.5);
+    d.use_deactivation = 1, d.restitution = 1.0;
+    sb_body_id box = add(w, d);
+    step_to(w, 2.5);
+    cr_assert(state_of(w, box).sleeping, "the box is not asleep after 2.5 s");
+    sb_body_def b = sb_default_body_def();
+    b.shape = SB_SHAPE_SPHERE, b.radius = 0.1, b.mass = 0.01, b.restitution = 1.0;
+    b.center[2] = 1.6; /* 0.5 m above the box: it lands after 0.32 s at 3.1 m/s */
+    sb_body_id ball = add(w, b);
+    double woke_at = -1.0, slept_at = -1.0;
+    for (int k = 1; k <= 144; k++) { /* 2.5 s .. 3.1 s, one rigid step (1/240 s) at a time */
+        double t = 2.5 + k / 240.0;
+        step_to(w, t);
+        int asleep = state_of(w, box).sleeping;
+        if (!asleep && woke_at < 0.0) woke_at = t;
+        if (asleep && woke_at >= 0.0 && slept_at < 0.0) slept_at = t;
+    }
+    sb_body_state ball_state = state_of(w, ball), box_state = state_of(w, box);
+    printf("ball on a sleeping box: the box woke by %.2f s, slept again by %.2f s; the ball at %.3f m "
+           "going %+.3f m/s at 3.1 s\n", woke_at, slept_at, ball_state.position[2], ball_state.linear_velocity[2]);
+    cr_assert(woke_at > 2.75 && woke_at < 2.9, "the box woke at %g s, not at the hit (2.82 s)", woke_at);
+    cr_assert(ball_state.position[2] > 1.2, "the ball did not bounce: at %g m", ball_state.position[2]);
+    cr_assert(slept_at > 0.0 && slept_at < woke_at + 0.1,
+              "the woken box waited to sleep again (asleep by %g s, woken by %g s)", slept_at, woke_at);
+    cr_assert(fabs(box_state.position[2] - 0.5) < 2e-3, "the box sleeps at %g m", box_state.position[2]);
+    sb_world_destroy(w);
+}
+
 Test(sleep, a_body_started_deactivated_hangs_in_the_air_until_hit)
 {
     sb_world *w = make_world();
