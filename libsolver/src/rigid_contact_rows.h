@@ -40,7 +40,7 @@ typedef struct row_solver {
     int32_t capacity;
     double *x;
     int8_t *state;
-    int32_t *bodies; /* 2 per row: its bodies a, b */
+    int32_t *run_start; /* n + 1: where each run of rows on the same two bodies starts (A's build) */
     lcp_workspace workspace;
 } row_solver;
 
