@@ -2,7 +2,8 @@
  * issue 31's "two ropes swung into each other never pass through each other", checked at
  * every step, segment pair by segment pair, by continuous detection along each step's straight
  * paths; a rope dropped on a taut rope rests on it; the same scenes with the strands' self
- * collision off do pass through (so the checks can fail). Every world steps exactly one step
+ * collision off do pass through (so the checks can fail); two crossed ropes landing together
+ * on a sphere or a box do not cross where the colliders stop one of them. Every world steps exactly one step
  * per call (min_step = max_step: a step is never halved, impact zones always allowed), so the
  * positions seen are every step's. */
 #include <criterion/criterion.h>
