@@ -15,8 +15,10 @@
 #include "cloth.h"
 #include "collider.h"
 
-/* On an accepted solve of strands c (model.strands), before its commit; colliders prepared
- * for the step. Returns how many vertices it stopped. */
+/* On an accepted solve of strands c (model.strands), before the collision response (which
+ * then keeps the strands off each other and off cloth where the sweep put them) and again
+ * after it until it stops none (world_step.c); colliders prepared for the step. Returns how
+ * many vertices it stopped. */
 int32_t strands_sweep_colliders(cloth *c, collider *const *colliders, int32_t collider_count);
 
 #endif

@@ -132,14 +132,30 @@ static step_outcome solve_cloths(sb_world *w, double h, const implicit_params *p
     return outcome;
 }
 
+/* Every strands object's vertices swept against the colliders (strand_collide.h); how many
+ * it stopped. */
+static int32_t sweep_strands(sb_world *w)
+{
+    int32_t stopped = 0;
+    for (int32_t i = 0; i < w->cloth_count; i++)
+        if (w->cloths[i]->model.strands) stopped += strands_sweep_colliders(w->cloths[i], w->colliders, w->collider_count);
+    return stopped;
+}
+
 /* Contacts released where the surface pulled, then every collision of the step resolved;
  * false when memory ran out. */
 static bool resolve_collisions(sb_world *w, double h, step_outcome *outcome, collision_report *collisions)
 {
     for (int32_t i = 0; i < w->cloth_count; i++) contacts_after_solve(w->cloths[i], w->colliders, h);
+    /* the strands' vertices stopped on the colliders first (their marks kept through the
+     * response: every cloth's cleared here instead), so that the response, which keeps strands
+     * and cloth from crossing, sees where the colliders put them */
+    for (int32_t i = 0; i < w->cloth_count; i++)
+        memset(w->cloths[i]->state.collided, 0, (size_t)w->cloths[i]->model.vertex_count);
+    sweep_strands(w);
     double start = wall_seconds();
     bool resolved = collisions_resolve(&w->collision, w->cloths, w->cloth_count, w->colliders, w->collider_count,
-                                       h, zones_allowed(w, h), false, collisions);
+                                       h, zones_allowed(w, h), true, collisions);
     w->phases.pairs += collisions->pairs_seconds;
     w->phases.response += wall_seconds() - start - collisions->pairs_seconds;
     if (resolved && collisions->needs_zones) *outcome = STEP_NEEDS_ZONES;
@@ -218,6 +234,34 @@ static bool limit_responded_strain(sb_world *w, double h, step_outcome *outcome,
         }
     }
     *violated = responded_excess(w) > STRAIN_SLACK;
+    return true;
+}
+
+/* The response may push a strand vertex through a collider (it keeps strands off each other
+ * and off cloth, not off colliders: strand_collide.h): while the sweep stops some, let the
+ * response check the paths it changed, for at most this many rounds. The response has the
+ * last word, so strands never cross each other or cloth within a step, colliders or not; a
+ * vertex it leaves beyond a collider's surface is pushed out by the contacts from the next
+ * step on. */
+enum { STRAND_SWEEP_ROUNDS = 4 };
+
+static bool sweep_responded_strands(sb_world *w, double h, step_outcome *outcome, collision_report *collisions)
+{
+    for (int32_t round = 0; round < STRAND_SWEEP_ROUNDS; round++) {
+        if (sweep_strands(w) == 0) return true;
+        collision_report again = {0};
+        double start = wall_seconds();
+        if (!collisions_resolve(&w->collision, w->cloths, w->cloth_count, w->colliders, w->collider_count, h,
+                                zones_allowed(w, h), true, &again))
+            return false;
+        w->phases.pairs += again.pairs_seconds;
+        w->phases.response += wall_seconds() - start - again.pairs_seconds;
+        collisions->impulses += again.impulses, collisions->zone_rounds += again.zone_rounds;
+        if (again.needs_zones) {
+            *outcome = STEP_NEEDS_ZONES;
+            return true;
+        }
+    }
     return true;
 }
 
@@ -314,9 +358,11 @@ static sb_result step_implicit(sb_world *w, double end)
             rigid_system_undo_advance(&w->rigid);
             return out_of_memory(w, "resolving collisions");
         }
+        if (outcome == STEP_ACCEPTED && !sweep_responded_strands(w, h, &outcome, &collisions)) {
+            rigid_system_undo_advance(&w->rigid);
+            return out_of_memory(w, "resolving collisions");
+        }
         if (outcome == STEP_ACCEPTED) {
-            for (int32_t i = 0; i < w->cloth_count; i++)
-                if (w->cloths[i]->model.strands) strands_sweep_colliders(w->cloths[i], w->colliders, w->collider_count);
             accept_step(w, h, end, lands, contacts, iterations, &collisions, strain_violated);
             continue;
         }
