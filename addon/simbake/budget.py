@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .bake_state import human_size as human
 
-CLOTH_BYTES_PER_VERTEX = 2400
+CLOTH_BYTES_PER_VERTEX = 2600
 SELF_COLLISION_BYTES_PER_VERTEX = 1300
 SELF_COLLISION_PAIR_BYTES_PER_VERTEX = 1400  # times r², r = 2 thickness / edge
 COLLIDER_BYTES_PER_VERTEX = 600
