@@ -23,7 +23,7 @@
  * DUMP=path writes the final positions (raw doubles) there.
  * CGTOL=x and STRAIN=x in the environment set the CG tolerance and max_strain_change (world
  * defaults otherwise); MULTIGRID=0 keeps block Jacobi throughout, MULTIGRID=1 the multigrid
- * (libsolver/src/linalg_cg.h).
+ * (libsolver/src/linalg_cg.h); MULTIGRID_MIN_ROWS=n sets the size from which the choice is made.
  * The bandwidth figures are those of a block-Jacobi iteration, whatever the preconditioner
  * of the bake: it is the iteration the bound describes (the multigrid's V-cycle adds about
  * two more passes over the matrix).
@@ -115,6 +115,7 @@ static drape_result drape(int n, int frames, int blender, const double *sp, cons
     }
     if (getenv("MULTIGRID"))
         w->cloths[0]->scratch.cg.multigrid_mode = atoi(getenv("MULTIGRID")) ? CG_MULTIGRID_ALWAYS : CG_MULTIGRID_NEVER;
+    if (getenv("MULTIGRID_MIN_ROWS")) w->cloths[0]->scratch.cg.multigrid_min_rows = atoi(getenv("MULTIGRID_MIN_ROWS"));
     double *times = malloc(sizeof(double) * (size_t)frames), *frame_ms = malloc(sizeof(double) * (size_t)frames);
     int32_t *frame_steps = malloc(sizeof(int32_t) * (size_t)frames);
     sb_world_stats stats = {0};
