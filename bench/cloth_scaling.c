@@ -20,9 +20,10 @@
  * the iterations alone on a flat cloth of VERTICES (bench/run picks one whose iteration moves four times that cache), assembled at rest
  * without a simulation. `drape` runs one grid, with Blender's default cloth carried over by
  * the add-on's mapping when `blender` is given (docs/blender-physics-mapping.md).
+ * DUMP=path writes the final positions (raw doubles) there.
  * CGTOL=x and STRAIN=x in the environment set the CG tolerance and max_strain_change (world
  * defaults otherwise); MULTIGRID=0 keeps block Jacobi throughout, MULTIGRID=1 the multigrid
- * (libsolver/src/linalg_cg.h).
+ * (libsolver/src/linalg_cg.h); MULTIGRID_MIN_ROWS=n sets the size from which the choice is made.
  * The bandwidth figures are those of a block-Jacobi iteration, whatever the preconditioner
  * of the bake: it is the iteration the bound describes (the multigrid's V-cycle adds about
  * two more passes over the matrix).
@@ -67,6 +68,8 @@ typedef struct drape_result {
     int32_t *frame_steps;   /* accepted and rejected steps per frame */
     double phases[PHASES];  /* where the bake's time went, s (phase_names) */
     sb_world *world; /* kept for the CG timing */
+    double lowest, clearance; /* at the end: the lowest vertex's height, the least distance of a vertex
+                               * from the sphere's centre less its radius (m) */
 } drape_result;
 
 /* Blender's default cloth (cotton: vertex mass 0.3 kg, tension and shear 15 and 5, bending
@@ -112,6 +115,7 @@ static drape_result drape(int n, int frames, int blender, const double *sp, cons
     }
     if (getenv("MULTIGRID"))
         w->cloths[0]->scratch.cg.multigrid_mode = atoi(getenv("MULTIGRID")) ? CG_MULTIGRID_ALWAYS : CG_MULTIGRID_NEVER;
+    if (getenv("MULTIGRID_MIN_ROWS")) w->cloths[0]->scratch.cg.multigrid_min_rows = atoi(getenv("MULTIGRID_MIN_ROWS"));
     double *times = malloc(sizeof(double) * (size_t)frames), *frame_ms = malloc(sizeof(double) * (size_t)frames);
     int32_t *frame_steps = malloc(sizeof(int32_t) * (size_t)frames);
     sb_world_stats stats = {0};
@@ -133,6 +137,16 @@ static drape_result drape(int n, int frames, int blender, const double *sp, cons
                       (double)stats.steps / frames, total / 1e3, max_edge_strain(pos, w->cloths[0]->state.x, tris, nt),
                       stats.rejected_steps, stats.steps, stats.strain_violations, frame_ms, frame_steps,
                       {w->phases.assembly, w->phases.solve, w->phases.pairs, w->phases.response}, w};
+    const double *x = w->cloths[0]->state.x;
+    r.lowest = r.clearance = INFINITY;
+    for (int32_t i = 0; i < nv; i++) {
+        const double *p = &x[3 * (size_t)i];
+        r.lowest = fmin(r.lowest, p[2]);
+        r.clearance = fmin(r.clearance, sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) - RADIUS);
+    }
+    /* DUMP=path: the final positions, raw doubles, to compare bakes (of CG tolerances, say) */
+    FILE *dump = getenv("DUMP") ? fopen(getenv("DUMP"), "wb") : NULL;
+    if (dump) fwrite(x, sizeof *x, 3 * (size_t)nv, dump), fclose(dump);
     free(times), free(pos), free(tris);
     return r;
 }
@@ -210,6 +224,7 @@ static void print_drape(const drape_result *r)
     printf("{\"grid\": %d, \"vertices\": %d, \"frames\": %d, \"ms_per_frame\": %.6g, \"cg_iterations_per_frame\": "
            "%.6g, \"steps_per_frame\": %.6g",
            r->grid, r->vertices, r->frames, r->ms_per_frame, r->cg_per_frame, r->steps_per_frame);
+    printf(", \"lowest_m\": %.6g, \"sphere_clearance_m\": %.6g", r->lowest, r->clearance);
     printf(", \"seconds\": %.6g, \"max_edge_strain\": %.4g, \"rejected_steps\": %lld, \"steps\": %lld, "
            "\"strain_violations\": %lld, \"frame_ms\": [",
            r->total_seconds, r->max_edge_strain, (long long)r->rejected_steps, (long long)r->steps,
