@@ -213,6 +213,22 @@ static void project_responded(sb_world *w, double h)
     }
 }
 
+/* The collision response run again over paths something after it moved (keeping the marks of
+ * the vertices it moved before), its time and counts added to the step's. */
+static bool respond_again(sb_world *w, double h, collision_report *collisions, bool *needs_zones)
+{
+    collision_report again = {0};
+    double start = wall_seconds();
+    if (!collisions_resolve(&w->collision, w->cloths, w->cloth_count, w->colliders, w->collider_count, h,
+                            zones_allowed(w, h), true, &again))
+        return false;
+    w->phases.pairs += again.pairs_seconds;
+    w->phases.response += wall_seconds() - start - again.pairs_seconds;
+    collisions->impulses += again.impulses, collisions->zone_rounds += again.zone_rounds;
+    *needs_zones = again.needs_zones;
+    return true;
+}
+
 static bool limit_responded_strain(sb_world *w, double h, step_outcome *outcome, collision_report *collisions,
                                    bool *violated)
 {
@@ -220,15 +236,9 @@ static bool limit_responded_strain(sb_world *w, double h, step_outcome *outcome,
         if (responded_excess(w) <= STRAIN_SLACK) return true;
         project_responded(w, h);
         /* the response marks the vertices it moves this time; those of the rounds before stay marked */
-        collision_report again = {0};
-        double start = wall_seconds();
-        if (!collisions_resolve(&w->collision, w->cloths, w->cloth_count, w->colliders, w->collider_count, h,
-                                zones_allowed(w, h), true, &again))
-            return false;
-        w->phases.pairs += again.pairs_seconds;
-        w->phases.response += wall_seconds() - start - again.pairs_seconds;
-        collisions->impulses += again.impulses, collisions->zone_rounds += again.zone_rounds;
-        if (again.needs_zones) {
+        bool needs_zones = false;
+        if (!respond_again(w, h, collisions, &needs_zones)) return false;
+        if (needs_zones) {
             *outcome = STEP_NEEDS_ZONES;
             return true;
         }
@@ -249,15 +259,9 @@ static bool sweep_responded_strands(sb_world *w, double h, step_outcome *outcome
 {
     for (int32_t round = 0; round < STRAND_SWEEP_ROUNDS; round++) {
         if (sweep_strands(w) == 0) return true;
-        collision_report again = {0};
-        double start = wall_seconds();
-        if (!collisions_resolve(&w->collision, w->cloths, w->cloth_count, w->colliders, w->collider_count, h,
-                                zones_allowed(w, h), true, &again))
-            return false;
-        w->phases.pairs += again.pairs_seconds;
-        w->phases.response += wall_seconds() - start - again.pairs_seconds;
-        collisions->impulses += again.impulses, collisions->zone_rounds += again.zone_rounds;
-        if (again.needs_zones) {
+        bool needs_zones = false;
+        if (!respond_again(w, h, collisions, &needs_zones)) return false;
+        if (needs_zones) {
             *outcome = STEP_NEEDS_ZONES;
             return true;
         }

@@ -91,3 +91,16 @@ def main():
     suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules["__main__"])
     result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
     sys.exit(0 if result.wasSuccessful() else 1)
+
+
+def cache_frames(obj):
+    """The samples of the PC2 cache an object's bake wrote, as lists of local (x, y, z) in mesh
+    order."""
+    from simbake import outputs, pc2
+    path = outputs.load_record(obj)["cache_file"]
+    count = pc2.read_header(path)[3]
+    out = []
+    for k in range(count):
+        flat = pc2.read_sample(path, k)
+        out.append([tuple(flat[3 * i:3 * i + 3]) for i in range(len(flat) // 3)])
+    return out

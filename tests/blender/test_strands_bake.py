@@ -14,7 +14,7 @@ import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does not add it
 import blender_test  # noqa: E402
-from simbake import bake, outputs, pc2, ui  # noqa: E402
+from simbake import bake, outputs, ui  # noqa: E402
 
 SEGMENTS = 20
 # the rope's vertices are numbered out of order along it: the cache must keep the mesh's order
@@ -38,15 +38,7 @@ def rope(name, height=1.0, pinned=True, role="STRANDS"):
     return obj
 
 
-def frames(obj):
-    """The cache's samples as lists of local (x, y, z), mesh order."""
-    path = outputs.load_record(obj)["cache_file"]
-    count = pc2.read_header(path)[3]
-    out = []
-    for k in range(count):
-        flat = pc2.read_sample(path, k)
-        out.append([tuple(flat[3 * i:3 * i + 3]) for i in range(len(flat) // 3)])
-    return out
+frames = blender_test.cache_frames
 
 
 def length(points):

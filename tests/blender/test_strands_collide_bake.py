@@ -11,7 +11,6 @@ import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does not add it
 import blender_test  # noqa: E402
-from simbake import outputs, pc2  # noqa: E402
 
 TAUT, DROPPED = 16, 20  # segments
 
@@ -45,15 +44,7 @@ def strands_object(name, ropes, self_collision=False):
     return obj
 
 
-def frames(obj):
-    """The cache's samples as lists of (x, y, z), mesh order (the objects are at the origin)."""
-    path = outputs.load_record(obj)["cache_file"]
-    count = pc2.read_header(path)[3]
-    out = []
-    for k in range(count):
-        flat = pc2.read_sample(path, k)
-        out.append([tuple(flat[3 * i:3 * i + 3]) for i in range(len(flat) // 3)])
-    return out
+frames = blender_test.cache_frames
 
 
 class RopeOnRope(unittest.TestCase):
