@@ -160,10 +160,11 @@ bool untangle_reserve(untangle_plan *p, int32_t n)
     size_t m = (size_t)n + 1;
     p->region = malloc(m * sizeof *p->region);
     p->group = malloc(m * sizeof *p->group);
+    /* zeroed: a collider's vertices are never pulled, and their flags are read beside the cloth's */
     p->mover_of = malloc(m * sizeof *p->mover_of);
-    p->pulled = malloc(m * sizeof *p->pulled);
-    p->push = malloc(m * sizeof *p->push);
-    p->target = malloc(m * sizeof *p->target);
+    p->pulled = calloc(m, sizeof *p->pulled);
+    p->push = calloc(m, sizeof *p->push);
+    p->target = calloc(m, sizeof *p->target);
     if (!p->region || !p->group || !p->mover_of || !p->pulled || !p->push || !p->target) {
         untangle_clear(p);
         return false;
@@ -359,8 +360,9 @@ static bool pull_border_tips(untangle_plan *p, const analysis *an, cloth *const 
                 v3_dot(v3_load(&cloths[a]->state.v[3 * (size_t)i]), p->push[g]) > 0.0)
                 busy[r->tangle[p->region[g]]] = 1;
         }
-    /* the pulls held back in a tangle to unzip end: the tips take over */
-    for (int32_t g = 0; g < p->vertex_count; g++) {
+    /* the pulls held back in a tangle to unzip end: the tips take over (cloth vertices come first) */
+    int32_t cloth_vertices = cloth_count > 0 ? an->views[cloth_count - 1].first + an->views[cloth_count - 1].vertex_count : 0;
+    for (int32_t g = 0; g < cloth_vertices; g++) {
         int32_t region = p->region[g];
         if (p->pulled[g] && r->in_tangle[region] && r->mover[r->tangle[region]] < 0 && !busy[r->tangle[region]])
             p->pulled[g] = 0, p->mover_of[g] = -1;
