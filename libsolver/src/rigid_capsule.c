@@ -2,6 +2,10 @@
 
 #include "collision_geometry.h"
 
+/* Relative: a nanometre on metre-sized shapes, far above rounding, far below any contact
+ * depth that matters. */
+static const double FLAT_TOLERANCE = 1e-9;
+
 /* Signed distance from x to the polytope (negative inside; a triangle's back counts as
  * inside where x lies over it), the nearest point of its surface, the unit normal there
  * (towards x) and the face whose inside x lies over (-1: an edge or corner is nearest). */
@@ -82,6 +86,21 @@ int32_t capsule_poly(vec3 a, vec3 b, double r, const world_poly *p, double margi
     int32_t face;
     double distance = point_poly(x, p, &nearest, &normal, &face);
     if (distance - r > margin) return 0;
+    if (face < 0) {
+        /* A segment lying flat on a face is as near the polytope all along the part over it,
+         * and just beyond its edge the distance D grows by ε²/2D only (ε past the edge): flat to
+         * rounding, so the search can end a hair outside the face and find an edge. That
+         * gave one contact where the segment rests on two (a level box on a capsule rail: it
+         * rocked from end to end and sank 4 mm). Off the face by no more than rounding, it
+         * is over the face. */
+        int32_t plane = 0;
+        double height = -INFINITY;
+        for (int32_t f = 0; f < p->face_count; f++) {
+            double h = v3_dot(p->n[f], x) - p->o[f];
+            if (h > height) height = h, plane = f;
+        }
+        if (distance - height <= FLAT_TOLERANCE * (r + sqrt(v3_len2(d)) + fabs(distance))) face = plane;
+    }
     double t0, t1;
     if (face >= 0 && clip_to_face(a, d, p, face, &t0, &t1)) { /* along a face: both ends over it */
         int32_t count = 0;

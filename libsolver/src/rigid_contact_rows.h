@@ -53,10 +53,12 @@ void row_apply(const contact_row *r, velocity_view *view, double impulse);
 
 /* Solves the rows (λ starts from their warm values, which are applied first) and applies
  * the impulses: Gauss-Seidel, then (up to direct_max rows) pivoting from its answer to the
- * exact solution. Returns the pivots taken, or -1 when Gauss-Seidel's answer stands; -2 out
- * of memory. */
+ * exact solution. With exact_start (every row warm from an exact solve the substep before)
+ * the pivoting starts from the warm values directly; only if it gives up do Gauss-Seidel and
+ * the pivoting from its answer follow. Returns the pivots taken, or -1 when Gauss-Seidel's
+ * answer stands; -2 out of memory. */
 int32_t rows_solve(row_solver *s, contact_row *rows, int32_t count, velocity_view *view, int32_t direct_max,
-                   int32_t sweeps);
+                   int32_t sweeps, bool exact_start);
 void row_solver_free(row_solver *s);
 
 #endif

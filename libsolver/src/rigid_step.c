@@ -339,7 +339,7 @@ static bool bounce(const rigid_system *sys, rigid_scratch *s, velocity_view *vie
         s->extra[n] = r;
         s->extra_contact[n++] = i;
     }
-    if (rows_solve(&s->solver, s->extra, n, view, direct_max, sys->settings.iterations) == -2) return false;
+    if (rows_solve(&s->solver, s->extra, n, view, direct_max, sys->settings.iterations, false) == -2) return false;
     for (int32_t k = contact_extras; k < n; k++) s->joint_rows[s->extra_contact[k]].lambda += s->extra[k].lambda;
     for (int32_t k = 0; k < contact_extras; k++) {
         const contact_entry *c = &s->contacts[s->extra_contact[k]];
@@ -444,7 +444,7 @@ static bool correct_overlaps(rigid_system *sys, rigid_scratch *s, double h)
     }
     if (n == 0) return true;
     velocity_view pseudo = {s->pv, s->pw, s->inv_mass, s->inv_inertia}; /* rows prepared for these masses */
-    if (rows_solve(&s->solver, s->extra, n, &pseudo, 0, CORRECTION_SWEEPS) == -2) return false;
+    if (rows_solve(&s->solver, s->extra, n, &pseudo, 0, CORRECTION_SWEEPS, false) == -2) return false;
     for (int32_t i = 0; i < sys->body_count; i++) {
         rigid_body *b = sys->bodies[i];
         if (!rigid_body_awake(b)) continue;
@@ -466,8 +466,11 @@ static bool solve_island(const rigid_system *sys, rigid_scratch *s, velocity_vie
         joint_begin = s->joint_entries[joint].row_begin;
         joint_rows = last->row_begin + last->row_count - joint_begin;
     }
-    bool resting = true;
-    for (int32_t i = begin; i < end; i++) resting = resting && !s->contacts[i].was_inexact;
+    bool resting = true, exact_start = true; /* exact_start: every contact solved exactly last substep */
+    for (int32_t i = begin; i < end; i++) {
+        resting = resting && !s->contacts[i].was_inexact;
+        exact_start = exact_start && s->rows[3 * i].warm && !s->contacts[i].was_inexact;
+    }
     int32_t count = contact_rows + joint_rows;
     int32_t direct_max = resting || retry || count <= DIRECT_ALWAYS ? (joint_rows > 0 ? JOINT_DIRECT_MAX : DIRECT_MAX) : 0;
     contact_row *rows = contact_rows > 0 ? &s->rows[3 * begin] : NULL; /* NULL: no contacts allocated yet */
@@ -477,7 +480,9 @@ static bool solve_island(const rigid_system *sys, rigid_scratch *s, velocity_vie
         if (contact_rows > 0) memcpy(rows, &s->rows[3 * begin], (size_t)contact_rows * sizeof *rows);
         memcpy(rows + contact_rows, &s->joint_rows[joint_begin], (size_t)joint_rows * sizeof *rows);
     }
-    int32_t pivots = rows_solve(&s->solver, rows, count, view, direct_max, sys->settings.iterations);
+    /* joints' rows: warm, but not known to be exact; islands with them keep their sweeps */
+    int32_t pivots = rows_solve(&s->solver, rows, count, view, direct_max, sys->settings.iterations,
+                                exact_start && joint_rows == 0 && end > begin);
     if (pivots == -2) return false;
     if (joint_rows > 0) {
         if (contact_rows > 0) memcpy(&s->rows[3 * begin], rows, (size_t)contact_rows * sizeof *rows);

@@ -164,7 +164,7 @@ static bool correct_once(rigid_system *sys, rigid_scratch *s, double h, double *
         for (int32_t r = 0; r < n; r++) *largest = fmax(*largest, fabs(s->joint_rows[r].bias) * h);
         if (n == 0) continue;
         rows_prepare(s->joint_rows, n, &pseudo);
-        if (rows_solve(&s->solver, s->joint_rows, n, &pseudo, CORRECTION_DIRECT_MAX, CORRECTION_SWEEPS) == -2)
+        if (rows_solve(&s->solver, s->joint_rows, n, &pseudo, CORRECTION_DIRECT_MAX, CORRECTION_SWEEPS, false) == -2)
             return false;
     }
     for (int32_t i = 0; i < sys->body_count; i++) {
