@@ -47,7 +47,24 @@
  * moved 0.5 m): pulled in 0.1 s the cup is carried 0.95 m and thrown up to 0.15 m; pulled in 2
  * s it is dragged 0.45 m, as it should be, but with a frictionless cloth 0.86 m (the cup's
  * rigid contact with the table holds it through the squeezed cloth, and the response's normal
- * impulses push it along). */
+ * impulses push it along).
+ * Where the rocking comes from (issue 32, 2026-11-26, the same hammock; tests/c/test_hammock.c):
+ * the static calculation in the plane across it (the strip under the box stuck to it, each free
+ * side a spring k W / l0) gives a sag of 0.1187 m and a rocking stiffness d²E/dθ² = +18.6 J/rad²:
+ * the level box is stable (about 30 rad/s), so the rocking is the scheme's. The symmetric drop
+ * stays exactly symmetric through free fall and loses it in the first step the cloth meets
+ * the box, in the response (its sweeps take the pairs in turn): the centre column's vertices
+ * on rows 4-6 are left 6.9-9.9 mm off x = 0, the others 0.01 mm. The next step only that
+ * column holds vertex contacts (the columns at x = ±0.071 hang up to 28 mm below the bottom
+ * face, the cloth wrapping it; the face's edges at x = ±0.1 lie between columns, held by the
+ * response's edge-edge impulses only), 6 of its 13 vertices slide the same way and their
+ * kinetic friction gives the box J_x = -0.145 N·s and a moment about z of -0.022 N·m·s in one
+ * step. Nothing then restores the level but contacts that come and go: the box rocks up to
+ * 9.7 rad/s. Not the cause alone, each measured over 5 s: the response's reactions (the body
+ * not taking them, it still rocks at 7.7 rad/s), friction (0, 2, 10: it rocks, slides off at
+ * 0), the grid (21² with columns on the box's edges ends within 0.006 rad of level but still
+ * swings 21 mm; 29² turns over). The box's own energy never rises above what it brought and
+ * the cloth's fall gave without the strain limit (asserted), and does with it (4.97 J at frame 6). */
 #ifndef SB_TWO_WAY_COUPLING_H
 #define SB_TWO_WAY_COUPLING_H
 
