@@ -1,9 +1,10 @@
 /* Issue 32's hammock, part 1: a 5 kg box dropped 2 cm onto a pinned 0.2 kg cloth, the box feeling
- * the cloth (sb_body_def.feels_cloth). What holds today, without the strain limit: the box never
+ * the cloth (sb_body_def.feels_cloth), the strain limit off. What holds today: the box never
  * takes more energy than it brought and the cloth's fall gave, it stays in the cloth and off the
- * floor, and the cloth never passes through it. What does not hold yet (two_way_coupling.h has the
- * figures): the box rocking about its long axis and turning, so neither its level nor the sag
- * against the static calculation below is asserted, only logged. */
+ * floor, and the cloth never passes through it. At the default steps the box rocks about its long
+ * axis and turns (two_way_coupling.h has the figures), so there its level and sag are only
+ * logged; with steps of 1/1600 s it stays level over 3 s and sags as the static calculation
+ * below says. Not yet: the strain limit on, rest within 1 mm over 5 s, the default steps. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -30,10 +31,11 @@ typedef struct hammock {
     sb_body_id body;
 } hammock;
 
-static hammock build_hammock(int32_t n)
+static hammock build_hammock(int32_t n, double max_step)
 {
     hammock h = {.sheet = grid_mesh_make(n, SPAN, 0.0)};
     sb_world_def wd = sb_default_world_def();
+    wd.max_step = max_step;
     cr_assert_eq(sb_world_create(&wd, &h.w), SB_OK, "%s", sb_last_error());
     sb_cloth_def cd = grid_cloth_def(&h.sheet);
     cd.density = CLOTH_MASS / (SPAN * SPAN);
@@ -101,17 +103,24 @@ static double cloth_height(const cloth *c)
     return mz / m;
 }
 
-Test(hammock, a_box_dropped_into_a_pinned_hammock_takes_no_energy_from_nowhere, .timeout = 120)
+typedef struct hammock_run {
+    double given;    /* J, the most the box held beyond what it brought and the cloth's fall gave */
+    double sag;      /* m, the box's bottom below the pins, mean over the last second */
+    double tilt;     /* rad, the most the box's vertical leaned over the run */
+} hammock_run;
+
+/* Drops the box into a 15² hammock for `frames`, checking every frame that the box takes no energy
+ * from nowhere, stays off the floor and out of the cloth. */
+static hammock_run drop_into_hammock(double max_step, int frames)
 {
-    hammock h = build_hammock(15);
-    int frames = test_quick() ? 24 : 72;
+    hammock h = build_hammock(15, max_step);
     const cloth *c = h.w->cloths[0];
     double g = -h.w->def.gravity[2], cloth_mass = 0.0;
     for (int32_t i = 0; i < c->model.vertex_count; i++) cloth_mass += c->model.mass[i];
     sb_body_state s;
     sb_body_get_state(h.w, h.body, &s);
     double box_energy0 = s.kinetic_energy + BOX_MASS * g * s.position[2], cloth_z0 = cloth_height(c);
-    double worst = -INFINITY, lowest = INFINITY, sag_sum = 0.0, tilt = 0.0;
+    hammock_run run = {.given = -INFINITY};
     int sag_frames = 0;
     for (int f = 1; f <= frames; f++) {
         cr_assert_eq(sb_world_step_to(h.w, f / FPS), SB_OK, "frame %d: %s", f, sb_last_error());
@@ -120,22 +129,45 @@ Test(hammock, a_box_dropped_into_a_pinned_hammock_takes_no_energy_from_nowhere, 
          * the box holds at most what it brought and what gravity gave the cloth since */
         double box_energy = s.kinetic_energy + BOX_MASS * g * s.position[2];
         double given = box_energy - box_energy0 - cloth_mass * g * (cloth_z0 - cloth_height(c));
-        worst = fmax(worst, given);
+        run.given = fmax(run.given, given);
         cr_assert_leq(given, 1e-9 * BOX_MASS * g, "frame %d: the box took %.3g J from nowhere", f, given);
         double bottom = s.position[2] - BOX_HALF[2];
-        lowest = fmin(lowest, bottom);
         cr_assert_gt(bottom, FLOOR_TOP, "frame %d: the box fell through the hammock (bottom at %.3f m)", f, bottom);
         cr_assert_eq(count_intersections(h.w->cloths, 1, h.w->colliders, 1, false), 0, "frame %d", f);
-        if (f > frames - 24) {
-            sag_sum += -bottom, sag_frames++;
-            /* the angle between the box's vertical and the world's: w² - x² - y² + z² = cos */
-            const double *q = s.orientation;
-            tilt = fmax(tilt, acos(fmin(1.0, fabs(q[0] * q[0] - q[1] * q[1] - q[2] * q[2] + q[3] * q[3]))));
-        }
+        if (f > frames - (int)FPS) run.sag += -bottom, sag_frames++;
+        /* the angle between the box's vertical and the world's: w² - x² - y² + z² = its cosine */
+        const double *q = s.orientation;
+        run.tilt = fmax(run.tilt, acos(fmin(1.0, fabs(q[0] * q[0] - q[1] * q[1] - q[2] * q[2] + q[3] * q[3]))));
     }
-    double expected = static_sag(BOX_MASS * g, 2000.0, SPAN, 0.5 * SPAN - BOX_HALF[0]);
-    cr_log_info("hammock: the box took %.3g J at most beyond its own and the cloth's fall, lowest bottom %.3f m; "
-                "over the last second mean sag %.4f m against a static %.4f m, tilted up to %.2f rad",
-                worst, lowest, sag_sum / sag_frames, expected, tilt);
+    run.sag /= sag_frames;
     free_hammock(&h);
+    return run;
+}
+
+static double expected_sag(void)
+{
+    return static_sag(BOX_MASS * 9.81, 2000.0, SPAN, 0.5 * SPAN - BOX_HALF[0]);
+}
+
+Test(hammock, a_box_dropped_into_a_pinned_hammock_takes_no_energy_from_nowhere, .timeout = 120)
+{
+    hammock_run run = drop_into_hammock(sb_default_world_def().max_step, test_quick() ? 12 : 72);
+    /* at these steps the box rocks and turns (two_way_coupling.h): its level and sag are logged */
+    cr_log_info("hammock at the default steps: the box took %.3g J at most beyond its own and the cloth's fall; "
+                "over the last second mean sag %.4f m against a static %.4f m; tilted up to %.2f rad",
+                run.given, run.sag, expected_sag(), run.tilt);
+}
+
+/* Steps of 1/1600 s keep the rocking from growing (two_way_coupling.h): the box's sag over the
+ * third second is the static calculation's (measured +4.9%; +3.4% over the sixth). */
+Test(hammock, with_short_steps_the_hammock_sags_as_its_stiffness_says, .timeout = 120)
+{
+    hammock_run run = drop_into_hammock(1.0 / 1600.0, test_quick() ? 4 : 72);
+    double expected = expected_sag();
+    cr_log_info("hammock at 1/1600 s steps: mean sag %.4f m over the last second against a static %.4f m (%+.1f%%); "
+                "tilted up to %.3f rad; the box took %.3g J at most beyond its own and the cloth's fall",
+                run.sag, expected, 100.0 * (run.sag / expected - 1.0), run.tilt, run.given);
+    if (test_quick()) return; /* the box has not landed yet */
+    cr_assert_lt(fabs(run.sag / expected - 1.0), 0.1, "sag %.4f m, static %.4f m", run.sag, expected);
+    cr_assert_lt(run.tilt, 0.05, "the box tilted by %.3f rad", run.tilt);
 }
