@@ -1,0 +1,173 @@
+/* Issue 32's hammock, part 1: a 5 kg box dropped 2 cm onto a pinned 0.2 kg cloth, the box feeling
+ * the cloth (sb_body_def.feels_cloth), the strain limit off. What holds today: the box never
+ * takes more energy than it brought and the cloth's fall gave, it stays in the cloth and off the
+ * floor, and the cloth never passes through it. At the default steps the box rocks about its long
+ * axis and turns (two_way_coupling.h has the figures), so there its level and sag are only
+ * logged; with steps of 1/1600 s it stays level over 3 s and sags as the static calculation
+ * below says. Not yet: the strain limit on, rest within 1 mm over 5 s, the default steps. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "intersections.h"
+#include "testutil.h"
+#include "world.h"
+
+static const double FPS = 24.0;
+#define SPAN 1.0      /* m, the cloth's side; pinned along x = ±SPAN / 2 */
+#define BOX_MASS 5.0  /* kg */
+#define CLOTH_MASS 0.2
+#define DROP 0.02     /* m, the box's bottom above the cloth at the start */
+#define FLOOR_TOP -0.4
+
+static const double BOX_HALF[3] = {0.1, 0.55, 0.05}; /* across the hammock, longer than it is wide */
+
+typedef struct hammock {
+    sb_world *w;
+    grid_mesh sheet;
+    solid_mesh box;
+    int32_t *pins;
+    sb_body_id body;
+} hammock;
+
+static hammock build_hammock(int32_t n, double max_step)
+{
+    hammock h = {.sheet = grid_mesh_make(n, SPAN, 0.0)};
+    sb_world_def wd = sb_default_world_def();
+    wd.max_step = max_step;
+    cr_assert_eq(sb_world_create(&wd, &h.w), SB_OK, "%s", sb_last_error());
+    sb_cloth_def cd = grid_cloth_def(&h.sheet);
+    cd.density = CLOTH_MASS / (SPAN * SPAN);
+    h.pins = malloc(2 * (size_t)n * sizeof *h.pins);
+    for (int32_t j = 0; j < n; j++) h.pins[2 * j] = j * n, h.pins[2 * j + 1] = j * n + n - 1;
+    cd.pin_count = 2 * n, cd.pins = h.pins;
+    cd.max_stretch = cd.max_compression = 0.0; /* with it, the box is thrown back up (two_way_coupling.h) */
+    sb_cloth_id sheet_id;
+    cr_assert_eq(sb_world_add_cloth(h.w, &cd, &sheet_id), SB_OK, "%s", sb_last_error());
+    double center[3] = {0.0, 0.0, BOX_HALF[2] + cd.thickness + DROP};
+    sb_body_def d = sb_default_body_def();
+    d.shape = SB_SHAPE_BOX, d.mass = BOX_MASS, d.feels_cloth = 1;
+    memcpy(d.half_extents, BOX_HALF, sizeof d.half_extents);
+    memcpy(d.center, center, sizeof center);
+    cr_assert_eq(sb_world_add_body(h.w, &d, &h.body), SB_OK, "%s", sb_last_error());
+    h.box = box_mesh(BOX_HALF, center);
+    sb_collider_def def = solid_collider_def(&h.box);
+    sb_collider_id id;
+    cr_assert_eq(sb_world_add_collider(h.w, &def, &id), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_collider_follow_body(h.w, id, h.body), SB_OK, "%s", sb_last_error());
+    sb_body_def floor = sb_default_body_def();
+    floor.type = SB_BODY_STATIC, floor.shape = SB_SHAPE_BOX;
+    floor.half_extents[0] = floor.half_extents[1] = 2.0, floor.half_extents[2] = 0.05;
+    floor.center[2] = FLOOR_TOP - 0.05;
+    sb_body_id floor_id;
+    cr_assert_eq(sb_world_add_body(h.w, &floor, &floor_id), SB_OK, "%s", sb_last_error());
+    return h;
+}
+
+static void free_hammock(hammock *h)
+{
+    sb_world_destroy(h->w);
+    grid_mesh_free(&h->sheet);
+    solid_mesh_free(&h->box);
+    free(h->pins);
+}
+
+/* The static sag s of the box's bottom below the pins, in the plane across the hammock: the
+ * strip under the bottom face sticks to it unstretched, each free side (rest length l0 =
+ * SPAN/2 - half width, width W) pulls with T = k W (ℓ - l0) / l0 along ℓ = √(l0² + s²), and
+ * m g = 2 T s / ℓ, whose right side grows with s: bisection. (The cloth's own weight left out.) */
+static double static_sag(double weight, double k, double width, double l0)
+{
+    double lo = 0.0, hi = 10.0 * l0;
+    for (int i = 0; i < 200; i++) {
+        double s = 0.5 * (lo + hi), l = hypot(l0, s);
+        double lift = 2.0 * k * width * (l - l0) / l0 * s / l;
+        *(lift < weight ? &lo : &hi) = s;
+    }
+    return 0.5 * (lo + hi);
+}
+
+Test(hammock, the_static_sag_meets_the_shallow_limit)
+{
+    /* shallow: ℓ - l0 ≈ s² / (2 l0), so m g = k W s³ / l0³ */
+    double k = 2000.0, width = 1.0, l0 = 0.4, weight = 1e-6 * k * width;
+    double expected = l0 * cbrt(weight / (k * width));
+    cr_assert_float_eq(static_sag(weight, k, width, l0), expected, 1e-3 * expected);
+}
+
+static double cloth_height(const cloth *c)
+{
+    double mz = 0.0, m = 0.0;
+    for (int32_t i = 0; i < c->model.vertex_count; i++) mz += c->model.mass[i] * c->state.x[3 * (size_t)i + 2], m += c->model.mass[i];
+    return mz / m;
+}
+
+typedef struct hammock_run {
+    double given;    /* J, the most the box held beyond what it brought and the cloth's fall gave */
+    double sag;      /* m, the box's bottom below the pins, mean over the last second */
+    double tilt;     /* rad, the most the box's vertical leaned over the run */
+} hammock_run;
+
+/* Drops the box into a 15² hammock for `frames`, checking every frame that the box takes no energy
+ * from nowhere, stays off the floor and out of the cloth. */
+static hammock_run drop_into_hammock(double max_step, int frames)
+{
+    hammock h = build_hammock(15, max_step);
+    const cloth *c = h.w->cloths[0];
+    double g = -h.w->def.gravity[2], cloth_mass = 0.0;
+    for (int32_t i = 0; i < c->model.vertex_count; i++) cloth_mass += c->model.mass[i];
+    sb_body_state s;
+    sb_body_get_state(h.w, h.body, &s);
+    double box_energy0 = s.kinetic_energy + BOX_MASS * g * s.position[2], cloth_z0 = cloth_height(c);
+    hammock_run run = {.given = -INFINITY};
+    int sag_frames = 0;
+    for (int f = 1; f <= frames; f++) {
+        cr_assert_eq(sb_world_step_to(h.w, f / FPS), SB_OK, "frame %d: %s", f, sb_last_error());
+        sb_body_get_state(h.w, h.body, &s);
+        /* the box and the cloth start still and unstretched, and the cloth's damping only takes:
+         * the box holds at most what it brought and what gravity gave the cloth since */
+        double box_energy = s.kinetic_energy + BOX_MASS * g * s.position[2];
+        double given = box_energy - box_energy0 - cloth_mass * g * (cloth_z0 - cloth_height(c));
+        run.given = fmax(run.given, given);
+        cr_assert_leq(given, 1e-9 * BOX_MASS * g, "frame %d: the box took %.3g J from nowhere", f, given);
+        double bottom = s.position[2] - BOX_HALF[2];
+        cr_assert_gt(bottom, FLOOR_TOP, "frame %d: the box fell through the hammock (bottom at %.3f m)", f, bottom);
+        cr_assert_eq(count_intersections(h.w->cloths, 1, h.w->colliders, 1, false), 0, "frame %d", f);
+        if (f > frames - (int)FPS) run.sag += -bottom, sag_frames++;
+        /* the angle between the box's vertical and the world's: w² - x² - y² + z² = its cosine */
+        const double *q = s.orientation;
+        run.tilt = fmax(run.tilt, acos(fmin(1.0, fabs(q[0] * q[0] - q[1] * q[1] - q[2] * q[2] + q[3] * q[3]))));
+    }
+    run.sag /= sag_frames;
+    free_hammock(&h);
+    return run;
+}
+
+static double expected_sag(void)
+{
+    return static_sag(BOX_MASS * 9.81, 2000.0, SPAN, 0.5 * SPAN - BOX_HALF[0]);
+}
+
+Test(hammock, a_box_dropped_into_a_pinned_hammock_takes_no_energy_from_nowhere, .timeout = 120)
+{
+    hammock_run run = drop_into_hammock(sb_default_world_def().max_step, test_quick() ? 12 : 72);
+    /* at these steps the box rocks and turns (two_way_coupling.h): its level and sag are logged */
+    cr_log_info("hammock at the default steps: the box took %.3g J at most beyond its own and the cloth's fall; "
+                "over the last second mean sag %.4f m against a static %.4f m; tilted up to %.2f rad",
+                run.given, run.sag, expected_sag(), run.tilt);
+}
+
+/* Steps of 1/1600 s keep the rocking from growing (two_way_coupling.h): the box's sag over the
+ * third second is the static calculation's (measured +4.9%; +3.4% over the sixth). */
+Test(hammock, with_short_steps_the_hammock_sags_as_its_stiffness_says, .timeout = 120)
+{
+    hammock_run run = drop_into_hammock(1.0 / 1600.0, test_quick() ? 4 : 72);
+    double expected = expected_sag();
+    cr_log_info("hammock at 1/1600 s steps: mean sag %.4f m over the last second against a static %.4f m (%+.1f%%); "
+                "tilted up to %.3f rad; the box took %.3g J at most beyond its own and the cloth's fall",
+                run.sag, expected, 100.0 * (run.sag / expected - 1.0), run.tilt, run.given);
+    if (test_quick()) return; /* the box has not landed yet */
+    cr_assert_lt(fabs(run.sag / expected - 1.0), 0.1, "sag %.4f m, static %.4f m", run.sag, expected);
+    cr_assert_lt(run.tilt, 0.05, "the box tilted by %.3f rad", run.tilt);
+}
