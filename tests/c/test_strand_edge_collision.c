@@ -72,11 +72,13 @@ static int segments_through_wall(const double *x0, const double *x1)
     return bad;
 }
 
-/* A straight rope of 1.2 m in 24 segments along x at y = 0.05, 2 cm above the wall's top, its
- * middle segment's ends 2.5 cm either side of the wall (every vertex falls beside the wall),
- * dropped on the wall; steps to `seconds` checking every step. Returns the steps in which
- * some segment crossed the wall, the positions at the end in x. */
-static int drop_rope_on_wall(double seconds, double *x)
+/* A rope of 1.2 m in 24 segments along x at y = 0.05, its middle segment's ends 2.5 cm either
+ * side of the wall (every vertex falls beside the wall): straight, 2 cm above the wall's top,
+ * dropped on the wall; or `taut`: a tent 2 cm above the top there down to its two ends, pinned
+ * 5 cm below the top, pulled down onto the wall's top edges by gravity and the pins. Steps to
+ * `seconds` checking every step; returns the steps in which some segment crossed the wall,
+ * the positions at the end in x. */
+static int drop_rope_on_wall(bool taut, double seconds, double *x)
 {
     sb_world_def wd = sb_default_world_def();
     wd.max_step = wd.min_step = STEP;
@@ -88,10 +90,12 @@ static int drop_rope_on_wall(double seconds, double *x)
     cr_assert_eq(sb_world_add_collider(w, &cd, &cid), SB_OK, "%s", sb_last_error());
     double x0[3 * VERTICES];
     for (int i = 0; i < VERTICES; i++)
-        x0[3 * i] = 0.05 * (i - SEGMENTS / 2) - 0.025, x0[3 * i + 1] = 0.05, x0[3 * i + 2] = 0.22;
-    int32_t counts[1] = {VERTICES};
+        x0[3 * i] = 0.05 * (i - SEGMENTS / 2) - 0.025, x0[3 * i + 1] = 0.05,
+        x0[3 * i + 2] = 0.22 - (taut ? 0.07 * (fabs(x0[3 * i]) - 0.025) / 0.6 : 0.0);
+    int32_t counts[1] = {VERTICES}, pins[2] = {0, VERTICES - 1};
     sb_strand_def d = sb_default_strand_def();
     d.positions = x0, d.vertex_count = VERTICES, d.strand_count = 1, d.strand_vertex_counts = counts;
+    if (taut) d.pins = pins, d.pin_count = 2;
     sb_cloth_id id;
     cr_assert_eq(sb_world_add_strands(w, &d, &id), SB_OK, "%s", sb_last_error());
     int bad_steps = 0, steps = (int)lround(seconds / STEP);
@@ -109,12 +113,13 @@ static int drop_rope_on_wall(double seconds, double *x)
     return bad_steps;
 }
 
-Test(strand_edge_collision, rope_dropped_across_a_thin_wall_never_crosses_it_and_hangs_on_it)
+/* Checks over the drop, then that the rope hangs on the wall: its highest vertex just above
+ * the wall's top, vertices on both sides of it. */
+static void check_rope_hangs_on_wall(bool taut)
 {
     double x[3 * VERTICES];
-    int bad = drop_rope_on_wall(test_quick() ? 0.3 : 0.8, x);
+    int bad = drop_rope_on_wall(taut, test_quick() ? 0.3 : 0.8, x);
     cr_assert_eq(bad, 0, "%d steps in which a segment crossed or touched the wall's edges or ended in it", bad);
-    /* draped: the highest vertex just above the wall's top, vertices on both sides of it */
     double top = WALL_CENTRE[2] + WALL_HALF[2], highest = -INFINITY;
     int left = 0, right = 0;
     for (int i = 0; i < VERTICES; i++) {
@@ -123,4 +128,14 @@ Test(strand_edge_collision, rope_dropped_across_a_thin_wall_never_crosses_it_and
     }
     cr_assert(highest > top && highest < top + 0.03, "highest vertex %g m from the wall's top", highest - top);
     cr_assert(left > 0 && right > 0, "%d vertices left of the wall, %d right", left, right);
+}
+
+Test(strand_edge_collision, rope_dropped_across_a_thin_wall_never_crosses_it_and_hangs_on_it)
+{
+    check_rope_hangs_on_wall(false);
+}
+
+Test(strand_edge_collision, taut_rope_pulled_onto_a_thin_wall_never_crosses_it_and_rests_on_it)
+{
+    check_rope_hangs_on_wall(true);
 }
