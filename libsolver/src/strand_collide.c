@@ -68,9 +68,14 @@ typedef struct edge_sweep {
     vec3 x0[2], x1[2];  /* the segment's ends at the step's start and at its end */
     double tolerance;   /* the contact distance */
     bool found;
-    ccd_hit hit;        /* its earliest touch of an edge so far */
-    vec3 edge_x1[2];    /* that edge's ends at the step's end */
+    ccd_hit hit;        /* its earliest touch so far of an edge it would end too near */
+    double gap;         /* how far it would end from that edge along the touch's normal */
 } edge_sweep;
+
+/* A segment that would end nearer an edge than this fraction of the contact distance is
+ * pushed back to it; the slack keeps one that the push left at the distance (to rounding)
+ * from counting as stopped again in the next round (world_step.c sweeps until none is). */
+#define EDGE_SLACK 1e-2
 
 static void sweep_triangle_edges(void *ctx, int32_t t)
 {
@@ -85,15 +90,15 @@ static void sweep_triangle_edges(void *ctx, int32_t t)
         vec3 x1[4] = {es->x1[0], es->x1[1], v3_load(&cs->x1[p]), v3_load(&cs->x1[q])};
         if (!point_boxes_within(x0, x1, 2, es->tolerance)) continue;
         ccd_hit hit;
-        if (ccd_edge_edge(x0, x1, es->tolerance, &hit) && (!es->found || hit.t < es->hit.t))
-            es->found = true, es->hit = hit, es->edge_x1[0] = x1[2], es->edge_x1[1] = x1[3];
+        if (!ccd_edge_edge(x0, x1, es->tolerance, &hit) || (es->found && hit.t >= es->hit.t)) continue;
+        /* a touch it moves away from (a segment resting on the edge, lifted) needs nothing;
+         * only the earliest that needs a push is taken, so that one needing none cannot hide it */
+        vec3 separation = v3(0, 0, 0);
+        for (int j = 0; j < 4; j++) separation = v3_madd(separation, x1[j], hit.w[j]);
+        double gap = v3_dot(separation, hit.normal);
+        if (gap < (1.0 - EDGE_SLACK) * es->tolerance) es->found = true, es->hit = hit, es->gap = gap;
     }
 }
-
-/* A segment that would end nearer an edge than this fraction of the contact distance is
- * pushed back to it; the slack keeps one that the push left at the distance (to rounding)
- * from counting as stopped again in the next round (world_step.c sweeps until none is). */
-#define EDGE_SLACK 1e-2
 
 /* Segment k's earliest touch of a sharp collider edge over the step, and its response: the
  * segment's point there, p = (1-s) a + s b, is put at the contact distance d from the edge's
@@ -124,10 +129,7 @@ static bool sweep_segment(cloth *c, collider *const *colliders, int32_t collider
     if (best_collider < 0) return false;
     const double *w = best.hit.w;
     vec3 n = best.hit.normal;
-    vec3 separation = v3_add(v3_add(v3_scale(x1[0], w[0]), v3_scale(x1[1], w[1])),
-                             v3_add(v3_scale(best.edge_x1[0], w[2]), v3_scale(best.edge_x1[1], w[3])));
-    double gap = v3_dot(separation, n), d = best.tolerance;
-    if (!(gap < (1.0 - EDGE_SLACK) * d)) return false;
+    double gap = best.gap, d = best.tolerance;
     double free_w[2], W = 0.0;
     for (int j = 0; j < 2; j++) {
         free_w[j] = c->scratch.filter_kind[ends[j]] == FILTER_FIXED ? 0.0 : w[j];
