@@ -340,15 +340,16 @@ SB_API sb_result sb_cloth_get_kinetic_energy(const sb_world *world, sb_cloth_id 
  * vertices and gives the total mass, with the strands' total length in rest_area). Vertices
  * meet colliders as cloth vertices do, held at `thickness` plus the collider's, and each free
  * vertex's path over a step is swept against the colliders' triangles (where they are at the
- * step's end), so a falling strand does not pass through them. Strands never pass through
+ * step's end), so a falling strand does not pass through them; each segment's motion is swept
+ * against the colliders' sharp edges (faces meeting at more than 30°, or open edges), so an
+ * edge does not cut between two vertices either. Strands never pass through
  * each other (with self_collision: of this definition too, segment against segment, a
  * strand's own segments that share no vertex included) nor through cloth of the same world
  * (its vertices against the cloth's faces, its segments against the cloth's edges): the
  * cloth's collision response (proximity pushes, continuous edge-edge detection, impact zones)
  * keeps every segment `thickness` plus the other's (two strands of one definition: twice
  * `thickness`) from the other, and no segment crosses another within any step. Not handled:
- * a collider's edge cutting a segment between two vertices, and a collider moving fast through
- * a strand within one step.
+ * a collider's face moving fast through a strand's vertex within one step.
  * Fields push per metre of strand (where on cloth they push per m²); wind drags across each
  * segment, with the part of w (Force fields: WIND) normal to it, as air crossing a thin
  * cylinder does. */

@@ -7,8 +7,9 @@
  *     the cloth's edges round it.
  * Everything after the gathering (proximity pushes, continuous detection, impact zones) works
  * on these pairs as on a cloth's, so strands keep the cloth's guarantee: starting apart, no
- * segment crosses another or a cloth within any step. Colliders meet strands vertex by vertex
- * elsewhere (strand_collide.h and the contacts): their sweep runs before the response, and
+ * segment crosses another or a cloth within any step. Colliders meet strands elsewhere
+ * (strand_collide.h, vertex by vertex and segment by sharp edge, and the contacts): their
+ * sweep runs before the response, and
  * the response has the last word (world_step.c), so the guarantee holds with colliders too.
  * Pairs are kept as collision_pairs.c keeps a cloth's: while their path boxes can come within
  * the contact distance plus the slack of both (proximity), judged by relative motion where
