@@ -13,7 +13,9 @@
  * which wake together): one that starts asleep, its own (rigid_sleep.h). */
 enum { SLEEP_AWAKE = -1 };
 
-typedef enum shape_kind { SHAPE_SPHERE, SHAPE_POLYTOPE, SHAPE_MESH, SHAPE_COMPOUND, SHAPE_CAPSULE } shape_kind;
+typedef enum shape_kind {
+    SHAPE_SPHERE, SHAPE_POLYTOPE, SHAPE_MESH, SHAPE_COMPOUND, SHAPE_CAPSULE, SHAPE_CYLINDER, SHAPE_CONE
+} shape_kind;
 
 /* A compound body's convex part in the body frame: a sphere (centre, radius), a capsule (the
  * points within radius of a segment) or a polytope. */
@@ -34,9 +36,11 @@ typedef struct rigid_body_model {
     int type;                   /* sb_body_type */
     shape_kind shape;
     double radius;              /* sphere; for any shape, the body's reach from its centre */
-    polytope hull;              /* SHAPE_POLYTOPE, body frame */
-    vec3 segment[2];            /* SHAPE_CAPSULE, body frame: its core segment's ends */
-    double segment_radius;      /* SHAPE_CAPSULE: its radius */
+    polytope hull;              /* SHAPE_POLYTOPE, body frame; SHAPE_CYLINDER and SHAPE_CONE: the
+                                   circumscribed prism or pyramid (rigid_round_solid.h) */
+    vec3 segment[2];            /* SHAPE_CAPSULE, body frame: its core segment's ends; SHAPE_CYLINDER
+                                   and SHAPE_CONE: its axis, base centre then top centre or apex */
+    double segment_radius;      /* SHAPE_CAPSULE, SHAPE_CYLINDER, SHAPE_CONE: its radius */
     int32_t mesh_vertex_count, mesh_triangle_count;
     double *mesh_vertices;      /* SHAPE_MESH, body frame */
     int32_t *mesh_triangles;
