@@ -288,7 +288,7 @@ def rigid_seeds():
                                       body(DYNAMIC, SPHERE, center=(0, 0.1, 1.6), radius=0.2),
                                       body(DYNAMIC, CAPSULE, center=(1, 0, 1.2), radius=0.1, half=(0, 0, 0.2))],
                                      steps=(step_spec(length=0.05),) * 3),
-        "cylinder_cone_bad": rigid([body(DYNAMIC, CYLINDER, radius=0.0), body(DYNAMIC, CONE, half=(0, 0, -1)),
+        "cylinder_cone_bad_and_as_parts": rigid([body(DYNAMIC, CYLINDER, radius=0.0), body(DYNAMIC, CONE, half=(0, 0, -1)),
                                     body(DYNAMIC, COMPOUND, parts=[part(CYLINDER), part(CONE)])]),
         "compound_of_capsules": rigid([ground, body(DYNAMIC, COMPOUND, parts=[
             part(CAPSULE, center=(0, 0, 0.5), radius=0.1, half=(0, 0, 0.3)),

@@ -32,7 +32,7 @@ def world_time_scale(rigid_world):
 
 
 # the shapes a part of a compound can have (convex ones)
-PART_SHAPES = ("BOX", "SPHERE", "CONVEX_HULL", "CAPSULE")
+PART_SHAPES = ("BOX", "SPHERE", "CONVEX_HULL", "CAPSULE", "CYLINDER", "CONE")
 
 
 def body_settings(obj, moving, has_parts=False):

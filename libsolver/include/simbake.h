@@ -584,7 +584,8 @@ typedef enum sb_shape {
  * distribution (parts that overlap count twice); each part collides on its own.
  * sb_default_body_part() gives the defaults in brackets and no geometry. */
 typedef struct sb_body_part {
-    sb_shape shape;             /* SB_SHAPE_SPHERE, _BOX, _CONVEX_HULL or _CAPSULE (SB_SHAPE_BOX) */
+    sb_shape shape;             /* SB_SHAPE_SPHERE, _BOX, _CONVEX_HULL, _CAPSULE, _CYLINDER or _CONE
+                                   (SB_SHAPE_BOX) */
     int32_t vertex_count;
     const double *vertices;     /* vertex_count x 3: hull points */
     int32_t triangle_count;
@@ -666,8 +667,8 @@ SB_API sb_body_def sb_default_body_def(void);
 /* Adds a rigid body at the world's current time; its id goes to *out_body. Errors:
  * INVALID_ARGUMENT (a NULL pointer, an unknown type or shape, a dynamic mesh, a value out of
  * range, an explicit integrator, a compound with no parts, too many or a part of another shape
- * than sphere, box, convex hull and capsule, a cylinder or cone without a positive radius and
- * height), INVALID_MESH (vertices or triangles unusable for the
+ * than sphere, box, convex hull, capsule, cylinder and cone, a cylinder or cone without a
+ * positive radius and height), INVALID_MESH (vertices or triangles unusable for the
  * shape or a part, sizes beyond 1e7 m), SOLVER (no principal axes of inertia), OUT_OF_MEMORY. */
 SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, sb_body_id *out_body);
 /* Kinematic bodies: moves (in a straight line, turning at a constant rate) to the pose that

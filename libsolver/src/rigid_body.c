@@ -21,9 +21,9 @@ static sb_result validate_parts(const sb_body_def *d)
     for (int32_t i = 0; i < d->part_count; i++) {
         sb_shape shape = d->parts[i].shape;
         if (shape != SB_SHAPE_SPHERE && shape != SB_SHAPE_BOX && shape != SB_SHAPE_CONVEX_HULL &&
-            shape != SB_SHAPE_CAPSULE)
+            shape != SB_SHAPE_CAPSULE && shape != SB_SHAPE_CYLINDER && shape != SB_SHAPE_CONE)
             return error_set(SB_ERROR_INVALID_ARGUMENT, "compound part %d has shape %d: a part is a sphere, a box, "
-                             "a convex hull or a capsule", (int)i, (int)shape);
+                             "a convex hull, a capsule, a cylinder or a cone", (int)i, (int)shape);
         sb_body_def part = compound_part_def(d, i);
         sb_result r = validate_def(&part);
         if (r != SB_OK) return compound_part_error(r, i);

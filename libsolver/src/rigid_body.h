@@ -18,13 +18,14 @@ typedef enum shape_kind {
 } shape_kind;
 
 /* A compound body's convex part in the body frame: a sphere (centre, radius), a capsule (the
- * points within radius of a segment) or a polytope. */
+ * points within radius of a segment), a cylinder or cone (radius, its axis in segment, its
+ * circumscribed polytope in hull) or a polytope. */
 typedef struct rigid_part {
-    shape_kind shape;           /* SHAPE_SPHERE, SHAPE_CAPSULE or SHAPE_POLYTOPE */
+    shape_kind shape;           /* SHAPE_SPHERE, _CAPSULE, _CYLINDER, _CONE or _POLYTOPE */
     vec3 center;                /* sphere and capsule centre */
-    double radius;              /* sphere and capsule radius */
-    vec3 segment[2];            /* capsule: its core segment's ends */
-    polytope hull;              /* SHAPE_POLYTOPE */
+    double radius;              /* sphere, capsule, cylinder and cone radius */
+    vec3 segment[2];            /* capsule: its core segment's ends; cylinder, cone: base and top centre */
+    polytope hull;              /* SHAPE_POLYTOPE; cylinder and cone: the circumscribed polytope */
     /* where a placed copy of the hull starts in the narrow phase's arrays (rigid_narrowphase.c):
      * vertices, normals (faces, then 2 per edge), offsets */
     int32_t first_vertex, first_normal, first_offset;

@@ -70,7 +70,7 @@ static bool place_polytope(const rigid_body *body, placed_polytope *slot)
     } else {
         for (int32_t i = 0; i < m->part_count; i++) {
             const rigid_part *part = &m->parts[i];
-            if (part->shape == SHAPE_POLYTOPE)
+            if (part->shape == SHAPE_POLYTOPE || part->shape == SHAPE_CYLINDER || part->shape == SHAPE_CONE)
                 place_hull(body, &part->hull, slot->v + part->first_vertex, slot->n + part->first_normal,
                            slot->o + part->first_offset);
         }
@@ -391,6 +391,11 @@ static placed_part compound_part(const rigid_body *body, const placed_polytope *
         p.poly = (world_poly){h->vertex_count, h->face_count, h->edge_count, slot->v + part->first_vertex, n,
                               slot->o + part->first_offset, h->face_first, h->face_loops, h->edges,
                               n + h->face_count, h->edge_faces, p.center};
+    }
+    if (part->shape == SHAPE_CYLINDER || part->shape == SHAPE_CONE) {
+        p.round = true;
+        p.solid = round_solid_placed(part->shape == SHAPE_CONE, body->state.x, body->state.R, part->segment[0],
+                                     part->segment[1], part->radius, p.poly);
     }
     p.box = compound_part_bounds(part, body->state.x, body->state.R);
     return p;

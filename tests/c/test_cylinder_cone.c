@@ -2,7 +2,7 @@
  * quarter of its height above its base), a cylinder rolling down a slope at (2/3) g sin θ, a
  * cylinder on its cap and a cone on its base resting still, a cylinder lying on its side on two
  * points, a cone on its side rolling round its apex, the shapes meeting spheres, boxes, capsules,
- * meshes and each other, a saved world resumed bit for bit, and what the API refuses. */
+ * meshes and each other, as parts of compounds, a saved world resumed bit for bit, and what the API refuses. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -324,6 +324,57 @@ Test(cylinder_cone, a_resumed_world_goes_on_bit_for_bit)
     cr_assert_eq(sb_world_load_state(other, saved, size), SB_ERROR_INVALID_ARGUMENT);
     free(saved);
     sb_world_destroy(straight), sb_world_destroy(resumed), sb_world_destroy(other);
+}
+
+/* Parts of a compound: a lone cylinder part has the cylinder body's mass properties; a stool of
+ * a cylinder seat on three cone legs (apex down) lands and stands on its three apexes. */
+Test(cylinder_cone, parts_of_compounds)
+{
+    const double one[4] = {1, 0, 0, 0}, down[4] = {0, 1, 0, 0}; /* turned half round about x: apex down */
+    sb_world *w = make_world();
+    sb_body_part lone = sb_default_body_part();
+    lone.shape = SB_SHAPE_CYLINDER, lone.radius = 0.3, lone.half_extents[2] = 0.5;
+    lone.center[0] = -3, lone.center[2] = 2;
+    sb_body_def d = sb_default_body_def();
+    d.shape = SB_SHAPE_COMPOUND, d.part_count = 1, d.parts = &lone, d.mass = 2.0;
+    d.angular_velocity[0] = 1, d.angular_velocity[1] = 2, d.angular_velocity[2] = 3;
+    sb_body_def alone = solid(SB_SHAPE_CYLINDER, -3, 0, 2, 0.3, 0.5, one);
+    alone.mass = 2.0;
+    for (int k = 0; k < 3; k++) alone.angular_velocity[k] = d.angular_velocity[k];
+    sb_body_state a = state_of(w, add(w, &d)), b = state_of(w, add(w, &alone));
+    for (int k = 0; k < 3; k++)
+        cr_assert(fabs(a.angular_momentum[k] - b.angular_momentum[k]) < 1e-12 * fabs(b.angular_momentum[k]) &&
+                      fabs(a.position[k] - b.position[k]) < 1e-12,
+                  "the lone part's L %d = %.15g, the body's %.15g", k, a.angular_momentum[k], b.angular_momentum[k]);
+    sb_world_destroy(w);
+
+    w = make_world();
+    add_ground(w);
+    sb_body_part parts[4];
+    parts[0] = sb_default_body_part();
+    parts[0].shape = SB_SHAPE_CYLINDER, parts[0].radius = 0.4, parts[0].half_extents[2] = 0.05;
+    parts[0].center[2] = 0.65;
+    for (int i = 1; i < 4; i++) {
+        double angle = 2 * PI * i / 3;
+        parts[i] = sb_default_body_part();
+        parts[i].shape = SB_SHAPE_CONE, parts[i].radius = 0.05, parts[i].half_extents[2] = 0.3;
+        parts[i].center[0] = 0.3 * cos(angle), parts[i].center[1] = 0.3 * sin(angle), parts[i].center[2] = 0.3 + 0.05;
+        for (int k = 0; k < 4; k++) parts[i].rotation[k] = down[k];
+    }
+    sb_body_def stool = sb_default_body_def();
+    stool.shape = SB_SHAPE_COMPOUND, stool.part_count = 4, stool.parts = parts, stool.mass = 3.0, stool.friction = 1.0;
+    sb_body_id id = add(w, &stool);
+    double start = state_of(w, id).position[2];
+    cr_assert_eq(sb_world_step_to(w, 2.0), SB_OK, "%s", sb_last_error());
+    sb_body_state s = state_of(w, id);
+    double m[16];
+    sb_body_get_transform(w, id, m);
+    printf("stool on three cone legs: its centre of mass fell %.5f m (0.05 m to the ground), %d contacts, "
+           "tilted %.2e\n", start - s.position[2], (int)s.contacts, fabs(m[10] - 1));
+    cr_assert(fabs(start - s.position[2] - 0.05) < 1e-3, "fell %.5f m, not 0.05 m onto its apexes", start - s.position[2]);
+    cr_assert(fabs(m[10] - 1) < 1e-4, "it tipped: its z axis at %.6f", m[10]);
+    cr_assert(s.contacts >= 3, "it stands on %d point(s)", (int)s.contacts);
+    sb_world_destroy(w);
 }
 
 Test(cylinder_cone, bad_cylinders_and_cones_are_refused)
