@@ -24,7 +24,7 @@ static int32_t read_parts(fuzz_input *in, sb_body_part parts[MAX_PARTS], fuzz_me
     for (int32_t i = 0; i < count; i++) {
         sb_body_part *p = &parts[i];
         *p = sb_default_body_part();
-        p->shape = fuzz_choice(in, 6);
+        p->shape = fuzz_choice(in, 8);
         meshes[i] = fuzz_read_mesh(in, MAX_PART_VERTICES, MAX_PART_TRIANGLES);
         p->vertex_count = meshes[i].vertex_count, p->vertices = meshes[i].positions;
         p->triangle_count = meshes[i].triangle_count, p->triangles = meshes[i].triangles;
@@ -49,7 +49,7 @@ static void add_body(fuzz_input *in, sb_world *world)
 {
     sb_body_def d = sb_default_body_def();
     d.type = fuzz_choice(in, 3);
-    d.shape = fuzz_choice(in, 6);
+    d.shape = fuzz_choice(in, 8);
     fuzz_mesh mesh = fuzz_read_mesh(in, MAX_BODY_VERTICES, MAX_BODY_TRIANGLES);
     d.vertex_count = mesh.vertex_count;
     d.vertices = mesh.positions;

@@ -207,7 +207,7 @@ def part(shape, points=(), triangles=(), center=(0, 0, 0), radius=0.3, half=(0.3
 
 
 DYNAMIC, KINEMATIC, STATIC = 0, 1, 2
-SPHERE, BOX, HULL, MESH, COMPOUND, CAPSULE = 0, 1, 2, 3, 4, 5
+SPHERE, BOX, HULL, MESH, COMPOUND, CAPSULE, CYLINDER, CONE = 0, 1, 2, 3, 4, 5, 6, 7
 
 
 def step_spec(target_body=0, target_time=None, matrix=identity_matrix(), length=None):
@@ -279,6 +279,17 @@ def rigid_seeds():
                                                  rotation=(0.7071, 0.7071, 0, 0)),
                                             body(DYNAMIC, CAPSULE, center=(0, 0, 0.3), radius=0.2, half=(0, 0, 0.4))],
                                            steps=(step_spec(length=0.05),) * 3),
+        "cylinders_and_cones": rigid([ground, body(DYNAMIC, CYLINDER, center=(0, 0, 0.3), radius=0.2, half=(0, 0, 0.3)),
+                                      body(DYNAMIC, CYLINDER, center=(1, 0, 0.3), radius=0.2, half=(0, 0, 0.4),
+                                           rotation=(0.7071, 0.7071, 0, 0)),
+                                      body(DYNAMIC, CONE, center=(-1, 0, 0.3), radius=0.3, half=(0, 0, 0.3)),
+                                      body(DYNAMIC, CONE, center=(0.1, 0, 1.0), radius=0.2, half=(0, 0, 0.2),
+                                           rotation=(0.7071, 0, 0.7071, 0)),
+                                      body(DYNAMIC, SPHERE, center=(0, 0.1, 1.6), radius=0.2),
+                                      body(DYNAMIC, CAPSULE, center=(1, 0, 1.2), radius=0.1, half=(0, 0, 0.2))],
+                                     steps=(step_spec(length=0.05),) * 3),
+        "cylinder_cone_bad_and_as_parts": rigid([body(DYNAMIC, CYLINDER, radius=0.0), body(DYNAMIC, CONE, half=(0, 0, -1)),
+                                    body(DYNAMIC, COMPOUND, parts=[part(CYLINDER), part(CONE)])]),
         "compound_of_capsules": rigid([ground, body(DYNAMIC, COMPOUND, parts=[
             part(CAPSULE, center=(0, 0, 0.5), radius=0.1, half=(0, 0, 0.3)),
             part(CAPSULE, center=(0.3, 0, 0.5), radius=0.1, half=(0, 0, 0.0), rotation=(0.7071, 0, 0.7071, 0))])]),

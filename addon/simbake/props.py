@@ -17,6 +17,9 @@ SHAPE_ITEMS = [
     ("BOX", "Box", "The mesh's bounding box"),
     ("SPHERE", "Sphere", "A sphere around the mesh"),
     ("MESH", "Mesh", "The triangle mesh itself"),
+    ("CAPSULE", "Capsule", "A capsule along the object's local Z around the mesh's bounding box"),
+    ("CYLINDER", "Cylinder", "A cylinder along the object's local Z around the mesh's bounding box"),
+    ("CONE", "Cone", "A cone along the object's local Z, apex up, around the mesh's bounding box"),
 ]
 
 

@@ -8,7 +8,7 @@ from . import transforms
 from .settings import SettingsError
 
 # Blender's collision shapes that SimBake has; the others become the mesh's convex hull.
-SAME_SHAPES = ("BOX", "SPHERE", "CONVEX_HULL", "MESH", "CAPSULE")
+SAME_SHAPES = ("BOX", "SPHERE", "CONVEX_HULL", "MESH", "CAPSULE", "CYLINDER", "CONE")
 
 # Blender's Deactivation → the library's sleeping (sb_body_def): settings of a moving body.
 DEACTIVATION = {"use_deactivation": "use_deactivation", "use_start_deactivated": "start_deactivated",
@@ -32,7 +32,7 @@ def world_time_scale(rigid_world):
 
 
 # the shapes a part of a compound can have (convex ones)
-PART_SHAPES = ("BOX", "SPHERE", "CONVEX_HULL", "CAPSULE")
+PART_SHAPES = ("BOX", "SPHERE", "CONVEX_HULL", "CAPSULE", "CYLINDER", "CONE")
 
 
 def body_settings(obj, moving, has_parts=False):
@@ -120,10 +120,10 @@ def part_shape(obj):
 
 
 def shape_geometry(shape, moving, world_matrix, local_positions, world_positions, triangles):
-    """The add_body geometry of a shape: a box, sphere or capsule around the mesh's local
+    """The add_body geometry of a shape: a box, sphere, capsule, cylinder or cone around the mesh's local
     bounding box (as Blender's rigid body shapes), or its vertices and triangles in world space.
     Returns (shape, keyword arguments): a flat box that cannot move becomes its mesh."""
-    if shape in ("BOX", "SPHERE", "CAPSULE"):
+    if shape in ("BOX", "SPHERE", "CAPSULE", "CYLINDER", "CONE"):
         if not local_positions:
             raise SettingsError("the mesh has no vertices")
         lo = [min(local_positions[k::3]) for k in range(3)]
@@ -139,6 +139,11 @@ def shape_geometry(shape, moving, world_matrix, local_positions, world_positions
         if shape == "SPHERE":
             return shape, {"center": center, "radius": largest}
         rotation = transforms.quaternion_from_matrix(transforms.rotation_part(transforms.rigid_part(m)))
+        if shape in ("CYLINDER", "CONE"):  # along local z, as Blender's: radius the larger half-width, the half height
+            radius = max(half[0], half[1])
+            if not (radius > 0 and half[2] > 0):
+                raise SettingsError(f"the {shape.lower()} has no width or no height")
+            return shape, {"center": center, "radius": radius, "half_extents": (0.0, 0.0, half[2]), "rotation": rotation}
         if shape == "CAPSULE":  # along local z: radius the larger half-width, the core what the ends leave
             radius = max(half[0], half[1])
             if not radius > 0:

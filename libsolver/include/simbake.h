@@ -569,8 +569,15 @@ typedef enum sb_shape {
     SB_SHAPE_CONVEX_HULL = 2, /* of the vertices (at least 4) */
     SB_SHAPE_MESH = 3,        /* the triangles themselves: kinematic and static bodies only */
     SB_SHAPE_COMPOUND = 4,    /* the parts (part_count, parts) as one rigid body */
-    SB_SHAPE_CAPSULE = 5      /* center, rotation, radius, and half_extents[2]: half the length of
+    SB_SHAPE_CAPSULE = 5,     /* center, rotation, radius, and half_extents[2]: half the length of
                                  its core segment, along its own z axis (0: a sphere) */
+    SB_SHAPE_CYLINDER = 6,    /* center, rotation, radius, and half_extents[2]: half its height,
+                                 along its own z axis (Blender's and Bullet's Cylinder) */
+    SB_SHAPE_CONE = 7         /* center, rotation, radius (of its base), and half_extents[2]: half
+                                 its height; base at center - half z, apex at center + half z
+                                 (Blender's and Bullet's Cone). `center` is halfway up, where
+                                 Blender puts the shape's origin; the body's centre of mass
+                                 (sb_body_state.position) is a quarter of the height above the base */
 } sb_shape;
 
 /* One convex part of a compound body, in world space as the body is now, with the fields of
@@ -578,7 +585,8 @@ typedef enum sb_shape {
  * distribution (parts that overlap count twice); each part collides on its own.
  * sb_default_body_part() gives the defaults in brackets and no geometry. */
 typedef struct sb_body_part {
-    sb_shape shape;             /* SB_SHAPE_SPHERE, _BOX, _CONVEX_HULL or _CAPSULE (SB_SHAPE_BOX) */
+    sb_shape shape;             /* SB_SHAPE_SPHERE, _BOX, _CONVEX_HULL, _CAPSULE, _CYLINDER or _CONE
+                                   (SB_SHAPE_BOX) */
     int32_t vertex_count;
     const double *vertices;     /* vertex_count x 3: hull points */
     int32_t triangle_count;
@@ -600,10 +608,11 @@ typedef struct sb_body_def {
     const double *vertices;     /* vertex_count x 3: hull points, mesh; mass properties when closed */
     int32_t triangle_count;
     const int32_t *triangles;   /* triangle_count x 3: a closed mesh gives the mass distribution */
-    double center[3];           /* sphere, box and capsule centre */
-    double radius;              /* sphere and capsule, m */
-    double half_extents[3];     /* box, m; capsule: [2], half its segment's length */
-    double rotation[4];         /* box and capsule orientation (w, x, y, z) ((1, 0, 0, 0)) */
+    double center[3];           /* sphere, box, capsule, cylinder and cone centre */
+    double radius;              /* sphere, capsule, cylinder and cone, m */
+    double half_extents[3];     /* box, m; capsule: [2], half its segment's length; cylinder and
+                                   cone: [2], half the height */
+    double rotation[4];         /* box, capsule, cylinder and cone orientation (w, x, y, z) ((1, 0, 0, 0)) */
     double mass;                /* kg, dynamic bodies (1) */
     double friction;            /* a contact uses the product of both bodies' values (0.5) */
     double restitution;         /* bounciness 0..1, product of both bodies' values (0) */
@@ -659,7 +668,8 @@ SB_API sb_body_def sb_default_body_def(void);
 /* Adds a rigid body at the world's current time; its id goes to *out_body. Errors:
  * INVALID_ARGUMENT (a NULL pointer, an unknown type or shape, a dynamic mesh, a value out of
  * range, an explicit integrator, a compound with no parts, too many or a part of another shape
- * than sphere, box, convex hull and capsule), INVALID_MESH (vertices or triangles unusable for the
+ * than sphere, box, convex hull, capsule, cylinder and cone, a cylinder or cone without a
+ * positive radius and height), INVALID_MESH (vertices or triangles unusable for the
  * shape or a part, sizes beyond 1e7 m), SOLVER (no principal axes of inertia), OUT_OF_MEMORY. */
 SB_API sb_result sb_world_add_body(sb_world *world, const sb_body_def *def, sb_body_id *out_body);
 /* Kinematic bodies: moves (in a straight line, turning at a constant rate) to the pose that

@@ -6,6 +6,7 @@
 #include "api_error.h"
 #include "rigid_compound.h"
 #include "rigid_mass_properties.h"
+#include "rigid_round_solid.h"
 
 #define PI 3.14159265358979323846
 
@@ -20,9 +21,9 @@ static sb_result validate_parts(const sb_body_def *d)
     for (int32_t i = 0; i < d->part_count; i++) {
         sb_shape shape = d->parts[i].shape;
         if (shape != SB_SHAPE_SPHERE && shape != SB_SHAPE_BOX && shape != SB_SHAPE_CONVEX_HULL &&
-            shape != SB_SHAPE_CAPSULE)
+            shape != SB_SHAPE_CAPSULE && shape != SB_SHAPE_CYLINDER && shape != SB_SHAPE_CONE)
             return error_set(SB_ERROR_INVALID_ARGUMENT, "compound part %d has shape %d: a part is a sphere, a box, "
-                             "a convex hull or a capsule", (int)i, (int)shape);
+                             "a convex hull, a capsule, a cylinder or a cone", (int)i, (int)shape);
         sb_body_def part = compound_part_def(d, i);
         sb_result r = validate_def(&part);
         if (r != SB_OK) return compound_part_error(r, i);
@@ -35,7 +36,7 @@ static sb_result validate_def(const sb_body_def *d)
     if (!d) return error_set(SB_ERROR_INVALID_ARGUMENT, "body definition is NULL");
     if (d->type < SB_BODY_DYNAMIC || d->type > SB_BODY_STATIC)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "unknown body type %d", (int)d->type);
-    if (d->shape < SB_SHAPE_SPHERE || d->shape > SB_SHAPE_CAPSULE)
+    if (d->shape < SB_SHAPE_SPHERE || d->shape > SB_SHAPE_CONE)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "unknown shape %d", (int)d->shape);
     if (d->shape == SB_SHAPE_COMPOUND) {
         sb_result r = validate_parts(d);
@@ -76,6 +77,10 @@ static sb_result validate_def(const sb_body_def *d)
     if (d->shape == SB_SHAPE_CAPSULE && !(d->radius > 0.0 && d->half_extents[2] >= 0.0))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "a capsule's radius must be positive and its half length "
                          "(half_extents[2]) zero or positive, got %g and %g", d->radius, d->half_extents[2]);
+    if ((d->shape == SB_SHAPE_CYLINDER || d->shape == SB_SHAPE_CONE) && !(d->radius > 0.0 && d->half_extents[2] > 0.0))
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "a %s's radius and half height (half_extents[2]) must be "
+                         "positive, got %g and %g", d->shape == SB_SHAPE_CONE ? "cone" : "cylinder", d->radius,
+                         d->half_extents[2]);
     if (d->type == SB_BODY_DYNAMIC && !(d->mass > 0.0 && isfinite(d->mass)))
         return error_set(SB_ERROR_INVALID_ARGUMENT, "body mass must be positive, got %g", d->mass);
     if (!(d->friction >= 0.0 && isfinite(d->friction)))
@@ -159,6 +164,19 @@ static sb_result build_shape(const sb_body_def *d, rigid_body_model *m, vec3 *ce
         m->segment[0] = v3_sub(*center, half), m->segment[1] = v3_add(*center, half);
         return SB_OK;
     }
+    case SB_SHAPE_CYLINDER:
+    case SB_SHAPE_CONE: { /* along its own z axis: base at -half, top or apex at +half */
+        bool cone = d->shape == SB_SHAPE_CONE;
+        m->shape = cone ? SHAPE_CONE : SHAPE_CYLINDER;
+        m->segment_radius = d->radius;
+        quat q = q_normalize((quat){d->rotation[0], d->rotation[1], d->rotation[2], d->rotation[3]});
+        vec3 half = v3_scale(m3_mul_v(q_to_m3(q), v3(0, 0, 1)), d->half_extents[2]);
+        *center = v3_load(d->center);
+        m->segment[0] = v3_sub(*center, half), m->segment[1] = v3_add(*center, half);
+        if (!rigid_round_solid_proxy(cone, m->segment[0], m->segment[1], d->radius, &m->hull))
+            return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory");
+        return SB_OK;
+    }
     case SB_SHAPE_COMPOUND:
         return compound_build(d, m, center, build_shape);
     default:
@@ -192,6 +210,10 @@ static bool solid_properties(const sb_body_def *d, const rigid_body_model *m, ma
     if (d->shape == SB_SHAPE_COMPOUND) return compound_properties(d, m, mp);
     if (d->shape == SB_SHAPE_CAPSULE) {
         capsule_mass_properties(m->segment[0], m->segment[1], m->segment_radius, mp);
+        return true;
+    }
+    if (d->shape == SB_SHAPE_CYLINDER || d->shape == SB_SHAPE_CONE) {
+        round_solid_mass_properties(d->shape == SB_SHAPE_CONE, m->segment[0], m->segment[1], m->segment_radius, mp);
         return true;
     }
     if (d->shape == SB_SHAPE_SPHERE) {
@@ -274,9 +296,10 @@ static sb_result shape_to_body_frame(const sb_body_def *d, rigid_body_model *m, 
 {
     mat3 rt = m3_transpose(q_to_m3(q));
     vec3 shift = v3_scale(m3_mul_v(rt, x), -1.0);
-    if (m->shape == SHAPE_POLYTOPE) {
+    if (m->shape == SHAPE_POLYTOPE || m->shape == SHAPE_CYLINDER || m->shape == SHAPE_CONE) {
         polytope_transform(&m->hull, rt, shift);
         m->radius = m->hull.radius;
+        for (int k = 0; m->shape != SHAPE_POLYTOPE && k < 2; k++) m->segment[k] = v3_add(m3_mul_v(rt, m->segment[k]), shift);
     } else if (m->shape == SHAPE_MESH) {
         return build_mesh(d, m, rt, shift);
     } else if (m->shape == SHAPE_COMPOUND) {
@@ -429,7 +452,7 @@ aabb rigid_body_bounds(const rigid_body *b, double margin)
     const rigid_body_model *m = &b->model;
     const rigid_body_state *s = &b->state;
     aabb box = aabb_empty();
-    if (m->shape == SHAPE_POLYTOPE) {
+    if (m->shape == SHAPE_POLYTOPE || m->shape == SHAPE_CYLINDER || m->shape == SHAPE_CONE) {
         for (int32_t i = 0; i < m->hull.vertex_count; i++)
             box = aabb_add_point(box, v3_add(s->x, m3_mul_v(s->R, m->hull.vertices[i])));
     } else if (m->shape == SHAPE_CAPSULE) {

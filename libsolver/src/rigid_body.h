@@ -13,16 +13,19 @@
  * which wake together): one that starts asleep, its own (rigid_sleep.h). */
 enum { SLEEP_AWAKE = -1 };
 
-typedef enum shape_kind { SHAPE_SPHERE, SHAPE_POLYTOPE, SHAPE_MESH, SHAPE_COMPOUND, SHAPE_CAPSULE } shape_kind;
+typedef enum shape_kind {
+    SHAPE_SPHERE, SHAPE_POLYTOPE, SHAPE_MESH, SHAPE_COMPOUND, SHAPE_CAPSULE, SHAPE_CYLINDER, SHAPE_CONE
+} shape_kind;
 
 /* A compound body's convex part in the body frame: a sphere (centre, radius), a capsule (the
- * points within radius of a segment) or a polytope. */
+ * points within radius of a segment), a cylinder or cone (radius, its axis in segment, its
+ * circumscribed polytope in hull) or a polytope. */
 typedef struct rigid_part {
-    shape_kind shape;           /* SHAPE_SPHERE, SHAPE_CAPSULE or SHAPE_POLYTOPE */
+    shape_kind shape;           /* SHAPE_SPHERE, _CAPSULE, _CYLINDER, _CONE or _POLYTOPE */
     vec3 center;                /* sphere and capsule centre */
-    double radius;              /* sphere and capsule radius */
-    vec3 segment[2];            /* capsule: its core segment's ends */
-    polytope hull;              /* SHAPE_POLYTOPE */
+    double radius;              /* sphere, capsule, cylinder and cone radius */
+    vec3 segment[2];            /* capsule: its core segment's ends; cylinder, cone: base and top centre */
+    polytope hull;              /* SHAPE_POLYTOPE; cylinder and cone: the circumscribed polytope */
     /* where a placed copy of the hull starts in the narrow phase's arrays (rigid_narrowphase.c):
      * vertices, normals (faces, then 2 per edge), offsets */
     int32_t first_vertex, first_normal, first_offset;
@@ -34,9 +37,11 @@ typedef struct rigid_body_model {
     int type;                   /* sb_body_type */
     shape_kind shape;
     double radius;              /* sphere; for any shape, the body's reach from its centre */
-    polytope hull;              /* SHAPE_POLYTOPE, body frame */
-    vec3 segment[2];            /* SHAPE_CAPSULE, body frame: its core segment's ends */
-    double segment_radius;      /* SHAPE_CAPSULE: its radius */
+    polytope hull;              /* SHAPE_POLYTOPE, body frame; SHAPE_CYLINDER and SHAPE_CONE: the
+                                   circumscribed prism or pyramid (rigid_round_solid.h) */
+    vec3 segment[2];            /* SHAPE_CAPSULE, body frame: its core segment's ends; SHAPE_CYLINDER
+                                   and SHAPE_CONE: its axis, base centre then top centre or apex */
+    double segment_radius;      /* SHAPE_CAPSULE, SHAPE_CYLINDER, SHAPE_CONE: its radius */
     int32_t mesh_vertex_count, mesh_triangle_count;
     double *mesh_vertices;      /* SHAPE_MESH, body frame */
     int32_t *mesh_triangles;

@@ -37,8 +37,9 @@ sb_result compound_build(const sb_body_def *d, rigid_body_model *m, vec3 *center
         rigid_body_model built = {0};
         vec3 c;
         sb_result r = build(&part, &built, &c);
-        m->parts[i] = (rigid_part){.shape = built.shape, .center = c, .radius = built.radius, .hull = built.hull,
-                                   .segment = {built.segment[0], built.segment[1]}};
+        bool round = built.shape == SHAPE_CYLINDER || built.shape == SHAPE_CONE;
+        m->parts[i] = (rigid_part){.shape = built.shape, .center = c, .radius = round ? built.segment_radius : built.radius,
+                                   .hull = built.hull, .segment = {built.segment[0], built.segment[1]}};
         if (r != SB_OK) return compound_part_error(r, i);
         sum = v3_add(sum, c);
     }
@@ -53,7 +54,9 @@ void compound_to_body_frame(rigid_body_model *m, mat3 rt, vec3 shift)
     for (int32_t i = 0; i < m->part_count; i++) {
         rigid_part *p = &m->parts[i];
         p->center = v3_add(m3_mul_v(rt, p->center), shift);
-        if (p->shape == SHAPE_POLYTOPE) {
+        if (p->shape == SHAPE_POLYTOPE || p->shape == SHAPE_CYLINDER || p->shape == SHAPE_CONE) {
+            for (int k = 0; p->shape != SHAPE_POLYTOPE && k < 2; k++)
+                p->segment[k] = v3_add(m3_mul_v(rt, p->segment[k]), shift);
             polytope_transform(&p->hull, rt, shift);
             m->radius = fmax(m->radius, p->hull.radius);
             p->first_vertex = m->placed_vertices, p->first_normal = m->placed_normals;

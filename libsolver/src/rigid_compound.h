@@ -1,4 +1,5 @@
-/* Compound bodies: several convex parts (spheres, boxes, convex hulls) as one rigid body.
+/* Compound bodies: several convex parts (spheres, boxes, convex hulls, capsules, cylinders,
+ * cones) as one rigid body.
  * Each part is described, checked and built as a body of its shape would be (its fields are
  * those of sb_body_def of the same names); their solids add up to the body's mass properties
  * (rigid_mass_properties.c: mass_properties_combine), and each collides on its own

@@ -6,6 +6,7 @@
 #include "collision_geometry.h"
 #include "rigid_capsule.h"
 #include "rigid_compound.h"
+#include "rigid_round_solid.h"
 
 
 enum { MESH_CONTACTS_MAX = 8 };
@@ -69,7 +70,7 @@ static bool place_polytope(const rigid_body *body, placed_polytope *slot)
     } else {
         for (int32_t i = 0; i < m->part_count; i++) {
             const rigid_part *part = &m->parts[i];
-            if (part->shape == SHAPE_POLYTOPE)
+            if (part->shape == SHAPE_POLYTOPE || part->shape == SHAPE_CYLINDER || part->shape == SHAPE_CONE)
                 place_hull(body, &part->hull, slot->v + part->first_vertex, slot->n + part->first_normal,
                            slot->o + part->first_offset);
         }
@@ -133,6 +134,7 @@ static bool make_triangle(triangle_poly *t, vec3 a, vec3 b, vec3 c, vec3 toward)
 typedef struct mesh_query {
     const rigid_body *mesh;
     const world_poly *poly; /* NULL for a sphere or capsule */
+    const round_solid *solid; /* a cylinder or cone (poly its proxy), or NULL */
     const vec3 *segment;    /* the capsule's core, NULL for a sphere or polytope */
     vec3 center;            /* the sphere's centre, or a point inside the polytope */
     double radius;          /* the sphere's */
@@ -174,7 +176,8 @@ static void visit_mesh_triangle(void *ctx, int32_t tri)
     if (q->poly || q->segment) {
         triangle_poly t;
         if (!make_triangle(&t, p[0], p[1], p[2], q->center)) return;
-        n = q->poly ? collide_polys(q->poly, &t.poly, q->margin, c)
+        n = q->solid  ? round_solid_poly(q->solid, &t.poly, q->margin, c)
+            : q->poly ? collide_polys(q->poly, &t.poly, q->margin, c)
                     : capsule_poly(q->segment[0], q->segment[1], q->radius, &t.poly, q->margin, c);
     } else {
         double bary[3];
@@ -195,10 +198,10 @@ static void visit_mesh_triangle(void *ctx, int32_t tri)
 
 /* A convex shape (a polytope, or with poly NULL the sphere (center, radius)) whose world bounds
  * grown by the margin are `world` against the triangles of a mesh. */
-static int32_t convex_mesh(const world_poly *poly, const vec3 *segment, vec3 center, double radius, aabb world,
-                           const rigid_body *mesh, double margin, rigid_contact *out)
+static int32_t convex_mesh(const world_poly *poly, const round_solid *solid, const vec3 *segment, vec3 center,
+                           double radius, aabb world, const rigid_body *mesh, double margin, rigid_contact *out)
 {
-    mesh_query q = {.mesh = mesh, .poly = poly, .segment = segment, .center = center, .radius = radius,
+    mesh_query q = {.mesh = mesh, .poly = poly, .solid = solid, .segment = segment, .center = center, .radius = radius,
                     .margin = margin, .count = 0};
     /* the convex shape's bounds in the mesh's frame */
     aabb local = aabb_empty();
@@ -231,7 +234,9 @@ typedef struct placed_part {
     vec3 center;     /* the sphere's or capsule's centre, or a point inside the polytope */
     double radius;   /* the sphere's or capsule's */
     vec3 segment[2]; /* the capsule's core (a sphere's: its centre twice) */
-    world_poly poly; /* the polytope */
+    world_poly poly; /* the polytope (a cylinder's or cone's proxy) */
+    bool round;      /* a cylinder or cone: */
+    round_solid solid;
     aabb box;        /* world bounds */
 } placed_part;
 
@@ -292,20 +297,46 @@ static int32_t round_capsule(const placed_part *a, const placed_part *b, double 
     return 1;
 }
 
+/* Contacts turned round: computed with A and B swapped (normal from A to B, points on A),
+ * now from B to A with the points on B. */
+static int32_t turned_round(rigid_contact *c, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++) {
+        c[i].point = v3_madd(c[i].point, c[i].normal, c[i].separation);
+        c[i].normal = v3_scale(c[i].normal, -1.0);
+    }
+    return n;
+}
+
+/* A cylinder or cone and any convex shape (rigid_round_solid.h); contacts as collide_parts'. */
+static int32_t collide_round(const placed_part *a, const placed_part *b, double margin, rigid_contact *c)
+{
+    bool ball_a = a->sphere && !a->capsule, ball_b = b->sphere && !b->capsule;
+    if (ball_a || ball_b) { /* the sphere's centre against the solid's true surface */
+        const placed_part *ball = ball_a ? a : b, *solid = ball_a ? b : a;
+        vec3 nearest, outward;
+        double sep = round_solid_distance(&solid->solid, ball->center, &nearest, &outward) - ball->radius;
+        if (sep > margin) return 0;
+        if (ball_b) c[0] = (rigid_contact){v3_madd(ball->center, outward, -ball->radius), v3_scale(outward, -1.0), sep};
+        else c[0] = (rigid_contact){nearest, outward, sep};
+        return 1;
+    }
+    if (a->capsule) return capsule_poly(a->segment[0], a->segment[1], a->radius, &b->poly, margin, c);
+    if (b->capsule) return turned_round(c, capsule_poly(b->segment[0], b->segment[1], b->radius, &a->poly, margin, c));
+    if (a->round) return round_solid_poly(&a->solid, &b->poly, margin, c);
+    return turned_round(c, round_solid_poly(&b->solid, &a->poly, margin, c));
+}
+
 /* Two convex shapes; contacts (normal from B to A, points on B) into out[]. */
 static int32_t collide_parts(const placed_part *a, const placed_part *b, double margin, rigid_contact *c)
 {
+    if (a->round || b->round) return collide_round(a, b, margin, c);
     if (!a->sphere && !b->sphere) return collide_polys(&a->poly, &b->poly, margin, c);
     if (a->capsule || b->capsule) {
         if (a->sphere && b->sphere) return round_capsule(a, b, margin, c);
         if (a->capsule) return capsule_poly(a->segment[0], a->segment[1], a->radius, &b->poly, margin, c);
         /* polytope a, capsule b: from the capsule's side, turned round onto its surface */
-        int32_t n = capsule_poly(b->segment[0], b->segment[1], b->radius, &a->poly, margin, c);
-        for (int32_t i = 0; i < n; i++) {
-            c[i].point = v3_madd(c[i].point, c[i].normal, c[i].separation);
-            c[i].normal = v3_scale(c[i].normal, -1.0);
-        }
-        return n;
+        return turned_round(c, capsule_poly(b->segment[0], b->segment[1], b->radius, &a->poly, margin, c));
     }
     if (a->sphere && b->sphere) {
         vec3 d = v3_sub(a->center, b->center);
@@ -335,6 +366,12 @@ static placed_part whole_part(const rigid_body *body, const world_poly *poly)
                      .radius = capsule ? m->segment_radius : m->radius, .segment = {body->state.x, body->state.x}};
     for (int k = 0; capsule && k < 2; k++) p.segment[k] = v3_add(body->state.x, m3_mul_v(body->state.R, m->segment[k]));
     if (!p.sphere) p.poly = *poly;
+    if (m->shape == SHAPE_CYLINDER || m->shape == SHAPE_CONE) {
+        p.round = true;
+        p.solid = round_solid_placed(m->shape == SHAPE_CONE, body->state.x, body->state.R, m->segment[0], m->segment[1],
+                                     m->segment_radius, *poly);
+        p.center = p.solid.proxy.center;
+    }
     p.box = rigid_body_bounds(body, 0.0);
     return p;
 }
@@ -354,6 +391,11 @@ static placed_part compound_part(const rigid_body *body, const placed_polytope *
         p.poly = (world_poly){h->vertex_count, h->face_count, h->edge_count, slot->v + part->first_vertex, n,
                               slot->o + part->first_offset, h->face_first, h->face_loops, h->edges,
                               n + h->face_count, h->edge_faces, p.center};
+    }
+    if (part->shape == SHAPE_CYLINDER || part->shape == SHAPE_CONE) {
+        p.round = true;
+        p.solid = round_solid_placed(part->shape == SHAPE_CONE, body->state.x, body->state.R, part->segment[0],
+                                     part->segment[1], part->radius, p.poly);
     }
     p.box = compound_part_bounds(part, body->state.x, body->state.R);
     return p;
@@ -411,8 +453,8 @@ static bool collide_compound(const rigid_body *a, const rigid_body *b, double ma
         s->parts = more, s->part_capacity = na + nb;
     }
     world_poly pa, pb;
-    bool poly_a = a->model.shape == SHAPE_POLYTOPE || a->model.shape == SHAPE_COMPOUND;
-    bool poly_b = b->model.shape == SHAPE_POLYTOPE || b->model.shape == SHAPE_COMPOUND;
+    bool poly_a = a->model.shape != SHAPE_SPHERE && a->model.shape != SHAPE_CAPSULE; /* a mesh never */
+    bool poly_b = b->model.shape != SHAPE_SPHERE && b->model.shape != SHAPE_CAPSULE && !mesh_b;
     if (!place_pair(a, b, poly_a, poly_b, s, &pa, &pb)) return false;
     /* the slots place_pair left a compound's polytopes in */
     const placed_polytope *slot_a = &s->slot[s->slot[0].body == a ? 0 : 1], *slot_b = &s->slot[s->slot[0].body == b ? 0 : 1];
@@ -426,8 +468,8 @@ static bool collide_compound(const rigid_body *a, const rigid_body *b, double ma
         aabb reach = aabb_inflate(parts[i].box, margin);
         if (mesh_b) {
             if (!room_for(s, count, MESH_CONTACTS_MAX)) return false;
-            count += convex_mesh(parts[i].sphere ? NULL : &parts[i].poly, parts[i].capsule ? parts[i].segment : NULL,
-                                 parts[i].center, parts[i].radius, reach, b, margin, s->found + count);
+            count += convex_mesh(parts[i].sphere ? NULL : &parts[i].poly, parts[i].round ? &parts[i].solid : NULL,
+                                 parts[i].capsule ? parts[i].segment : NULL, parts[i].center, parts[i].radius, reach, b, margin, s->found + count);
             continue;
         }
         for (int32_t j = 0; j < nb; j++) {
@@ -450,15 +492,14 @@ bool collide_bodies(const rigid_body *a, const rigid_body *b, double margin, nar
         out->swapped = true;
         return true;
     }
-    if (a->model.shape == SHAPE_COMPOUND || b->model.shape == SHAPE_COMPOUND || a->model.shape == SHAPE_CAPSULE ||
-        b->model.shape == SHAPE_CAPSULE)
+    if (a->model.shape >= SHAPE_COMPOUND || b->model.shape >= SHAPE_COMPOUND) /* compounds, capsules, round solids */
         return collide_compound(a, b, margin, s, out);
     world_poly pa, pb;
     bool poly_a = a->model.shape == SHAPE_POLYTOPE, poly_b = b->model.shape == SHAPE_POLYTOPE;
     if (!place_pair(a, b, poly_a, poly_b, s, &pa, &pb)) return false;
     rigid_contact *c = out->points;
     if (b->model.shape == SHAPE_MESH) {
-        out->count = convex_mesh(poly_a ? &pa : NULL, NULL, a->state.x, a->model.radius, rigid_body_bounds(a, margin),
+        out->count = convex_mesh(poly_a ? &pa : NULL, NULL, NULL, a->state.x, a->model.radius, rigid_body_bounds(a, margin),
                                  b, margin, c);
         return true;
     }

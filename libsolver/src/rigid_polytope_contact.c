@@ -13,7 +13,7 @@ enum { POLYGON_MAX = 256 };
 /* Largest separation of B from the planes of A's faces. Stops at the first face that
  * separates them by more than `margin` (the pair is apart whichever face is the largest), and
  * leaves a face's vertices once they are no farther than the best face (it cannot be chosen). */
-static double face_query(const world_poly *a, const world_poly *b, double margin, int32_t *face)
+double poly_face_query(const world_poly *a, const world_poly *b, double margin, int32_t *face)
 {
     double best = -INFINITY;
     for (int32_t f = 0; f < a->face_count; f++) {
@@ -41,8 +41,8 @@ enum { EDGE_ARCS_MAX = 64, FACE_SIDES_MAX = 64 };
 
 /* Largest separation along the cross products of A's and B's edges that bound a face of the
  * Minkowski difference; stops once one separates them by more than `margin`. */
-static double edge_query(const world_poly *a, const world_poly *b, double margin, int32_t *edge_a, int32_t *edge_b,
-                         vec3 *axis_out)
+double poly_edge_query(const world_poly *a, const world_poly *b, double margin, int32_t *edge_a, int32_t *edge_b,
+                       vec3 *axis_out)
 {
     /* B's arcs (its faces' normals turned round) and their cross products, once per pair
      * rather than once per edge of A: the same numbers minkowski_face would compute */
@@ -97,7 +97,7 @@ static double triangle_area(vec3 a, vec3 b, vec3 c, vec3 n) { return v3_dot(v3_c
 
 /* Keeps at most four points: the deepest, the one farthest from it, and the two that span
  * the largest area with them (Gregorius' contact reduction). */
-static int32_t reduce_four(rigid_contact *c, int32_t count, vec3 normal)
+int32_t reduce_four(rigid_contact *c, int32_t count, vec3 normal)
 {
     if (count <= 4) return count;
     int32_t pick[4] = {0, -1, -1, -1}, picked = 1;
@@ -135,8 +135,8 @@ static int32_t reduce_four(rigid_contact *c, int32_t count, vec3 normal)
 
 /* Clips the incident face of `inc` against the reference face of `ref`; the normal points
  * from B to A, and contact points lie on B. */
-static int32_t face_contact(const world_poly *ref, int32_t face, const world_poly *inc, bool ref_is_b, double margin,
-                            rigid_contact *out)
+int32_t poly_face_contact(const world_poly *ref, int32_t face, const world_poly *inc, bool ref_is_b, double margin,
+                          rigid_contact *out)
 {
     vec3 nr = ref->n[face];
     int32_t inc_face = 0;
@@ -183,12 +183,12 @@ static int32_t face_contact(const world_poly *ref, int32_t face, const world_pol
 int32_t collide_polys(const world_poly *a, const world_poly *b, double margin, rigid_contact *out)
 {
     int32_t fa = -1, fb = -1, ea = -1, eb = -1;
-    double sa = face_query(a, b, margin, &fa);
+    double sa = poly_face_query(a, b, margin, &fa);
     if (sa > margin) return 0;
-    double sb = face_query(b, a, margin, &fb);
+    double sb = poly_face_query(b, a, margin, &fb);
     if (sb > margin) return 0;
     vec3 axis = v3(0, 0, 0);
-    double se = edge_query(a, b, margin, &ea, &eb, &axis);
+    double se = poly_edge_query(a, b, margin, &ea, &eb, &axis);
     if (se > margin) return 0;
     /* prefer faces, they give whole manifolds, and A's face to B's: the other must be clearly
      * better (relative tolerances as in Gregorius' SAT; nearly parallel edges give an axis
@@ -204,8 +204,8 @@ int32_t collide_polys(const world_poly *a, const world_poly *b, double margin, r
         out[0].separation = se;
         return 1;
     }
-    if (sb > face_relative * sa + absolute) return face_contact(b, fb, a, true, margin, out);
-    return face_contact(a, fa, b, false, margin, out);
+    if (sb > face_relative * sa + absolute) return poly_face_contact(b, fb, a, true, margin, out);
+    return poly_face_contact(a, fa, b, false, margin, out);
 }
 
 /* A sphere (centre c, radius r) against a polytope; normal from the polytope to the sphere. */

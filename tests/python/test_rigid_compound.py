@@ -59,7 +59,7 @@ class Settings(unittest.TestCase):
         self.assertIn("Compound Parent with no rigid body children", warnings[0])
 
     def test_a_part_is_convex(self):
-        for shape in ("BOX", "SPHERE", "CONVEX_HULL"):
+        for shape in ("BOX", "SPHERE", "CONVEX_HULL", "CAPSULE", "CYLINDER", "CONE"):
             self.assertEqual(rigid_settings.part_shape(thing("P", shape=shape)), (shape, []))
         shape, warnings = rigid_settings.part_shape(thing("Leg", shape="MESH"))
         self.assertEqual(shape, "CONVEX_HULL")

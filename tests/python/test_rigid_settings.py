@@ -72,11 +72,12 @@ class Settings(unittest.TestCase):
             self.assertIn("Speed", str(caught.exception))
 
     def test_shapes_simbake_lacks_become_hulls_with_a_warning(self):
-        values, warnings = rigid_settings.body_settings(obj(rigid_body=blender_body(collision_shape="CYLINDER")), True)
-        self.assertEqual(values["shape"], "CONVEX_HULL")
-        self.assertIn("cylinder", warnings[0])
-        values, warnings = rigid_settings.body_settings(obj(rigid_body=blender_body(collision_shape="CAPSULE")), True)
-        self.assertEqual((values["shape"], warnings), ("CAPSULE", []))
+        values, warnings = rigid_settings.body_settings(obj(rigid_body=blender_body(collision_shape="TORUS")), True)
+        self.assertEqual(values["shape"], "CONVEX_HULL")  # a shape a later Blender might add
+        self.assertIn("torus", warnings[0])
+        for same in ("CAPSULE", "CYLINDER", "CONE"):
+            values, warnings = rigid_settings.body_settings(obj(rigid_body=blender_body(collision_shape=same)), True)
+            self.assertEqual((values["shape"], warnings), (same, []))
         values, warnings = rigid_settings.body_settings(obj(rigid_body=blender_body(collision_shape="MESH")), True)
         self.assertEqual(values["shape"], "CONVEX_HULL")
         self.assertIn("cannot be a triangle mesh", warnings[0])
@@ -122,6 +123,20 @@ class Shapes(unittest.TestCase):
         self.assertAlmostEqual(geometry["rotation"][3], math.sin(0.25))
         shape, geometry = rigid_settings.shape_geometry("CAPSULE", True, m, cube((1.0, 2.0, 0.5)), None, None)
         self.assertEqual(geometry["half_extents"][2], 0.0)  # shorter than wide: a sphere
+
+    def test_cylinder_and_cone_along_local_z_from_the_scaled_bounding_box(self):
+        # as Blender's: radius the larger half-width (2 m), half height the bounding box's (7.5 m)
+        m = placed(scale=(2.0, 1.0, 3.0))
+        for name in ("CYLINDER", "CONE"):
+            shape, geometry = rigid_settings.shape_geometry(name, True, m, cube((1.0, 2.0, 2.5)), None, None)
+            self.assertEqual(shape, name)
+            self.assertAlmostEqual(geometry["radius"], 2.0)
+            self.assertEqual(geometry["half_extents"][:2], (0.0, 0.0))
+            self.assertAlmostEqual(geometry["half_extents"][2], 7.5)
+            self.assertEqual([round(c, 6) for c in geometry["center"]], [1.0, 2.0, 3.0])
+            self.assertAlmostEqual(geometry["rotation"][3], math.sin(0.25))
+            with self.assertRaises(SettingsError):
+                rigid_settings.shape_geometry(name, True, m, cube((1.0, 2.0, 0.0)), None, None)
 
     def test_flat_box_is_a_mesh_when_it_stays_and_thin_when_it_moves(self):
         flat = cube((1.0, 1.0, 0.0))
