@@ -30,7 +30,7 @@ extern "C" {
 /* ==== Versions and errors ================================================================ */
 
 #define SB_VERSION_MAJOR 0
-#define SB_VERSION_MINOR 15
+#define SB_VERSION_MINOR 16
 #define SB_VERSION_PATCH 0
 /* The minor version changes with every change of the API or of a public struct's layout: a
  * binding works with the major.minor it was written for (the add-on refuses any other). */
