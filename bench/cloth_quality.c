@@ -10,7 +10,8 @@
  * collider mesh (the drape's sphere; the tablecloth's table top, legs and falling bodies) is
  * taken as convex, and depth inside it is measured against its mesh (the least distance below
  * its face planes), so a faceted collider is judged as the solver saw it; a flat piece (a
- * floor plane) has no inside and is skipped there. Output: one JSON object. */
+ * floor plane) has no inside and is skipped there. Output: one JSON object (with the piece the
+ * deepest point is in, -1 for none, and how many cloth vertices are inside some piece). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,7 @@ static void *read_block(FILE *f, size_t count, size_t size)
 /* Deepest point of `points` inside the convex piece made of `faces` (indices into `hull`), 0
  * when all are outside or the piece is flat. */
 static double deepest_inside(const double *points, int32_t count, const double *hull, const int32_t *faces,
-                             int32_t face_count)
+                             int32_t face_count, int32_t *inside)
 {
     double centre[3] = {0, 0, 0}; /* mean of the corners: inside a closed convex piece */
     for (int32_t f = 0; f < face_count; f++)
@@ -65,6 +66,7 @@ static double deepest_inside(const double *points, int32_t count, const double *
         for (int32_t f = 0; f < plane_count && depth > 0; f++)
             depth = fmin(depth, planes[f][3] - (planes[f][0] * p[0] + planes[f][1] * p[1] + planes[f][2] * p[2]));
         if (depth > deepest) deepest = depth;
+        *inside += depth > 0;
     }
     free(planes);
     return deepest;
@@ -76,10 +78,18 @@ static int32_t root(int32_t *parent, int32_t i)
     return i;
 }
 
+/* Where the cloth is inside the colliders: the deepest point, the piece it is in (counted in
+ * the order of the pieces' first triangles, the order the dump writes them: for the tablecloth,
+ * table top, legs, then the bodies) and how many cloth vertices are inside some piece. */
+typedef struct penetration {
+    double deepest;
+    int32_t piece, vertices_inside;
+} penetration;
+
 /* The deepest point of `points` inside any connected piece of the collider mesh, each piece
  * taken as convex (pieces found by union-find over the triangles' corners). */
-static double deepest_inside_pieces(const double *points, int32_t count, const double *hull, int32_t hull_vertices,
-                                    const int32_t *faces, int32_t face_count)
+static penetration deepest_inside_pieces(const double *points, int32_t count, const double *hull,
+                                         int32_t hull_vertices, const int32_t *faces, int32_t face_count)
 {
     int32_t *parent = malloc(sizeof(int32_t) * (size_t)hull_vertices + 1);
     int32_t *piece_faces = malloc(sizeof(int32_t) * 3 * (size_t)face_count + 1);
@@ -87,18 +97,20 @@ static double deepest_inside_pieces(const double *points, int32_t count, const d
     for (int32_t i = 0; i < hull_vertices; i++) parent[i] = i;
     for (int32_t f = 0; f < face_count; f++)
         for (int c = 1; c < 3; c++) parent[root(parent, faces[3 * f + c])] = root(parent, faces[3 * f]);
-    double deepest = 0.0;
-    for (int32_t f = 0; f < face_count; f++) {
+    penetration result = {.deepest = 0.0, .piece = -1, .vertices_inside = 0};
+    for (int32_t f = 0, index = 0; f < face_count; f++) {
         int32_t piece = root(parent, faces[3 * f]);
         if (done[piece]) continue;
         done[piece] = 1;
         int32_t n = 0;
         for (int32_t g = f; g < face_count; g++)
             if (root(parent, faces[3 * g]) == piece) memcpy(&piece_faces[3 * n++], &faces[3 * g], 3 * sizeof(int32_t));
-        deepest = fmax(deepest, deepest_inside(points, count, hull, piece_faces, n));
+        double depth = deepest_inside(points, count, hull, piece_faces, n, &result.vertices_inside);
+        if (depth > result.deepest) result.deepest = depth, result.piece = index;
+        index++;
     }
     free(parent), free(piece_faces), free(done);
-    return deepest;
+    return result;
 }
 
 int main(int argc, char **argv)
@@ -138,9 +150,10 @@ int main(int argc, char **argv)
     if (colliders) collider_prepare_step(w->colliders[0], 0.0, 1.0 / 24.0);
     int64_t self = count_intersections(w->cloths, 1, NULL, 0, true);
     int64_t all = count_intersections(w->cloths, 1, w->colliders, colliders, true);
-    printf("{\"penetration_m\": %.6g, \"intersecting_pairs\": %lld, \"self_intersecting_pairs\": %lld, "
-           "\"max_strain\": %.6g}\n",
-           deepest_inside_pieces(final, nv, sphere, sv, sphere_tris, st), (long long)all, (long long)self, strain);
+    penetration inside = deepest_inside_pieces(final, nv, sphere, sv, sphere_tris, st);
+    printf("{\"penetration_m\": %.6g, \"penetration_piece\": %d, \"vertices_inside\": %d, "
+           "\"intersecting_pairs\": %lld, \"self_intersecting_pairs\": %lld, \"max_strain\": %.6g}\n",
+           inside.deepest, (int)inside.piece, (int)inside.vertices_inside, (long long)all, (long long)self, strain);
     sb_world_destroy(w);
     free(rest), free(final), free(tris), free(sphere), free(sphere_tris);
     return 0;
