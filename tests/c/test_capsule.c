@@ -9,40 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rigid_fixture.h"
 #include "testutil.h"
 
 #define PI 3.14159265358979323846
 
-static sb_world *make_world(void)
-{
-    sb_world_def wd = sb_default_world_def();
-    sb_world *w = NULL;
-    cr_assert_eq(sb_world_create(&wd, &w), SB_OK, "%s", sb_last_error());
-    return w;
-}
-
 static sb_body_def capsule(double x, double y, double z, double r, double half, const double q[4])
 {
-    sb_body_def d = sb_default_body_def();
-    d.shape = SB_SHAPE_CAPSULE;
-    d.center[0] = x, d.center[1] = y, d.center[2] = z;
-    d.radius = r, d.half_extents[2] = half;
-    for (int k = 0; k < 4; k++) d.rotation[k] = q[k];
-    return d;
-}
-
-static sb_body_id add(sb_world *w, const sb_body_def *d)
-{
-    sb_body_id id;
-    cr_assert_eq(sb_world_add_body(w, d, &id), SB_OK, "%s", sb_last_error());
-    return id;
-}
-
-static sb_body_state state_of(sb_world *w, sb_body_id id)
-{
-    sb_body_state s;
-    cr_assert_eq(sb_body_get_state(w, id, &s), SB_OK);
-    return s;
+    return round_solid(SB_SHAPE_CAPSULE, x, y, z, r, half, q);
 }
 
 /* Points of a capsule's surface along z (rings on each hemisphere and the two rims). */
@@ -67,12 +41,12 @@ static double *capsule_points(double r, double half, int n, int32_t *count)
 Test(capsule, mass_properties_are_a_spheres_at_zero_length_and_the_sampled_hulls_when_long)
 {
     const double one[4] = {1, 0, 0, 0};
-    sb_world *w = make_world();
+    sb_world *w = rigid_world();
     sb_body_def ball = capsule(1, 2, 3, 0.4, 0.0, one), sphere = sb_default_body_def();
     sphere.shape = SB_SHAPE_SPHERE, sphere.radius = 0.4;
     sphere.center[0] = 1, sphere.center[1] = 2, sphere.center[2] = 3;
     ball.angular_velocity[0] = sphere.angular_velocity[0] = 2.0;
-    sb_body_state a = state_of(w, add(w, &ball)), b = state_of(w, add(w, &sphere));
+    sb_body_state a = rigid_state(w, rigid_add(w, &ball)), b = rigid_state(w, rigid_add(w, &sphere));
     cr_assert(fabs(a.angular_momentum[0] - b.angular_momentum[0]) < 1e-13, "%.15g vs the sphere's %.15g",
               a.angular_momentum[0], b.angular_momentum[0]);
     cr_assert(fabs(a.angular_momentum[0] - 0.4 * 0.16 * 2.0) < 1e-13);
@@ -93,7 +67,7 @@ Test(capsule, mass_properties_are_a_spheres_at_zero_length_and_the_sampled_hulls
     sb_body_def exact = capsule(0, 0, 0, 0.3, 0.5, q), hull = sb_default_body_def();
     hull.vertex_count = count, hull.vertices = points;
     memcpy(exact.angular_velocity, spin, sizeof spin), memcpy(hull.angular_velocity, spin, sizeof spin);
-    sb_body_state e = state_of(w, add(w, &exact)), h = state_of(w, add(w, &hull));
+    sb_body_state e = rigid_state(w, rigid_add(w, &exact)), h = rigid_state(w, rigid_add(w, &hull));
     for (int k = 0; k < 3; k++)
         cr_assert(fabs(e.angular_momentum[k] - h.angular_momentum[k]) < 3e-3 * fabs(e.angular_momentum[k]) + 1e-9,
                   "L %d: the capsule's %.6f, its sampled hull's %.6f", k, e.angular_momentum[k], h.angular_momentum[k]);
@@ -107,7 +81,7 @@ Test(capsule, mass_properties_are_a_spheres_at_zero_length_and_the_sampled_hulls
 static void roll(const sb_body_def *rolling, double seconds, double *distance, double *spins, int frames)
 {
     const double slope = 15.0 * PI / 180.0;
-    sb_world *w = make_world();
+    sb_world *w = rigid_world();
     sb_body_def ground = sb_default_body_def();
     ground.type = SB_BODY_STATIC, ground.shape = SB_SHAPE_BOX;
     ground.half_extents[0] = 20, ground.half_extents[1] = 20, ground.half_extents[2] = 0.5;
@@ -115,15 +89,15 @@ static void roll(const sb_body_def *rolling, double seconds, double *distance, d
     ground.rotation[0] = cos(slope / 2), ground.rotation[2] = sin(slope / 2);
     ground.center[0] = -0.5 * sin(slope), ground.center[2] = -0.5 * cos(slope); /* its top through the origin */
     ground.friction = 1.0;
-    add(w, &ground);
-    sb_body_id id = add(w, rolling);
-    sb_body_state start = state_of(w, id);
+    rigid_add(w, &ground);
+    sb_body_id id = rigid_add(w, rolling);
+    sb_body_state start = rigid_state(w, id);
     for (int f = 1; f <= frames; f++) {
         cr_assert_eq(sb_world_step_to(w, seconds * f / frames), SB_OK, "%s", sb_last_error());
-        sb_body_state now = state_of(w, id);
+        sb_body_state now = rigid_state(w, id);
         spins[f - 1] = now.angular_velocity[1];
     }
-    sb_body_state end = state_of(w, id);
+    sb_body_state end = rigid_state(w, id);
     double dx = end.position[0] - start.position[0], dz = end.position[2] - start.position[2];
     *distance = sqrt(dx * dx + dz * dz);
     sb_world_destroy(w);
@@ -176,7 +150,7 @@ Test(capsule, rolls_down_a_slope_as_a_rolling_body_and_spins_up_smoothly)
 Test(capsule, lies_on_two_points_along_a_box_and_a_mesh)
 {
     for (int mesh = 0; mesh < 2; mesh++) {
-        sb_world *w = make_world();
+        sb_world *w = rigid_world();
         sb_body_def ground = sb_default_body_def();
         solid_mesh plane = plane_mesh(10.0, 0.0);
         ground.type = SB_BODY_STATIC;
@@ -189,13 +163,13 @@ Test(capsule, lies_on_two_points_along_a_box_and_a_mesh)
             ground.half_extents[0] = ground.half_extents[1] = 5, ground.half_extents[2] = 0.5;
             ground.center[2] = -0.5;
         }
-        add(w, &ground);
+        rigid_add(w, &ground);
         /* its axis along x but for 0.1 rad, one end lower: it lands on that end, then lies down */
         const double tilted[4] = {cos(PI / 4 + 0.05), 0, sin(PI / 4 + 0.05), 0};
         sb_body_def d = capsule(0, 0, 0.5, 0.15, 0.4, tilted);
-        sb_body_id id = add(w, &d);
+        sb_body_id id = rigid_add(w, &d);
         cr_assert_eq(sb_world_step_to(w, 2.0), SB_OK, "%s", sb_last_error());
-        sb_body_state st = state_of(w, id);
+        sb_body_state st = rigid_state(w, id);
         double m[16];
         sb_body_get_transform(w, id, m);
         /* its axis, (sin(π/2 + 0.1), 0, cos(π/2 + 0.1)) when added, turned by M: level */
@@ -214,20 +188,20 @@ Test(capsule, lies_on_two_points_along_a_box_and_a_mesh)
 
 Test(capsule, meets_spheres_capsules_and_is_a_part_of_compounds)
 {
-    sb_world *w = make_world();
+    sb_world *w = rigid_world();
     const double one[4] = {1, 0, 0, 0}, along_x[4] = {cos(PI / 4), 0, sin(PI / 4), 0},
                  along_y[4] = {cos(PI / 4), -sin(PI / 4), 0, 0};
     sb_body_def ground = sb_default_body_def();
     ground.type = SB_BODY_STATIC, ground.shape = SB_SHAPE_BOX;
     ground.half_extents[0] = ground.half_extents[1] = 5, ground.half_extents[2] = 0.5;
     ground.center[2] = -0.5;
-    add(w, &ground);
+    rigid_add(w, &ground);
     /* a capsule lying along x, a capsule across it on top, a sphere on that */
     sb_body_def low = capsule(0, 0, 0.1, 0.1, 0.5, along_x), high = capsule(0, 0, 0.31, 0.1, 0.5, along_y);
     sb_body_def ball = sb_default_body_def();
     ball.shape = SB_SHAPE_SPHERE, ball.radius = 0.1, ball.center[2] = 0.52;
     low.friction = high.friction = ball.friction = 1.0;
-    sb_body_id ids[3] = {add(w, &low), add(w, &high), add(w, &ball)};
+    sb_body_id ids[3] = {rigid_add(w, &low), rigid_add(w, &high), rigid_add(w, &ball)};
     /* a static compound of two capsule rails along y under a dynamic box */
     sb_body_part rails[2] = {sb_default_body_part(), sb_default_body_part()};
     for (int k = 0; k < 2; k++) {
@@ -237,20 +211,20 @@ Test(capsule, meets_spheres_capsules_and_is_a_part_of_compounds)
     }
     sb_body_def holder = sb_default_body_def();
     holder.type = SB_BODY_STATIC, holder.shape = SB_SHAPE_COMPOUND, holder.part_count = 2, holder.parts = rails;
-    add(w, &holder);
+    rigid_add(w, &holder);
     sb_body_def box = sb_default_body_def();
     box.shape = SB_SHAPE_BOX, box.center[0] = 3.0, box.center[2] = 0.55;
     box.half_extents[0] = 0.5, box.half_extents[1] = 0.5, box.half_extents[2] = 0.1;
     (void)one;
-    sb_body_id on_part = add(w, &box);
+    sb_body_id on_part = rigid_add(w, &box);
     cr_assert_eq(sb_world_step_to(w, 1.0), SB_OK, "%s", sb_last_error());
     const double heights[3] = {0.1, 0.3, 0.5};
     for (int i = 0; i < 3; i++) {
-        sb_body_state st = state_of(w, ids[i]);
+        sb_body_state st = rigid_state(w, ids[i]);
         cr_assert(fabs(st.position[2] - heights[i]) < 2e-3, "body %d at %.5f m, stacked at %.2f m", i, st.position[2],
                   heights[i]);
     }
-    sb_body_state st = state_of(w, on_part);
+    sb_body_state st = rigid_state(w, on_part);
     cr_assert(fabs(st.position[2] - 0.5) < 2e-3, "the box on the capsule rails at %.5f m, resting at 0.5 m",
               st.position[2]);
     sb_world_destroy(w);
@@ -262,18 +236,18 @@ Test(capsule, meets_spheres_capsules_and_is_a_part_of_compounds)
  * segments do not have, would let it tip over that point and roll off the end). */
 Test(capsule, rests_along_a_parallel_capsule_without_rocking)
 {
-    sb_world *w = make_world();
+    sb_world *w = rigid_world();
     const double along_x[4] = {cos(PI / 4), 0, sin(PI / 4), 0};
     sb_body_def rail = capsule(0, 0, 0.2, 0.2, 0.5, along_x);
     rail.type = SB_BODY_STATIC;
-    add(w, &rail);
+    rigid_add(w, &rail);
     sb_body_def d = capsule(0.3, 0, 0.6, 0.2, 0.5, along_x);
-    sb_body_id id = add(w, &d);
+    sb_body_id id = rigid_add(w, &d);
     double tilt = 0.0, drift = 0.0;
     int least_contacts = 1000;
     for (int frame = 1; frame <= 72; frame++) { /* 3 s at 24 fps */
         cr_assert_eq(sb_world_step_to(w, frame / 24.0), SB_OK, "%s", sb_last_error());
-        sb_body_state st = state_of(w, id);
+        sb_body_state st = rigid_state(w, id);
         double m[16];
         sb_body_get_transform(w, id, m);
         /* its axis, x when added, turned by M (row-major, from the pose it was added in) */
@@ -292,7 +266,7 @@ Test(capsule, rests_along_a_parallel_capsule_without_rocking)
 Test(capsule, bad_capsules_are_refused)
 {
     const double one[4] = {1, 0, 0, 0};
-    sb_world *w = make_world();
+    sb_world *w = rigid_world();
     sb_body_id id = {77};
     sb_body_def d = capsule(0, 0, 0, 0.0, 0.5, one);
     cr_assert_eq(sb_world_add_body(w, &d, &id), SB_ERROR_INVALID_ARGUMENT);

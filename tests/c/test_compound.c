@@ -6,17 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rigid_fixture.h"
 #include "testutil.h"
 
 #define PI 3.14159265358979323846
-
-static sb_world *make_world(void)
-{
-    sb_world_def wd = sb_default_world_def();
-    sb_world *w = NULL;
-    cr_assert_eq(sb_world_create(&wd, &w), SB_OK, "%s", sb_last_error());
-    return w;
-}
 
 static sb_body_part box_part(double cx, double cy, double cz, double hx, double hy, double hz, const double q[4])
 {
@@ -75,7 +68,7 @@ Test(compound, two_boxes_end_to_end_have_the_mass_properties_of_one_long_box)
     box.mass = 6.0;
     memcpy(box.angular_velocity, w0, sizeof w0);
 
-    sb_world *w = make_world();
+    sb_world *w = rigid_world();
     sb_body_state sc = add_and_read(w, &compound), sb = add_and_read(w, &box);
     /* analytic: the long box's centre, and L = R diag(m/12 (b² + c²), ...) Rᵀ ω */
     double local_w[3], inverse[4] = {qn[0], -qn[1], -qn[2], -qn[3]}, local_l[3], l[3];
@@ -114,7 +107,7 @@ Test(compound, a_sphere_and_a_hull_part_add_up_by_the_parallel_axis_theorem)
     double vs = 4.0 / 3.0 * PI, vc = 8.0, density = 2.0;
     d.mass = density * (vs + vc);
     d.angular_velocity[2] = 1.0;
-    sb_world *w = make_world();
+    sb_world *w = rigid_world();
     sb_body_state s = add_and_read(w, &d);
     double c = vc * 4.0 / (vs + vc);
     double iz = density * (0.4 * vs * 1.0 + vs * c * c + vc * (2.0 * 2.0 + 2.0 * 2.0) / 12.0 + vc * (4.0 - c) * (4.0 - c));
@@ -145,7 +138,7 @@ static int32_t table_parts(sb_body_part parts[5], double foot, double tilt)
 /* The table dropped from 0.3 m, tilted 0.15 rad, onto `floor`, for 2.5 s. */
 static void table_lands(const sb_body_def *floor)
 {
-    sb_world *w = make_world();
+    sb_world *w = rigid_world();
     sb_body_id ground, table;
     cr_assert_eq(sb_world_add_body(w, floor, &ground), SB_OK, "%s", sb_last_error());
     sb_body_part parts[5];
@@ -197,7 +190,7 @@ Test(compound, a_dumbbell_of_two_spheres_rolls_on_a_static_compound_and_rests_on
 {
     /* a static floor of two boxes side by side, a dumbbell of two spheres (r = 0.2) joined
      * by a box bar across the seam: it settles with both spheres touching, centre at r */
-    sb_world *w = make_world();
+    sb_world *w = rigid_world();
     const double one[4] = {1, 0, 0, 0};
     sb_body_part floor_parts[2] = {box_part(-2.5, 0, -0.5, 2.5, 5, 0.5, one), box_part(2.5, 0, -0.5, 2.5, 5, 0.5, one)};
     sb_body_def floor = sb_default_body_def();
@@ -235,7 +228,7 @@ static void expect_refused(sb_world *w, const sb_body_def *d, sb_result code, co
 
 Test(compound, bad_parts_are_refused_with_a_message_naming_the_part)
 {
-    sb_world *w = make_world();
+    sb_world *w = rigid_world();
     const double one[4] = {1, 0, 0, 0};
     sb_body_part parts[2] = {box_part(0, 0, 0, 0.5, 0.5, 0.5, one), box_part(1, 0, 0, 0.5, 0.5, 0.5, one)};
     sb_body_def d = sb_default_body_def();
@@ -271,7 +264,7 @@ Test(compound, bad_parts_are_refused_with_a_message_naming_the_part)
 /* The table falling onto a box floor, saved at 0.4 s and resumed in a world built again. */
 static sb_world *table_world(double tilt)
 {
-    sb_world *w = make_world();
+    sb_world *w = rigid_world();
     sb_body_def floor = sb_default_body_def();
     floor.type = SB_BODY_STATIC, floor.shape = SB_SHAPE_BOX;
     floor.center[2] = -0.5;
