@@ -28,12 +28,15 @@ typedef struct world_poly {
 int32_t collide_polys(const world_poly *a, const world_poly *b, double margin, rigid_contact *out);
 /* The pieces of collide_polys: the largest separation of B from A's face planes (stopping
  * once one exceeds `margin`) and its face; the same over the edge pairs bounding a face of the
- * Minkowski difference, the edges and the axis (from A towards B); B's incident face clipped
+ * Minkowski difference, the edges and the axis (from A towards B); those edges' contact at
+ * their closest points, on B's edge; B's incident face clipped
  * against A's face `face` (ref_is_b: the reference face is B's); at most four of `count`
  * contacts (the deepest, the farthest from it, the two spanning the largest area). */
 double poly_face_query(const world_poly *a, const world_poly *b, double margin, int32_t *face);
 double poly_edge_query(const world_poly *a, const world_poly *b, double margin, int32_t *edge_a, int32_t *edge_b,
                        vec3 *axis_out);
+rigid_contact poly_edge_contact(const world_poly *a, int32_t ea, const world_poly *b, int32_t eb, vec3 axis,
+                                double separation);
 int32_t poly_face_contact(const world_poly *ref, int32_t face, const world_poly *inc, bool ref_is_b, double margin,
                           rigid_contact *out);
 int32_t reduce_four(rigid_contact *c, int32_t count, vec3 normal);

@@ -179,6 +179,18 @@ int32_t poly_face_contact(const world_poly *ref, int32_t face, const world_poly 
     return n;
 }
 
+/* The contact of a's edge ea and b's edge eb, apart by `separation` along `axis` (from A to
+ * B): at the closest points, on b's edge. */
+rigid_contact poly_edge_contact(const world_poly *a, int32_t ea, const world_poly *b, int32_t eb, vec3 axis,
+                                double separation)
+{
+    vec3 p0 = a->v[a->edges[2 * ea]], p1 = a->v[a->edges[2 * ea + 1]];
+    vec3 q0 = b->v[b->edges[2 * eb]], q1 = b->v[b->edges[2 * eb + 1]];
+    double s, t;
+    closest_points_segments(p0, p1, q0, q1, &s, &t);
+    return (rigid_contact){v3_madd(q0, v3_sub(q1, q0), t), v3_scale(axis, -1.0), separation};
+}
+
 /* Separating-axis test of two polytopes; contacts (normal from B to A) into out[]. */
 int32_t collide_polys(const world_poly *a, const world_poly *b, double margin, rigid_contact *out)
 {
@@ -195,13 +207,7 @@ int32_t collide_polys(const world_poly *a, const world_poly *b, double margin, r
      * close to a face normal whose separation differs from the face's by round-off) */
     const double edge_relative = 0.9, face_relative = 0.98, absolute = 0.1 * margin;
     if (ea >= 0 && se > edge_relative * fmax(sa, sb) + absolute) {
-        vec3 p0 = a->v[a->edges[2 * ea]], p1 = a->v[a->edges[2 * ea + 1]];
-        vec3 q0 = b->v[b->edges[2 * eb]], q1 = b->v[b->edges[2 * eb + 1]];
-        double s, t;
-        closest_points_segments(p0, p1, q0, q1, &s, &t);
-        out[0].point = v3_madd(q0, v3_sub(q1, q0), t);
-        out[0].normal = v3_scale(axis, -1.0);
-        out[0].separation = se;
+        out[0] = poly_edge_contact(a, ea, b, eb, axis, se);
         return 1;
     }
     if (sb > face_relative * sa + absolute) return poly_face_contact(b, fb, a, true, margin, out);

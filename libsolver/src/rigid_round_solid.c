@@ -213,11 +213,7 @@ int32_t round_solid_poly(const round_solid *s, const world_poly *b, double margi
     /* as collide_polys, faces preferred; here b's face (exact) on a tie */
     const double edge_relative = 0.9, face_relative = 0.98, absolute = 0.1 * margin;
     if (ea >= 0 && se > edge_relative * fmax(sa, sb) + absolute) {
-        vec3 p0 = a->v[a->edges[2 * ea]], p1 = a->v[a->edges[2 * ea + 1]];
-        vec3 q0 = b->v[b->edges[2 * eb]], q1 = b->v[b->edges[2 * eb + 1]];
-        double u, w;
-        closest_points_segments(p0, p1, q0, q1, &u, &w);
-        out[0] = (rigid_contact){v3_madd(q0, v3_sub(q1, q0), w), v3_scale(axis, -1.0), se};
+        out[0] = poly_edge_contact(a, ea, b, eb, axis, se);
         return remeasure(s, out, 1, margin);
     }
     if (sa > face_relative * sb + absolute) {

@@ -5,6 +5,7 @@
 Each test file ends with blender_test.main(), which runs its unittest cases and exits
 non-zero if any fails."""
 
+import math
 import os
 import shutil
 import sys
@@ -86,6 +87,16 @@ def rigid_scene(frames, fps=24):
     scene.rigidbody_world.point_cache.frame_start, scene.rigidbody_world.point_cache.frame_end = 1, frames
     return scene
 
+
+
+def rigid_slope(angle, friction=1.0):
+    """A passive 20 m slab turned by `angle` (radians) about y: downhill is +x, its top surface
+    through the origin."""
+    bpy.ops.mesh.primitive_cube_add(size=2.0, location=(-0.5 * math.sin(angle), 0.0, -0.5 * math.cos(angle)),
+                                    rotation=(0.0, angle, 0.0))
+    slope = bpy.context.object
+    slope.scale = (10.0, 10.0, 0.5)
+    return rigid_body(slope, "PASSIVE", "BOX", friction=friction)
 
 def main():
     suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules["__main__"])

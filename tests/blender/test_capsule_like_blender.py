@@ -22,19 +22,8 @@ RADIUS, DEPTH = 0.2, 1.0  # the cylinder mesh: a capsule of radius 0.2 m and a 0
 
 
 def scene_with_slope():
-    blender_test.empty_scene()
-    scene = bpy.context.scene
-    scene.render.fps = FPS
-    scene.frame_start, scene.frame_end = 1, FRAMES
-    scene.simbake.frame_start, scene.simbake.frame_end = 1, FRAMES
-    bpy.ops.rigidbody.world_add()
-    scene.rigidbody_world.point_cache.frame_start, scene.rigidbody_world.point_cache.frame_end = 1, FRAMES
-    # a 20 m slab turned by the slope about y: downhill is +x; its top surface through the origin
-    bpy.ops.mesh.primitive_cube_add(size=2.0, location=(-0.5 * math.sin(SLOPE), 0.0, -0.5 * math.cos(SLOPE)),
-                                    rotation=(0.0, SLOPE, 0.0))
-    slope = bpy.context.object
-    slope.scale = (10.0, 10.0, 0.5)
-    blender_test.rigid_body(slope, "PASSIVE", "BOX", friction=1.0)
+    scene = blender_test.rigid_scene(FRAMES, FPS)
+    blender_test.rigid_slope(SLOPE)
     # the capsule across the slope (its z along y), resting on it
     bpy.ops.mesh.primitive_cylinder_add(radius=RADIUS, depth=DEPTH, vertices=32,
                                         location=(RADIUS * math.sin(SLOPE), 0.0, RADIUS * math.cos(SLOPE)),

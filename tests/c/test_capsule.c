@@ -202,16 +202,7 @@ Test(capsule, meets_spheres_capsules_and_is_a_part_of_compounds)
     ball.shape = SB_SHAPE_SPHERE, ball.radius = 0.1, ball.center[2] = 0.52;
     low.friction = high.friction = ball.friction = 1.0;
     sb_body_id ids[3] = {rigid_add(w, &low), rigid_add(w, &high), rigid_add(w, &ball)};
-    /* a static compound of two capsule rails along y under a dynamic box */
-    sb_body_part rails[2] = {sb_default_body_part(), sb_default_body_part()};
-    for (int k = 0; k < 2; k++) {
-        rails[k].shape = SB_SHAPE_CAPSULE, rails[k].radius = 0.2, rails[k].half_extents[2] = 1.0;
-        rails[k].center[0] = 3.0 + (k ? 0.3 : -0.3), rails[k].center[2] = 0.2;
-        memcpy(rails[k].rotation, along_y, sizeof along_y);
-    }
-    sb_body_def holder = sb_default_body_def();
-    holder.type = SB_BODY_STATIC, holder.shape = SB_SHAPE_COMPOUND, holder.part_count = 2, holder.parts = rails;
-    rigid_add(w, &holder);
+    add_capsule_rails(w); /* under a dynamic box */
     sb_body_def box = sb_default_body_def();
     box.shape = SB_SHAPE_BOX, box.center[0] = 3.0, box.center[2] = 0.55;
     box.half_extents[0] = 0.5, box.half_extents[1] = 0.5, box.half_extents[2] = 0.1;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rigid_capsule.h"
+#include "rigid_fixture.h"
 #include "testutil.h"
 
 #define PI 3.14159265358979323846
@@ -100,24 +101,12 @@ Test(capsule_flat, a_segment_crossing_under_an_edge_still_meets_it_at_the_edge)
 
 Test(capsule_flat, a_box_on_two_capsule_rails_rests_level_on_four_points)
 {
-    sb_world_def wd = sb_default_world_def();
-    sb_world *w = NULL;
-    cr_assert_eq(sb_world_create(&wd, &w), SB_OK, "%s", sb_last_error());
-    const double along_y[4] = {cos(PI / 4), -sin(PI / 4), 0, 0};
-    sb_body_part rails[2] = {sb_default_body_part(), sb_default_body_part()};
-    for (int k = 0; k < 2; k++) {
-        rails[k].shape = SB_SHAPE_CAPSULE, rails[k].radius = 0.2, rails[k].half_extents[2] = 1.0;
-        rails[k].center[0] = 3.0 + (k ? 0.3 : -0.3), rails[k].center[2] = 0.2;
-        memcpy(rails[k].rotation, along_y, sizeof along_y);
-    }
-    sb_body_def holder = sb_default_body_def();
-    holder.type = SB_BODY_STATIC, holder.shape = SB_SHAPE_COMPOUND, holder.part_count = 2, holder.parts = rails;
+    sb_world *w = rigid_world();
+    add_capsule_rails(w);
     sb_body_def box = sb_default_body_def();
     box.shape = SB_SHAPE_BOX, box.center[0] = 3.0, box.center[2] = 0.55;
     box.half_extents[0] = 0.5, box.half_extents[1] = 0.5, box.half_extents[2] = 0.1;
-    sb_body_id holder_id, box_id;
-    cr_assert_eq(sb_world_add_body(w, &holder, &holder_id), SB_OK, "%s", sb_last_error());
-    cr_assert_eq(sb_world_add_body(w, &box, &box_id), SB_OK, "%s", sb_last_error());
+    sb_body_id box_id = rigid_add(w, &box);
     double lowest = INFINITY, fastest = 0.0;
     for (int frame = 1; frame <= 24; frame++) { /* 1 s; it lands within the first 0.1 s */
         cr_assert_eq(sb_world_step_to(w, frame / 24.0), SB_OK, "%s", sb_last_error());
