@@ -99,7 +99,7 @@ int32_t capsule_poly(vec3 a, vec3 b, double r, const world_poly *p, double margi
             double h = v3_dot(p->n[f], x) - p->o[f];
             if (h > height) height = h, plane = f;
         }
-        if (distance - height <= FLAT_TOLERANCE * (r + sqrt(v3_len2(d)) + fabs(distance))) face = plane;
+        if (distance - height <= FLAT_TOLERANCE * (r + v3_len(d) + fabs(distance))) face = plane;
     }
     double t0, t1;
     if (face >= 0 && clip_to_face(a, d, p, face, &t0, &t1)) { /* along a face: both ends over it */
