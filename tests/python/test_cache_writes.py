@@ -11,7 +11,7 @@ import unittest
 from array import array
 from unittest import mock
 
-from simbake import cache_paths, pc2
+from simbake import cache_owner, cache_paths, pc2
 
 ADDON = os.path.dirname(os.path.dirname(os.path.abspath(pc2.__file__)))
 
@@ -108,6 +108,22 @@ class AtomicPC2Writes(unittest.TestCase):
         writer.detach()
         writer.abort()
         self.assertEqual(os.listdir(self.folder), [])
+
+
+class CopiesLeaveTheOriginalsCache(unittest.TestCase):
+    def test_a_cache_is_held_by_another_blend_only_while_that_blend_exists(self):
+        folder = tempfile.mkdtemp()
+        original, copy = os.path.join(folder, "shot.blend"), os.path.join(folder, "copy.blend")
+        cache = os.path.join(folder, "simbake_cache", "shot", "Flag.pc2")
+        os.makedirs(os.path.dirname(cache))
+        open(cache, "wb").close()
+        self.assertFalse(cache_owner.held_by_other_blend(cache, copy), "no owner file: nobody's")
+        cache_owner.claim(cache, original, "Scene")
+        self.assertFalse(cache_owner.held_by_other_blend(cache, copy), "its .blend is gone")
+        open(original, "wb").close()
+        self.assertTrue(cache_owner.held_by_other_blend(cache, copy))
+        self.assertTrue(cache_owner.held_by_other_blend(cache, ""))  # an unsaved file
+        self.assertFalse(cache_owner.held_by_other_blend(cache, original), "its own")
 
 
 class CacheFolders(unittest.TestCase):
