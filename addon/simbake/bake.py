@@ -12,9 +12,9 @@ from contextlib import ExitStack, contextmanager
 
 import bpy
 
-from . import (budget, cache_owner, checkpoint, failures, fields, keyframes, native, outputs, rigid_bake,
-               rigid_joints, rigid_settings, scene_io, settings, strand_bake, strand_material, transforms,
-               unmapped)
+from . import (budget, cache_owner, cache_paths, checkpoint, failures, fields, keyframes, native, outputs, pc2,
+               rigid_bake, rigid_joints, rigid_settings, scene_io, settings, strand_bake, strand_material,
+               transforms, unmapped)
 from .bake_resume import BakeResume
 from .settings import SettingsError
 
@@ -76,12 +76,15 @@ def bakeable_objects(scene, only=None):
 
 
 def cache_directory(scene_props, bake_token):
-    """Absolute cache folder: relative paths are relative to the .blend. An unsaved file uses
+    """Absolute cache folder: relative paths are relative to the .blend, and the default one
+    is the .blend's own subfolder of it (cache_paths). An unsaved file uses
     a folder of this bake's own (`bake_token`) in the add-on's user data folder (Blender 4.2+
     extensions) or the system's temporary folder: two unsaved scenes baking objects of the same
     name never share a cache. Never inside the add-on's own folder, which an update or
     uninstall deletes."""
-    path = scene_props.cache_dir or "//simbake_cache/"
+    path = scene_props.cache_dir or cache_paths.DEFAULT_FOLDER
+    if bpy.data.filepath:
+        path = cache_paths.folder_setting(path, bpy.data.filepath)
     if path.startswith("//") and not bpy.data.filepath:
         user_folder = getattr(bpy.utils, "extension_path_user", None)
         if user_folder is not None and __package__.startswith("bl_ext."):
@@ -590,6 +593,8 @@ class Bake(BakeResume):
                                            owner=(bpy.data.filepath, self.scene.name))
         except OSError as error:
             raise BakeError(f"{job.obj.name}: cannot write the cache {path}: {error.strerror}") from error
+        except pc2.PC2Busy as error:
+            raise BakeError(f"{job.obj.name}: {error}") from error
 
     def _write_frame(self, job, world_positions, world_matrix=None):
         """A frame of a cloth in its object's space: `world_matrix` is its object's now, if

@@ -36,6 +36,19 @@ def other_owner(cache_path, blend, scene):
     return {"blend": other_blend, "scene": other_scene}
 
 
+def held_by_other_blend(cache_path, blend):
+    """Whether the cache at `cache_path` is the bake of another .blend that still exists: a
+    copy saved from it (Save As) still names the original's cache in its bake record, and
+    freeing or baking the copy again must leave the original's cache alone."""
+    try:
+        with open(owner_path(cache_path)) as f:
+            other_blend = str(json.load(f)["blend"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    ours = os.path.abspath(blend) if blend else ""
+    return bool(other_blend) and other_blend != ours and os.path.exists(other_blend)
+
+
 def release(cache_path):
     try:
         os.remove(owner_path(cache_path))

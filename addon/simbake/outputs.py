@@ -238,9 +238,11 @@ def free(obj):
         if modifier is not None and modifier.type == "MESH_CACHE":
             obj.modifiers.remove(modifier)
         path = record.get("cache_file")
-        if path and os.path.exists(path):
-            os.remove(path)
-        if path:
+        if path and cache_owner.held_by_other_blend(path, bpy.data.filepath):
+            pass  # a copy of the .blend that baked it: the original keeps playing its cache
+        elif path:
+            if os.path.exists(path):
+                os.remove(path)
             cache_owner.release(path)
     elif record.get("output") == "SHAPE_KEYS":
         _remove_shape_keys(obj, record["shape_keys"])

@@ -10,6 +10,11 @@ import struct
 import sys
 from array import array
 
+try:
+    import fcntl  # POSIX advisory locks; Windows has none here and goes without the busy check
+except ImportError:
+    fcntl = None
+
 MAGIC = b"POINTCACHE2\0"
 HEADER = struct.Struct("<12siiffi")
 
@@ -18,9 +23,59 @@ class PC2Error(RuntimeError):
     pass
 
 
+class PC2Busy(PC2Error):
+    """Another writer (another bake, in this Blender or another) is writing the same cache now."""
+
+
+def _open_locked(temp, create):
+    """`temp` opened for reading and writing, not truncated, and locked for this writer alone
+    (an exclusive flock, held until the file is closed: a killed bake's lock goes with it).
+    Opening never truncates, so a writer that finds the lock taken leaves the holder's samples
+    alone. If the name moved on between opening and locking (a finishing writer renamed that
+    file onto its cache), the file locked is no longer the temporary one: open again."""
+    flags = os.O_RDWR | getattr(os, "O_BINARY", 0) | (os.O_CREAT if create else 0)
+    for _ in range(3):
+        handle = os.fdopen(os.open(temp, flags, 0o666), "r+b")
+        if fcntl is None:
+            return handle
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise PC2Busy(f"{temp}: another bake is writing this cache now (the same object of the same "
+                          "scene, or another .blend with the same cache path); wait for it, or give this "
+                          "bake another output or Cache Folder") from None
+        try:
+            same = os.path.samestat(os.fstat(handle.fileno()), os.stat(temp))
+        except FileNotFoundError:
+            same = False
+        if same:
+            return handle
+        handle.close()
+    raise PC2Busy(f"{temp}: other bakes keep replacing this cache; give this bake another output or Cache Folder")
+
+
+def _sync_folder(folder):
+    """A rename into `folder` is on disk too (POSIX; elsewhere a folder cannot be opened)."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
 class PC2Writer:
-    """Streams samples to `path` through a temporary file; the file appears only when
-    every sample has been written and finish() is called. abort() removes it."""
+    """Streams samples to `path` through a temporary file `path.partial` in the same folder,
+    locked while this writer has it open (a second writer of the same path gets PC2Busy); the
+    cache appears only when every sample has been written and finish() is called, which
+    fsyncs the samples and renames the file onto `path` in one step (os.replace): a reader,
+    such as the Mesh Cache modifier of another bake's Blender, sees the old cache whole or
+    the new one whole, never a half-written one. abort() removes it."""
 
     def __init__(self, path, point_count, sample_count, start_frame=1.0, sample_rate=1.0, resume_at=None):
         """resume_at: go on with the temporary file a detached writer left, keeping its first
@@ -32,16 +87,20 @@ class PC2Writer:
         self.start_frame, self.sample_rate = float(start_frame), float(sample_rate)
         self._temp = path + ".partial"
         folder = os.path.dirname(os.path.abspath(path))
-        self._created_folder = None if os.path.isdir(folder) else folder
-        os.makedirs(folder, exist_ok=True)
+        self._created_folders = []  # the folders this writer makes, deepest first
+        while not os.path.isdir(folder) and folder not in self._created_folders:
+            self._created_folders.append(folder)
+            folder = os.path.dirname(folder)
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         header = HEADER.pack(MAGIC, 1, point_count, float(start_frame), float(sample_rate), sample_count)
         if resume_at is None:
-            self._file = open(self._temp, "wb")
+            self._file = _open_locked(self._temp, create=True)
+            self._file.truncate(0)  # a killed bake's leftover, if any
             self._file.write(header)
             return
         keep = HEADER.size + 12 * point_count * resume_at
         try:
-            self._file = open(self._temp, "r+b")
+            self._file = _open_locked(self._temp, create=False)
         except OSError as error:
             raise PC2Error(f"{self._temp}: cannot reopen the cache to resume ({error.strerror})") from error
         if self._file.read(HEADER.size) != header or os.path.getsize(self._temp) < keep:
@@ -86,20 +145,27 @@ class PC2Writer:
         if self.written != self.sample_count:
             self.abort()
             raise PC2Error(f"cache got {self.written} of {self.sample_count} samples")
+        self.sync()
+        os.replace(self._temp, self.path)  # still locked: no other writer has this file meanwhile
         self._file.close()
-        os.replace(self._temp, self.path)
+        _sync_folder(os.path.dirname(os.path.abspath(self.path)))
 
     def abort(self):
-        if not self._file.closed:
-            self._file.close()
-        if os.path.exists(self._temp):
-            os.remove(self._temp)
-        if self._created_folder is not None:  # a folder this writer made, if nothing else is in it
+        if self._file.closed and os.path.exists(self._temp):  # detached: lock it again, unless another has
             try:
-                os.rmdir(self._created_folder)
-            except OSError:
+                self._file = _open_locked(self._temp, create=False)
+            except (PC2Busy, OSError):
                 pass
-            self._created_folder = None
+        if not self._file.closed:  # removed while still locked: never another writer's file
+            if os.path.exists(self._temp):
+                os.remove(self._temp)
+            self._file.close()
+        for folder in self._created_folders:  # the folders this writer made, if nothing else is in them
+            try:
+                os.rmdir(folder)
+            except OSError:
+                break
+        self._created_folders = []
 
     def __enter__(self):
         return self

@@ -119,7 +119,8 @@ class SimBakeSceneSettings(bpy.types.PropertyGroup):
                              description="Relative residual at which each step's linear solve stops "
                                          "(Blender's own cloth stops at 1e-2)")
     cache_dir: StringProperty(name="Cache Folder", default="//simbake_cache/", subtype="DIR_PATH",
-                              description="Where cloth caches go ('//' is the .blend file's folder)")
+                              description="Where cloth caches go ('//' is the .blend file's folder; the default "
+                                          "gives each .blend a subfolder of its own)")
     cloth_output: EnumProperty(
         name="Cloth Output", default="MESH_CACHE",
         items=[("MESH_CACHE", "Mesh Cache", "A PC2 file and a Mesh Cache modifier named SimBake"),

@@ -36,8 +36,9 @@ class RecordingBake(bake.Bake):
 
 class CacheOwners(unittest.TestCase):
     """Bakes never share a cache: two unsaved scenes (two Blender windows, two scripted jobs)
-    baking objects of the same name each get a folder of their own, and a bake refuses a cache
-    path another .blend's bake holds."""
+    baking objects of the same name each get a folder of their own, so do saved files with the
+    default Cache Folder (a subfolder per .blend), and a bake refuses a cache path another
+    .blend's bake holds (a Cache Folder both chose)."""
 
     def flag(self, drop):
         obj = blender_test.grid_object("Flag", location=(0.0, 0.0, drop))
@@ -65,8 +66,32 @@ class CacheOwners(unittest.TestCase):
         self.assertEqual(bpy.ops.simbake.free_bake(), {"FINISHED"})
         self.assertFalse(os.path.exists(second_cache))
 
+    def test_a_copy_saved_beside_its_original_bakes_into_its_own_cache(self):
+        folder = blender_test.empty_scene()
+        self.flag(1.0)
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
+        bpy.ops.wm.save_mainfile()
+        cache = self.cache_of(bpy.data.objects["Flag"])
+        with open(cache, "rb") as f:
+            before = f.read()
+        bpy.ops.wm.save_as_mainfile(filepath=os.path.join(folder, "copy.blend"))
+        bpy.context.scene.simbake.frame_end = 5  # another bake: fewer frames
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
+        copy_cache = self.cache_of(bpy.data.objects["Flag"])
+        self.assertEqual(copy_cache, os.path.join(folder, "simbake_cache", "copy", "Flag.pc2"))
+        self.assertEqual(cache, os.path.join(folder, "simbake_cache", "scene", "Flag.pc2"))
+        with open(cache, "rb") as f:
+            self.assertEqual(f.read(), before, "the copy's bake overwrote the original's cache")
+        with open(copy_cache, "rb") as f:
+            self.assertNotEqual(f.read(), before)
+        self.assertEqual(bpy.ops.simbake.free_bake(), {"FINISHED"})  # the copy's, not the original's
+        self.assertFalse(os.path.exists(copy_cache))
+        with open(cache, "rb") as f:
+            self.assertEqual(f.read(), before, "freeing the copy's bake removed the original's cache")
+
     def test_a_cache_another_blend_holds_is_refused_and_kept(self):
         folder = blender_test.empty_scene()
+        bpy.context.scene.simbake.cache_dir = "//caches/"  # a folder the user chose, shared by both files
         self.flag(1.0)
         self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
         bpy.ops.wm.save_mainfile()
@@ -76,6 +101,7 @@ class CacheOwners(unittest.TestCase):
         # another .blend in the same folder, with an object of the same name
         bpy.ops.wm.read_factory_settings(use_empty=True)
         bpy.ops.wm.save_as_mainfile(filepath=os.path.join(folder, "other.blend"))
+        bpy.context.scene.simbake.cache_dir = "//caches/"
         self.flag(2.0)
         with self.assertRaises(RuntimeError) as caught:
             bpy.ops.simbake.bake()
@@ -132,7 +158,8 @@ class CurtainBake(unittest.TestCase):
         self.assertEqual(record["output"], "MESH_CACHE")
         cache = record["cache_file"]
         self.assertTrue(os.path.isfile(cache))
-        self.assertEqual(os.path.dirname(cache), os.path.join(self.folder, "simbake_cache"))
+        # the default Cache Folder: a subfolder of //simbake_cache/ named after the .blend
+        self.assertEqual(os.path.dirname(cache), os.path.join(self.folder, "simbake_cache", "curtain"))
         modifier = self.curtain.modifiers[0]
         self.assertEqual((modifier.name, modifier.type, modifier.cache_format), ("SimBake", "MESH_CACHE", "PC2"))
         self.assertEqual(modifier.frame_start, 1)

@@ -72,8 +72,8 @@ class SampleScenes(unittest.TestCase):
                 after = blender_test.objects_state()
                 for key in before:
                     self.assertEqual(after[key], before[key], f"{name}: free bake left {key} changed")
-                leftovers = os.listdir(os.path.join(self.folder, "simbake_cache")) \
-                    if os.path.isdir(os.path.join(self.folder, "simbake_cache")) else []
+                leftovers = [name for _, _, names in os.walk(os.path.join(self.folder, "simbake_cache"))
+                             for name in names]
                 self.assertEqual(leftovers, [], f"{name}: cache files left after free bake")
 
     def assert_moves(self, name, targets):

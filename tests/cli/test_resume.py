@@ -75,7 +75,8 @@ class Resume(unittest.TestCase):
         self.assertIn("resuming at frame 7", done.stdout)
         self.assertEqual(done.stdout.count("SimBake: frame "), 9, "frames 8-16 only")
         self.assertFalse(os.path.exists(f"{out}/scene.blend.resume"), "a whole bake leaves no checkpoint")
-        self.assertFalse([name for name in os.listdir(f"{out}/simbake_cache") if name.endswith(".partial")])
+        self.assertFalse([name for _, _, names in os.walk(f"{out}/simbake_cache") for name in names
+                          if name.endswith(".partial")])
         self.assert_same_bake(out)
 
     def test_a_killed_bake_resumes_from_its_last_checkpoint(self):
