@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "collision_geometry.h"
+#include "coupled_solve.h"
 #include "linalg_cg.h"
 
 /* A contact starts within the contact distance, or within CONTACT_START times it for a vertex
@@ -242,7 +243,10 @@ void contacts_after_solve(cloth *c, collider *const *colliders, double h)
         /* what the collider gave the vertex over the step: the constraint's force and the
          * sliding friction, each held for h (released or not, the solve applied them) */
         vec3 friction = v3_load(&c->scratch.external_force[3 * (size_t)i]);
-        react(c, col, i, vc->normal, v3_scale(v3_add(f, friction), h));
+        /* a body that feels the cloth took the constraint's part in the solve (coupled_solve.h):
+         * all of it where the vertex sticks, the normal part where it slides */
+        vec3 taken = col->scratch.pushes_body ? coupled_held_part(c, i, f) : v3(0, 0, 0);
+        react(c, col, i, vc->normal, v3_scale(v3_add(v3_sub(f, taken), friction), h));
         double fn = v3_dot(f, vc->normal);
         if (fn < 0.0) { /* the surface would have to pull: let go */
             vc->released = 1;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cloth_forces.h"
+#include "coupled_solve.h"
 #include "wall_clock.h"
 
 static bool in_contact(const cloth *c, int32_t v) { return c->state.contacts[v].collider >= 0 || c->state.collided[v]; }
@@ -119,8 +120,11 @@ step_outcome cloth_implicit_step(cloth *c, double t, double h, const implicit_pa
     cg_filter filter = {c->scratch.filter_kind, c->scratch.filter_proj};
     cloth_scratch *s = &c->scratch;
     cg_rank_one pressure = {s->pressure_gradient, s->pressure_sigma};
-    cg_result cg = cg_solve_rank_one(&s->system, &pressure, s->rhs, &filter, s->z, s->dv, params->cg_tolerance,
-                                     params->cg_max_iterations, &s->cg, &c->state.cg);
+    /* held on a body that feels the cloth: the body in the solve (coupled_solve.h) */
+    cg_result cg = coupled_any(c, params->coupling)
+                       ? coupled_solve(c, params->coupling, params->cg_tolerance, params->cg_max_iterations)
+                       : cg_solve_rank_one(&s->system, &pressure, s->rhs, &filter, s->z, s->dv, params->cg_tolerance,
+                                           params->cg_max_iterations, &s->cg, &c->state.cg);
     report->assembly_seconds = built - start, report->solve_seconds = wall_seconds() - built;
     report->cg_iterations = cg.iterations;
     report->cg_residual = cg.relative_residual;

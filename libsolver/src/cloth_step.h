@@ -13,6 +13,7 @@ typedef struct implicit_params {
     double max_strain_change;
     double max_speed;          /* a free vertex faster than this: the energy blew up */
     field_list fields;         /* the world's fields on this cloth (time: ignored, the step's end) */
+    const struct coupled_bodies *coupling; /* bodies solved with the cloth (coupled_solve.h), or NULL */
 } implicit_params;
 
 typedef enum step_outcome {

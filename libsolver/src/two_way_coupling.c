@@ -1,5 +1,6 @@
 #include "two_way_coupling.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "cloth.h"
@@ -113,5 +114,76 @@ void coupling_strain_limit(sb_world *w, cloth *c, double h)
         vec3 dv = v3_sub(v3_load(&c->scratch.v_new[at]), v3_load(&c->scratch.v_before_limit[at]));
         collider_react(w->colliders[k], v3_scale(dv, (STRAIN_HEAVY_FACTOR - 1.0) * c->model.mass[i]),
                        v3_load(&c->scratch.x_new[at]));
+    }
+}
+
+bool coupling_begin_solves(const sb_world *w, double h, coupled_bodies *cb)
+{
+    *cb = (coupled_bodies){.h = h, .colliders = w->colliders, .collider_count = w->collider_count};
+    int32_t pushing = 0;
+    for (int32_t k = 0; k < w->collider_count; k++) pushing += w->colliders[k]->scratch.pushes_body;
+    if (pushing == 0) return true;
+    int32_t *body_slot = malloc((size_t)w->rigid.body_count * sizeof *body_slot);
+    cb->slot = malloc((size_t)w->collider_count * sizeof *cb->slot);
+    cb->bodies = calloc((size_t)pushing, sizeof *cb->bodies);
+    double *work = cb->work = calloc(COUPLED_BODY_WORK * (size_t)pushing, sizeof *work);
+    if (!body_slot || !cb->slot || !cb->bodies || !work) {
+        free(body_slot), coupling_end_solves(cb);
+        return false;
+    }
+    for (int32_t i = 0; i < w->rigid.body_count; i++) body_slot[i] = -1;
+    for (int32_t k = 0; k < w->collider_count; k++) {
+        const collider *col = w->colliders[k];
+        cb->slot[k] = -1;
+        if (!col->scratch.pushes_body) continue;
+        int32_t id = col->model.body;
+        if (body_slot[id] < 0) {
+            const rigid_body *b = w->rigid.bodies[id];
+            coupled_body *s = &cb->bodies[cb->count];
+            mat3 d = {{{b->model.inertia.x, 0, 0}, {0, b->model.inertia.y, 0}, {0, 0, b->model.inertia.z}}};
+            *s = (coupled_body){.center = b->state.x, .mass = b->model.mass,
+                                .inertia = m3_mul(m3_mul(b->state.R, d), m3_transpose(b->state.R)),
+                                .v0 = b->state.v, .w0 = b->state.w, .work = work + COUPLED_BODY_WORK * (size_t)cb->count};
+            body_slot[id] = cb->count++;
+        }
+        cb->slot[k] = body_slot[id];
+    }
+    free(body_slot);
+    return true;
+}
+
+/* The body of slot s */
+static rigid_body *slot_body(sb_world *w, const coupled_bodies *cb, int32_t s)
+{
+    for (int32_t k = 0; k < w->collider_count; k++)
+        if (cb->slot[k] == s) return w->rigid.bodies[w->colliders[k]->model.body];
+    return NULL;
+}
+
+void coupling_take_solve(sb_world *w, const cloth *c, const coupled_bodies *cb)
+{
+    if (!coupled_any(c, cb)) return;
+    for (int32_t s = 0; s < cb->count; s++) {
+        rigid_body *b = slot_body(w, cb, s);
+        b->state.P = v3_add(b->state.P, cb->bodies[s].impulse);
+        b->state.L = v3_add(b->state.L, cb->bodies[s].moment);
+        rigid_body_update_derived(b);
+    }
+}
+
+void coupling_end_solves(coupled_bodies *cb)
+{
+    free(cb->work), free(cb->bodies), free(cb->slot), free(cb->edges);
+    *cb = (coupled_bodies){0};
+}
+
+void coupling_move_bodies(sb_world *w, const coupled_bodies *cb, double h)
+{
+    for (int32_t s = 0; s < cb->count; s++) {
+        rigid_body *b = slot_body(w, cb, s);
+        const coupled_body *was = &cb->bodies[s];
+        b->state.x = v3_madd(b->state.x, v3_sub(b->state.v, was->v0), h);
+        b->state.q = q_normalize(q_mul(q_from_rotation_vector(v3_scale(v3_sub(b->state.w, was->w0), h)), b->state.q));
+        rigid_body_update_derived(b);
     }
 }

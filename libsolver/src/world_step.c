@@ -111,14 +111,23 @@ static sb_result move_colliders(sb_world *w, double h)
 }
 
 /* Each cloth's implicit solve in turn, up to the first that fails (its index in *failed,
- * its figures in *report). */
-static step_outcome solve_cloths(sb_world *w, double h, const implicit_params *params, step_report *report,
-                                 int32_t *failed, int32_t *iterations)
+ * its figures in *report), the bodies that feel the cloth solved with it (coupled_solve.h);
+ * false when out of memory. */
+static bool solve_cloths(sb_world *w, double h, const implicit_params *params, step_report *report,
+                         int32_t *failed, int32_t *iterations, step_outcome *result)
 {
     step_outcome outcome = STEP_ACCEPTED;
+    coupled_bodies coupling;
+    if (!coupling_begin_solves(w, h, &coupling)) return false;
+    bool memory = true;
     for (int32_t i = 0; i < w->cloth_count && outcome == STEP_ACCEPTED; i++) {
         implicit_params cloth_params = *params;
         cloth_params.fields = world_fields_on(w, i, w->time + h);
+        cloth_params.coupling = &coupling;
+        if (!coupled_find_edges(w->cloths[i], &coupling)) {
+            coupling_end_solves(&coupling);
+            return false;
+        }
         /* strands' segments (EA / L on a small mass) make their system far stiffer than cloth's: a
          * residual of 1e-3 leaves their segments stretched by tens of percent, so they solve to
          * STRAND_CG_TOLERANCE at least */
@@ -127,9 +136,19 @@ static step_outcome solve_cloths(sb_world *w, double h, const implicit_params *p
         *iterations += report->cg_iterations;
         w->phases.assembly += report->assembly_seconds, w->phases.solve += report->solve_seconds;
         if (outcome != STEP_ACCEPTED) *failed = i;
+        else coupling_take_solve(w, w->cloths[i], &coupling);
     }
     w->stats.cg_iterations += *iterations;
-    return outcome;
+    /* the bodies the solves moved: where their new velocities take them, their colliders with them */
+    if (outcome == STEP_ACCEPTED && coupling.count > 0) {
+        coupling_move_bodies(w, &coupling, h);
+        carry_colliders(w, w->time, h);
+        for (int32_t k = 0; k < w->collider_count && memory; k++)
+            if (coupling.slot[k] >= 0) memory = collider_prepare_step(w->colliders[k], w->time, h);
+    }
+    coupling_end_solves(&coupling);
+    *result = outcome;
+    return memory;
 }
 
 /* Every strands object's vertices swept against the colliders (strand_collide.h); how many
@@ -348,7 +367,11 @@ static sb_result step_implicit(sb_world *w, double end)
         int32_t failed = -1, iterations = 0;
         step_report report = {0};
         collision_report collisions = {0};
-        step_outcome outcome = solve_cloths(w, h, &params, &report, &failed, &iterations);
+        step_outcome outcome;
+        if (!solve_cloths(w, h, &params, &report, &failed, &iterations, &outcome)) {
+            rigid_system_undo_advance(&w->rigid);
+            return out_of_memory(w, "coupling bodies to cloth");
+        }
         /* a body that feels the cloth and would not hold over this step: half of it (never
          * below min_step, where the step is taken as it is) */
         if (outcome == STEP_ACCEPTED && 0.5 * h >= w->def.min_step && !coupling_stable(w))

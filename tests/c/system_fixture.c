@@ -31,7 +31,7 @@ cloth *hanging_cloth_with_system(int32_t n)
         c->state.x[3 * i + 2] += 0.02 * sin(7.0 * c->state.x[3 * i]) + rng_uniform(&rng, -0.005, 0.005);
         for (int a = 0; a < 3; a++) c->state.v[3 * i + a] = rng_uniform(&rng, -0.3, 0.3);
     }
-    implicit_params params = {{0, 0, -9.81}, 1e-12, 10000, 1.0, INFINITY, {NULL, 0, 0, 0.0}};
+    implicit_params params = {{0, 0, -9.81}, 1e-12, 10000, 1.0, INFINITY, {NULL, 0, 0, 0.0}, NULL};
     cloth_build_system(c, 0.0, 1.0 / 24.0, &params);
     return c;
 }

@@ -166,7 +166,7 @@ static cloth *curled_strands_with_system(void)
             c->state.x[3 * i + a] += rng_uniform(&rng, -0.003, 0.003);
             c->state.v[3 * i + a] = rng_uniform(&rng, -0.3, 0.3);
         }
-    implicit_params params = {{0, 0, -9.81}, 1e-12, 10000, 1.0, INFINITY, {NULL, 0, 0, 0.0}};
+    implicit_params params = {{0, 0, -9.81}, 1e-12, 10000, 1.0, INFINITY, {NULL, 0, 0, 0.0}, NULL};
     cloth_build_system(c, 0.0, 1.0 / 24.0, &params);
     return c;
 }

@@ -40,7 +40,7 @@ static cloth *goal_cloth(bool with_goals, double h)
         to[0] += 0.3, to[2] += 0.2 * to[1] - 0.1;
     }
     c->state.goal_time_to = 1.0;
-    implicit_params params = {{0, 0, -9.81}, 1e-12, 10000, 1.0, INFINITY, {NULL, 0, 0, 0.0}};
+    implicit_params params = {{0, 0, -9.81}, 1e-12, 10000, 1.0, INFINITY, {NULL, 0, 0, 0.0}, NULL};
     cloth_build_system(c, 0.1, h, &params);
     return c;
 }

@@ -352,7 +352,7 @@ Test(pressure, the_balloons_system_stays_positive_definite)
     def.pressure = 600.0;
     cloth *c;
     cr_assert_eq(cloth_create(&def, 0.0, NO_GRAVITY, &c), SB_OK, "%s", sb_last_error());
-    implicit_params params = {{0, 0, 0}, 1e-10, 10000, INFINITY, INFINITY, {NULL, 0, 0, 0.0}};
+    implicit_params params = {{0, 0, 0}, 1e-10, 10000, INFINITY, INFINITY, {NULL, 0, 0, 0.0}, NULL};
     size_t n = 3 * (size_t)c->model.vertex_count;
     double h = 1.0 / 120.0;
     for (int step = 0; step < 40; step++) {
