@@ -43,7 +43,7 @@ void rigid_scratch_free(rigid_scratch *s)
     broadphase_free(&s->bp);
     for (int32_t i = 0; i < s->narrow_count; i++) narrow_scratch_free(&s->narrow[i]);
     free(s->narrow), free(s->pairs);
-    free(s->manifolds), free(s->keys), free(s->contacts), free(s->rows), free(s->extra), free(s->extra_contact);
+    free(s->manifolds), free(s->keys), free(s->island_first), free(s->contacts), free(s->rows), free(s->extra), free(s->extra_contact);
     free(s->cache), free(s->next_cache);
     free(s->joint_entries), free(s->joint_rows), free(s->island_rows), free(s->joint_slots), free(s->apart);
     free(s->sleep_pairs), free(s->woken), free(s->still_saved), free(s->group_saved);
@@ -60,8 +60,9 @@ bool rigid_scratch_reserve(rigid_scratch *s, int32_t n)
         if (!(*vectors[i] = malloc((size_t)n * sizeof(vec3)))) return false;
     }
     free(s->q_saved), free(s->inv_mass), free(s->bounce_at), free(s->inv_inertia), free(s->bounds), free(s->parent);
-    free(s->woken), free(s->still_saved), free(s->group_saved);
+    free(s->woken), free(s->still_saved), free(s->group_saved), free(s->island_first);
     s->woken = malloc((size_t)n);
+    s->island_first = malloc(((size_t)n + 1) * sizeof *s->island_first);
     s->still_saved = malloc((size_t)n * sizeof *s->still_saved);
     s->group_saved = malloc((size_t)n * sizeof *s->group_saved);
     s->q_saved = malloc((size_t)n * sizeof *s->q_saved);
@@ -71,7 +72,7 @@ bool rigid_scratch_reserve(rigid_scratch *s, int32_t n)
     s->bounds = malloc((size_t)n * sizeof *s->bounds);
     s->parent = malloc((size_t)n * sizeof *s->parent);
     if (!s->q_saved || !s->inv_mass || !s->bounce_at || !s->inv_inertia || !s->bounds || !s->parent || !s->woken ||
-        !s->still_saved || !s->group_saved)
+        !s->still_saved || !s->group_saved || !s->island_first)
         return false;
     s->capacity = n;
     return true;
@@ -199,14 +200,6 @@ static bool collide_pairs(const rigid_system *sys, rigid_scratch *s, double h)
     return !failed;
 }
 
-static int compare_keys(const void *pa, const void *pb)
-{
-    const order_key *a = pa, *b = pb;
-    if (a->island != b->island) return (a->island > b->island) - (a->island < b->island);
-    if (a->manifold != b->manifold) return (a->manifold > b->manifold) - (a->manifold < b->manifold);
-    return (a->point > b->point) - (a->point < b->point);
-}
-
 /* Contact points of the step, grouped by island (connected dynamic bodies), in a fixed order. */
 static bool find_contacts(const rigid_system *sys, rigid_scratch *s, double h)
 {
@@ -238,13 +231,19 @@ static bool find_contacts(const rigid_system *sys, rigid_scratch *s, double h)
         int32_t dynamic = rigid_body_awake(sys->bodies[mf->a]) ? mf->a : mf->b;
         for (int32_t p = 0; p < mf->count; p++) keys[k++] = (order_key){union_find_root(s->parent, dynamic), m, p};
     }
-    if (count > 0) qsort(keys, (size_t)count, sizeof *keys, compare_keys);
+    /* ordered by (island, manifold, point): the keys come in (manifold, point) order, so a
+     * counting sort by island (stable) gives that order in linear time (qsort took 5% of a
+     * settling pile's substep) */
+    int32_t *first = s->island_first, bodies = sys->body_count;
+    memset(first, 0, ((size_t)bodies + 1) * sizeof *first);
+    for (int32_t i = 0; i < count; i++) first[keys[i].island + 1]++;
+    for (int32_t b = 0; b < bodies; b++) first[b + 1] += first[b];
     for (int32_t i = 0; i < count; i++) {
         const rigid_manifold *mf = &s->manifolds[keys[i].manifold];
         const rigid_contact *c = &mf->points[keys[i].point];
         double restitution = sys->bodies[mf->a]->model.restitution * sys->bodies[mf->b]->model.restitution;
-        s->contacts[i] = (contact_entry){mf->a, mf->b, keys[i].island, c->point, c->normal, c->separation, 0.0,
-                                         restitution, false, false};
+        s->contacts[first[keys[i].island]++] = (contact_entry){mf->a, mf->b, keys[i].island, c->point, c->normal,
+                                                              c->separation, 0.0, restitution, false, false};
     }
     s->contact_count = count;
     return true;
