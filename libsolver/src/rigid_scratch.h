@@ -54,6 +54,7 @@ struct rigid_scratch {
     rigid_manifold *manifolds;
     int32_t manifold_count, manifold_capacity;
     order_key *keys; /* sorting the contact points into islands */
+    int32_t *island_first; /* per body + 1: where its island's contacts start (counting sort) */
     int32_t key_capacity;
     contact_entry *contacts; /* in island order */
     int32_t contact_count, contact_capacity;
