@@ -204,9 +204,7 @@ int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_
     return active;
 }
 
-/* (A Δv - rhs)_i / h: the force the constraint exerts on vertex i; A includes the pressure's
- * σ g gᵀ, whose product with Δv is σ g_i (g·Δv), g·Δv given. */
-static vec3 constraint_force(const cloth *c, int32_t i, double h, double g_dv)
+vec3 contact_constraint_residual(const cloth *c, int32_t i, double g_dv)
 {
     const bsr *a = &c->scratch.system;
     const double *rhs = &c->scratch.rhs[3 * (size_t)i];
@@ -217,7 +215,13 @@ static vec3 constraint_force(const cloth *c, int32_t i, double h, double g_dv)
         const double *b = &a->vals[9 * (size_t)k], *x = &c->scratch.dv[3 * (size_t)a->cols[k]];
         for (int r = 0; r < 3; r++) f[r] += b[3 * r] * x[0] + b[3 * r + 1] * x[1] + b[3 * r + 2] * x[2];
     }
-    return v3_scale(v3(f[0], f[1], f[2]), 1.0 / h);
+    return v3(f[0], f[1], f[2]);
+}
+
+/* (A Δv - rhs)_i / h: the force the constraint exerts on vertex i */
+static vec3 constraint_force(const cloth *c, int32_t i, double h, double g_dv)
+{
+    return v3_scale(contact_constraint_residual(c, i, g_dv), 1.0 / h);
 }
 
 /* Two-way coupling: vertex i got impulse j from collider k at the end of the step; the

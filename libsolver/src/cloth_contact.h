@@ -21,5 +21,8 @@ int32_t contacts_prepare(cloth *c, collider *const *colliders, int32_t collider_
 void contacts_after_solve(cloth *c, collider *const *colliders, double h);
 /* The contacts as they were before contacts_prepare, for a step that was rejected. */
 void contacts_rollback(cloth *c);
+/* (A Δv - rhs)_i after a solve: the impulse the constraint gave vertex i over the step. A includes
+ * the pressure's σ g gᵀ, whose product with Δv is σ g_i (g·Δv); g_dv is g·Δv. */
+vec3 contact_constraint_residual(const cloth *c, int32_t i, double g_dv);
 
 #endif

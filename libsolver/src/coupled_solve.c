@@ -1,5 +1,6 @@
 #include "coupled_solve.h"
 
+#include "cloth_contact.h"
 #include "collider.h"
 #include "collision_geometry.h"
 
@@ -468,14 +469,5 @@ cg_result coupled_solve(cloth *c, const coupled_bodies *cb, double tolerance, in
 
 vec3 coupled_constraint_impulse(const cloth *c, int32_t i, double g_dv)
 {
-    const bsr *a = &c->scratch.system;
-    const double *rhs = &c->scratch.rhs[3 * (size_t)i];
-    double f[3] = {-rhs[0], -rhs[1], -rhs[2]};
-    if (c->scratch.pressure_sigma != 0.0)
-        for (int r = 0; r < 3; r++) f[r] += c->scratch.pressure_sigma * c->scratch.pressure_gradient[3 * (size_t)i + r] * g_dv;
-    for (int32_t k = a->row_start[i]; k < a->row_start[i + 1]; k++) {
-        const double *b = &a->vals[9 * (size_t)k], *x = &c->scratch.dv[3 * (size_t)a->cols[k]];
-        for (int r = 0; r < 3; r++) f[r] += b[3 * r] * x[0] + b[3 * r + 1] * x[1] + b[3 * r + 2] * x[2];
-    }
-    return coupled_held_part(c, i, v3(f[0], f[1], f[2]));
+    return coupled_held_part(c, i, contact_constraint_residual(c, i, g_dv));
 }

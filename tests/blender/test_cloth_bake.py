@@ -49,6 +49,18 @@ class CacheOwners(unittest.TestCase):
     def cache_of(obj):
         return outputs.load_record(obj)["cache_file"]
 
+    def saved_flag_bake(self, cache_dir=None):
+        """A flag baked in a saved scene: (the scene's folder, its cache file, the cache's bytes)."""
+        folder = blender_test.empty_scene()
+        if cache_dir is not None:
+            bpy.context.scene.simbake.cache_dir = cache_dir
+        self.flag(1.0)
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
+        bpy.ops.wm.save_mainfile()
+        cache = self.cache_of(bpy.data.objects["Flag"])
+        with open(cache, "rb") as f:
+            return folder, cache, f.read()
+
     def test_unsaved_scenes_bake_into_folders_of_their_own(self):
         bpy.ops.wm.read_factory_settings(use_empty=True)
         first = self.flag(1.0)
@@ -67,13 +79,7 @@ class CacheOwners(unittest.TestCase):
         self.assertFalse(os.path.exists(second_cache))
 
     def test_a_copy_saved_beside_its_original_bakes_into_its_own_cache(self):
-        folder = blender_test.empty_scene()
-        self.flag(1.0)
-        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
-        bpy.ops.wm.save_mainfile()
-        cache = self.cache_of(bpy.data.objects["Flag"])
-        with open(cache, "rb") as f:
-            before = f.read()
+        folder, cache, before = self.saved_flag_bake()
         bpy.ops.wm.save_as_mainfile(filepath=os.path.join(folder, "copy.blend"))
         bpy.context.scene.simbake.frame_end = 5  # another bake: fewer frames
         self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
@@ -90,14 +96,7 @@ class CacheOwners(unittest.TestCase):
             self.assertEqual(f.read(), before, "freeing the copy's bake removed the original's cache")
 
     def test_a_cache_another_blend_holds_is_refused_and_kept(self):
-        folder = blender_test.empty_scene()
-        bpy.context.scene.simbake.cache_dir = "//caches/"  # a folder the user chose, shared by both files
-        self.flag(1.0)
-        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"})
-        bpy.ops.wm.save_mainfile()
-        cache = self.cache_of(bpy.data.objects["Flag"])
-        with open(cache, "rb") as f:
-            before = f.read()
+        folder, cache, before = self.saved_flag_bake("//caches/")  # a folder the user chose, shared by both files
         # another .blend in the same folder, with an object of the same name
         bpy.ops.wm.read_factory_settings(use_empty=True)
         bpy.ops.wm.save_as_mainfile(filepath=os.path.join(folder, "other.blend"))
