@@ -93,7 +93,8 @@ static void free_pinch(pinch *p)
  * (measured with 13², world_step.c instrumented): the first vertex below the floor plane, under
  * the box's edge (0.149, -0.070), went from z = +0.7 mm to -5.6 mm at t = 0.4297 s (h = 2.6e-3 s,
  * the box's bottom some 5 cm up and falling at 5 m/s) in a step whose impact zones ended with 4
- * collisions unresolved, which the world accepts: a zone anchored on both colliders follows the
+ * collisions unresolved, which the world accepts: its zone (10 members, anchored on 2 of the box's
+ * vertices and 3 of the floor's, no pin) follows the
  * best rigid fit of the box's vertices (moving down) and the floor's (still)
  * (collision_response.c, move_zone_rigidly), which satisfies neither, and once below the plane
  * the floor's contact keeps the vertex on that side (-0.1 m by frame 13). */
