@@ -148,6 +148,7 @@ bool collider_prepare_step(collider *c, double t, double h)
     collider_positions_at(c, t, c->scratch.x0);
     collider_positions_at(c, t + h, c->scratch.x1);
     c->scratch.reaction = c->scratch.reaction_moment = v3(0, 0, 0);
+    c->scratch.limit_reaction = c->scratch.limit_reaction_moment = v3(0, 0, 0);
     for (int32_t tri = 0; tri < c->model.triangle_count; tri++) {
         aabb box = aabb_empty();
         for (int k = 0; k < 3; k++) {

@@ -41,6 +41,9 @@ typedef struct collider_scratch {
     aabb *boxes;
     bool pushes_body;
     vec3 reaction, reaction_moment;
+    /* the part of the reaction the strain limit's rounds gave (two_way_coupling.h), and the
+     * reaction before a round began */
+    vec3 limit_reaction, limit_reaction_moment, reaction_mark, reaction_moment_mark;
 } collider_scratch;
 
 typedef struct collider {

@@ -72,9 +72,39 @@ bool coupling_stable(const sb_world *w)
     return true;
 }
 
+void coupling_mark_reactions(sb_world *w)
+{
+    for (int32_t k = 0; k < w->collider_count; k++) {
+        collider_scratch *s = &w->colliders[k]->scratch;
+        s->reaction_mark = s->reaction, s->reaction_moment_mark = s->reaction_moment;
+    }
+}
+
+void coupling_set_aside_reactions(sb_world *w)
+{
+    for (int32_t k = 0; k < w->collider_count; k++) {
+        collider_scratch *s = &w->colliders[k]->scratch;
+        s->limit_reaction = v3_add(s->limit_reaction, v3_sub(s->reaction, s->reaction_mark));
+        s->limit_reaction_moment = v3_add(s->limit_reaction_moment, v3_sub(s->reaction_moment, s->reaction_moment_mark));
+        s->reaction = s->reaction_mark, s->reaction_moment = s->reaction_moment_mark;
+    }
+}
+
+/* The largest α in [0, 1] for which the generalised impulse α (j, τ) (τ about the centre) leaves
+ * body b's kinetic energy no higher: ΔE(α) = α Jᵀ U + ½ α² Jᵀ M⁻¹ J, U = (v, ω), M = diag(m, I);
+ * α = -Jᵀ U / Jᵀ M⁻¹ J stops the body's motion along M⁻¹ J (a perfectly inelastic impulse), where
+ * ΔE is least; beyond it the impulse would throw the body back. */
+static double inelastic_fraction(const rigid_body *b, vec3 j, vec3 tau)
+{
+    double along = v3_dot(j, b->state.v) + v3_dot(tau, b->state.w);
+    double stiffness = b->model.inv_mass * v3_dot(j, j) + v3_dot(tau, m3_mul_v(b->state.inv_inertia_world, tau));
+    if (!(stiffness > 0.0) || along >= 0.0) return 0.0;
+    return fmin(1.0, -along / stiffness);
+}
+
 /* Momentum of body and cloth together is kept: the body's linear momentum takes the sum of
  * the reactions, its angular momentum about its centre x takes Σ (p - x) × j = (the moment
- * about the origin) - x × Σ j. */
+ * about the origin) - x × Σ j. The strain limit's part is capped (two_way_coupling.h). */
 void coupling_push_bodies(sb_world *w)
 {
     for (int32_t i = 0; i < w->collider_count; i++) {
@@ -83,6 +113,13 @@ void coupling_push_bodies(sb_world *w)
         rigid_body *b = w->rigid.bodies[c->model.body];
         b->state.P = v3_add(b->state.P, c->scratch.reaction);
         b->state.L = v3_add(b->state.L, v3_sub(c->scratch.reaction_moment, v3_cross(b->state.x, c->scratch.reaction)));
+        rigid_body_update_derived(b);
+        /* the strain limit's rounds: at most what stops the body along them */
+        vec3 j = c->scratch.limit_reaction;
+        vec3 tau = v3_sub(c->scratch.limit_reaction_moment, v3_cross(b->state.x, j));
+        double alpha = inelastic_fraction(b, j, tau);
+        b->state.P = v3_madd(b->state.P, j, alpha);
+        b->state.L = v3_madd(b->state.L, tau, alpha);
         rigid_body_update_derived(b);
     }
 }

@@ -251,8 +251,13 @@ static bool respond_again(sb_world *w, double h, collision_report *collisions, b
 static bool limit_responded_strain(sb_world *w, double h, step_outcome *outcome, collision_report *collisions,
                                    bool *violated)
 {
+    /* what the rounds give the pushed bodies is set aside for coupling_push_bodies */
+    coupling_mark_reactions(w);
     for (int32_t round = 0; round < STRAIN_ROUNDS; round++) {
-        if (responded_excess(w) <= STRAIN_SLACK) return true;
+        if (responded_excess(w) <= STRAIN_SLACK) {
+            coupling_set_aside_reactions(w);
+            return true;
+        }
         project_responded(w, h);
         /* the response marks the vertices it moves this time; those of the rounds before stay marked */
         bool needs_zones = false;
@@ -262,6 +267,7 @@ static bool limit_responded_strain(sb_world *w, double h, step_outcome *outcome,
             return true;
         }
     }
+    coupling_set_aside_reactions(w);
     *violated = responded_excess(w) > STRAIN_SLACK;
     return true;
 }
@@ -377,7 +383,11 @@ static sb_result step_implicit(sb_world *w, double end)
         if (outcome == STEP_ACCEPTED && 0.5 * h >= w->def.min_step && !coupling_stable(w))
             outcome = STEP_STIFF_COUPLING;
         bool strain_violated = false;
-        if (outcome == STEP_ACCEPTED) limit_solved_strain(w, h);
+        if (outcome == STEP_ACCEPTED) {
+            coupling_mark_reactions(w);
+            limit_solved_strain(w, h);
+            coupling_set_aside_reactions(w);
+        }
         if (outcome == STEP_ACCEPTED) untangle_pull(&w->untangle, w->cloths, w->cloth_count, h);
         if (outcome == STEP_ACCEPTED && (!resolve_collisions(w, h, &outcome, &collisions) ||
                                          (outcome == STEP_ACCEPTED &&
