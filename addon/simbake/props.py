@@ -42,7 +42,7 @@ class SimBakeObjectSettings(bpy.types.PropertyGroup):
         name="Feels Cloth", default=False,
         description="Two-way coupling: the cloth of the bake pushes this moving body back (its contacts and "
                     "friction, momentum kept); off: the body moves as if the cloth were not there (one way). "
-                    "Off by default: not stable yet for a heavy body resting on pinned cloth, which can throw it off")
+                    "Off by default: not stable yet for a heavy body resting on pinned cloth (it can turn over, or the cloth blow up)")
 
     # cloth
     density: FloatProperty(name="Density", default=0.15, min=1e-6, soft_max=10.0, precision=3,
