@@ -16,7 +16,22 @@ def claim(cache_path, blend, scene):
     """Records that the finished cache at `cache_path` is the bake of `scene` in `blend`
     (the .blend's absolute path; empty for an unsaved file)."""
     with open(owner_path(cache_path), "w") as f:
-        json.dump({"blend": os.path.abspath(blend) if blend else "", "scene": scene}, f)
+        json.dump({"blend": _ours(blend), "scene": scene}, f)
+
+
+def _recorded_owner(cache_path):
+    """The (blend, scene) recorded beside the cache; None when there is no readable owner file
+    (a cache from before owner files, or a damaged one): such a cache is nobody's."""
+    try:
+        with open(owner_path(cache_path)) as f:
+            owner = json.load(f)
+        return str(owner["blend"]), str(owner["scene"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _ours(blend):
+    return os.path.abspath(blend) if blend else ""
 
 
 def other_owner(cache_path, blend, scene):
@@ -24,29 +39,18 @@ def other_owner(cache_path, blend, scene):
     scene's, whose .blend still exists; None when the path is free or this scene's own."""
     if not os.path.exists(cache_path):
         return None
-    try:
-        with open(owner_path(cache_path)) as f:
-            owner = json.load(f)
-        other_blend, other_scene = str(owner["blend"]), str(owner["scene"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # a cache from before owner files, or one whose owner file is damaged
-    ours = os.path.abspath(blend) if blend else ""
-    if (other_blend, other_scene) == (ours, scene) or not other_blend or not os.path.exists(other_blend):
+    owner = _recorded_owner(cache_path)
+    if owner is None or owner == (_ours(blend), scene) or not owner[0] or not os.path.exists(owner[0]):
         return None
-    return {"blend": other_blend, "scene": other_scene}
+    return {"blend": owner[0], "scene": owner[1]}
 
 
 def held_by_other_blend(cache_path, blend):
     """Whether the cache at `cache_path` is the bake of another .blend that still exists: a
     copy saved from it (Save As) still names the original's cache in its bake record, and
     freeing or baking the copy again must leave the original's cache alone."""
-    try:
-        with open(owner_path(cache_path)) as f:
-            other_blend = str(json.load(f)["blend"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-    ours = os.path.abspath(blend) if blend else ""
-    return bool(other_blend) and other_blend != ours and os.path.exists(other_blend)
+    owner = _recorded_owner(cache_path)
+    return owner is not None and bool(owner[0]) and owner[0] != _ours(blend) and os.path.exists(owner[0])
 
 
 def release(cache_path):
