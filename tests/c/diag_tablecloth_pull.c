@@ -22,8 +22,8 @@
  * What carries the cup (measured with the library instrumented: the cup's momentum from the coupled
  * solve, split into vertex and edge contacts, the contacts' friction, the response, the strain limit):
  * - A cloth vertex takes one collider, the one it is deepest in (cloth_contact.c, deepest_collider),
- *   the table winning the tie: squeezed between cup and table, every vertex of a 13² cloth is held by
- *   the table and none by the cup, so the cup is not carried by vertex contacts at all. It sinks
+ *   the table winning the tie: the vertices squeezed between cup and table are held by the table,
+ *   none by the cup (at every frame's end of the 13² runs), so no vertex contact carries the cup. It sinks
  *   through the cloth's layer: at 13² onto the table's rigid contact (bottom 1.5 mm above the table,
  *   4 rigid contacts carrying its 2.94 N), at 21²-29² to 1.4-4.3 mm.
  * - Its push comes from the coupled solve's edge contacts (coupled_solve.c: the cup's sharp bottom
@@ -47,7 +47,9 @@
  * (a) bodies that feel the cloth ending their step at x0 + h v1, q1 = exp(h ω1) q0 (consistent with
  *     the cloth's backward Euler): with (b) the resting cup's speed stays within 0.013 m/s, but (a)
  *     alone makes the trick no better: 13², 25²: fast 0.150, 0.109 m; slow 0.505, 0.559 m;
- *     frictionless 0.533, 0.618 m;
+ *     frictionless 0.533, 0.618 m; and test_hammock changes (passing): sag +9.4% (was +7.1%), the
+ *     box losing 0.43 J in its 2 cm free fall (every awake body that feels the cloth, touching it or
+ *     not, gets first-order positions);
  * (b) with (a), a vertex within reach of a body that feels the cloth held on that body first, and
  *     pushed out of the other collider by a stiff implicit spring in the coupled solve (h² κ = 20 x
  *     the body's mass per vertex, its impulse counted as the cloth's from outside, so that the
@@ -55,12 +57,12 @@
  *     cup's bottom stays 13.8-13.9 mm above the table on every grid (14 mm: on the cloth), and at rest
  *     on 25² it stands still (centre 0.0648-0.0651 m, tilt at most 0.033 rad, no rigid contact); but
  *     at rest on 21² it is thrown 45 mm up and tilts 0.63 rad, on 29² a step fails in frame 2 (a
- *     vertex at 3.9e4 m/s), and the pulls on 25² get worse: fast, the cup is thrown up at 10 m/s (a sticking contact
- *     carries the pulled cloth's tension unbounded within the step, friction being checked against
- *     μ N only after it; the stiff supports turn the tipping into a vertical kick); slow, a step fails
- *     at 1.02 s (4e4 m/s); frictionless, still dragged 0.51 m (a vertex in the band beyond the contact
- *     distance, near the cup's bottom edge, is held at its distance and pushes the cup as the cloth
- *     slides under the edge);
+ *     vertex at 3.9e4 m/s), and the pulls on 25² get worse: fast, the cup is thrown up at 10 m/s
+ *     (a sticking contact carries the pulled cloth's tension unbounded within the step, friction
+ *     being checked against μ N only after it; the stiff supports turn the tipping into a vertical
+ *     kick); slow, a step fails at 1.02 s (4e4 m/s); frictionless, still dragged 0.51 m (a vertex in
+ *     the band beyond the contact distance, near the cup's bottom edge, is held at its distance and
+ *     pushes the cup as the cloth slides under the edge);
  * (c) with (a) and (b), contacts on such bodies never sticking (only kinetic friction, μ N from the
  *     last step, so bounded): resting, the cup walks 0.18 and 0.07 m and tips over (21², 25²), and
  *     29² fails in frame 1.
