@@ -82,7 +82,10 @@
  * moved 0.5 m): pulled in 0.1 s the cup is carried 0.95 m and thrown up to 0.15 m; pulled in 2
  * s it is dragged 0.45 m, as it should be, but with a frictionless cloth 0.86 m (the cup's
  * rigid contact with the table holds it through the squeezed cloth, and the response's normal
- * impulses push it along).
+ * impulses push it along). With the body in the cloth's solve it still fails, for other reasons
+ * (tests/c/diag_tablecloth_pull.c, 2026-11-27): the squeezed vertices are all held by the table, the
+ * cup sinks into the cloth's layer and the solve's edge contacts push it along (a frictionless 2 s
+ * pull drags it 0.50-0.87 m; fast pulls carry it 0.06-0.33 m and mostly tip it over).
  * Where the rocking comes from (issue 32, 2026-11-26, the same hammock; tests/c/test_hammock.c):
  * the static calculation in the plane across it (the strip under the box stuck to it, each free
  * side a spring k W / l0) gives a sag of 0.1187 m and a rocking stiffness d²E/dθ² = +18.6 J/rad²:
