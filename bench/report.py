@@ -323,8 +323,28 @@ def rigid_section(rigid, image_dir):
     header = ("Case", "Bodies", "Frames", "Blender ms/frame", "SimBake ms/frame", "SimBake / Blender",
               "Blender quality", "SimBake quality", "Blender whole bake (s)", "SimBake whole bake (s)",
               "Blender peak MB", "SimBake peak MB")
-    return (["", "## Rigid bodies", "", table(header, rows)]
-            + image(image_dir, "bench_rigid.png", "Rigid bodies: ms per frame"))
+    out = ["", "## Rigid bodies", "", table(header, rows)]
+    ladders = [case for case in rigid_cases(rigid) if rigid[case].get("blender_ladder")]
+    if ladders:  # bench/run --rigid-lowest: Blender below its defaults, every setting tried
+        low = []
+        for case in ladders:
+            r = rigid[case]
+            for e in r["blender_ladder"]:
+                chosen = e is not None and r.get("blender_lowest") == e
+                low.append((case, f"{e['substeps_per_frame']}, {e['solver_iterations']}", fmt_sig(e.get("ms_per_frame")),
+                            fmt_sig(e.get("seconds")), rigid_quality(e),
+                            ("yes, the fastest" if chosen else "yes") if e.get("holds") else "no",
+                            fmt_sig(e.get("ratio"))))
+        out += ["", "Blender's rigid body world below its defaults (substeps per frame, solver iterations: "
+                "10, 10), SimBake at its own defaults; a setting holds a scene when "
+                + "; ".join(f"{case}: {rigid[case]['blender_lowest_rule']}" for case in ladders) + ".", "",
+                table(("Case", "Blender substeps, iterations", "Blender ms/frame", "Blender whole bake (s)",
+                       "Blender quality", "Holds", "SimBake / Blender"), low)]
+        for case in ladders:
+            if rigid[case].get("blender_lowest_note"):
+                out += ["", f"{case}: {rigid[case]['blender_lowest_note']}; the lowest that holds is the defaults "
+                        f"(SimBake / Blender {fmt_sig(rigid[case].get('ratio'))})."]
+    return out + image(image_dir, "bench_rigid.png", "Rigid bodies: ms per frame")
 
 
 ADDON_CASES = {"heap400": "400 randomly rotated boxes dropped in a heap on a floor, 72 frames, keyframes",

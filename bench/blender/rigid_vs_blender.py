@@ -35,7 +35,10 @@ Peak memory (peak_mb): the growth of the process's peak resident size during tha
 the kernel's count (VmHWM) restarted at its start, as cloth_vs_blender.py counts it. With both
 sides in one process the second reuses memory the first freed and its figure reads low:
 BENCH_RIGID_SIDES=blender (or simbake) bakes one side only, in a process of its own, for
-memory figures (bench/run does so for every case)."""
+memory figures (bench/run does so for every case).
+BENCH_RIGID_BLENDER_QUALITY="SUBSTEPS,ITERATIONS" runs Blender's side at those
+substeps_per_frame and solver_iterations instead of its defaults (10, 10): bench/run's search
+for the lowest quality that still holds each scene."""
 
 import json
 import math
@@ -329,9 +332,20 @@ def resident_before():
     return status_mb("VmRSS") if reset_peak() else status_mb("VmHWM")
 
 
+def blender_quality(world):
+    """Blender's rigid body world at the quality BENCH_RIGID_BLENDER_QUALITY asks for
+    ("SUBSTEPS,ITERATIONS": substeps_per_frame, solver_iterations; its defaults 10, 10 when
+    unset), returned as the two numbers it runs at."""
+    asked = os.environ.get("BENCH_RIGID_BLENDER_QUALITY")
+    if asked:
+        world.substeps_per_frame, world.solver_iterations = (int(v) for v in asked.split(","))
+    return {"substeps_per_frame": world.substeps_per_frame, "solver_iterations": world.solver_iterations}
+
+
 def run_blender(case, boxes, frames):
     scene = bpy.context.scene
     world = scene.rigidbody_world
+    settings = blender_quality(world)
     world.point_cache.frame_start, world.point_cache.frame_end = 1, frames
     scene.frame_set(1)
     start = [obj.matrix_world.translation.copy() for obj in boxes]
@@ -342,7 +356,7 @@ def run_blender(case, boxes, frames):
         scene.frame_set(frame)
         times.append(time.perf_counter() - began)
     result = {"ms_per_frame": 1e3 * statistics.median(times), "seconds": sum(times),
-              "peak_mb": status_mb("VmHWM") - before}
+              "peak_mb": status_mb("VmHWM") - before, **settings}
     result.update(quality(case, boxes, start))
     return result
 

@@ -224,7 +224,7 @@ static void flip_state(int8_t *state, int32_t i, const double *x, const double *
 }
 
 /* w = A x + b. With `first`, `last` (each row's first and last nonzero column, see
- * nonzero_span) the exact zeros outside them are left out: the same w but for the sign of a
+ * nonzero_span, or wider spans the caller gave) the exact zeros outside them are left out: the same w but for the sign of a
  * zero, which no test of w tells apart (they compare it with a positive tolerance). */
 static void residual(const lcp *p, const double *x, double *w, const int *first, const int *last)
 {
@@ -313,7 +313,12 @@ bool lcp_solve_pivoting(const lcp *p, double *x, int8_t *state, lcp_workspace *w
     if (n == 0) return true;
     if (!lcp_workspace_reserve(ws, n)) return false;
     double *lo = ws->lo, *hi = ws->hi, *start = ws->start;
-    nonzero_span(p, ws->row_first, ws->row_last);
+    if (p->row_first && p->row_last) {
+        memcpy(ws->row_first, p->row_first, (size_t)n * sizeof *ws->row_first);
+        memcpy(ws->row_last, p->row_last, (size_t)n * sizeof *ws->row_last);
+    } else {
+        nonzero_span(p, ws->row_first, ws->row_last);
+    }
     double scale = 0.0;
     for (int32_t i = 0; i < n; i++) {
         scale = fmax(scale, fabs(p->b[i]));

@@ -60,14 +60,18 @@ static bool reserve(row_solver *s, int32_t n)
     if (n <= s->capacity) return true;
     lcp *p = &s->problem;
     free(p->a), free(p->b), free(p->lo), free(p->hi), free(p->normal_of), free(p->mu), free(s->x), free(s->state);
-    free(s->run_start);
+    free(s->run_start), free(s->row_first), free(s->row_last);
     size_t m = (size_t)n;
     p->a = malloc(m * m * sizeof *p->a);
     p->b = malloc(m * sizeof *p->b), p->lo = malloc(m * sizeof *p->lo), p->hi = malloc(m * sizeof *p->hi);
     p->normal_of = malloc(m * sizeof *p->normal_of), p->mu = malloc(m * sizeof *p->mu);
     s->x = malloc(m * sizeof *s->x), s->state = malloc(m * sizeof *s->state);
     s->run_start = malloc((m + 1) * sizeof *s->run_start);
-    s->capacity = (p->a && p->b && p->lo && p->hi && p->normal_of && p->mu && s->x && s->state && s->run_start) ? n : 0;
+    s->row_first = malloc(m * sizeof *s->row_first), s->row_last = malloc(m * sizeof *s->row_last);
+    s->capacity = (p->a && p->b && p->lo && p->hi && p->normal_of && p->mu && s->x && s->state && s->run_start &&
+                   s->row_first && s->row_last)
+                      ? n
+                      : 0;
     return s->capacity > 0;
 }
 
@@ -75,7 +79,7 @@ void row_solver_free(row_solver *s)
 {
     lcp *p = &s->problem;
     free(p->a), free(p->b), free(p->lo), free(p->hi), free(p->normal_of), free(p->mu), free(s->x), free(s->state);
-    free(s->run_start);
+    free(s->run_start), free(s->row_first), free(s->row_last);
     lcp_workspace_free(&s->workspace);
     memset(s, 0, sizeof *s);
 }
@@ -97,7 +101,9 @@ static bool moves(const velocity_view *view, int32_t body)
  * share a body that moves. Rows come in runs on the same two bodies (the 3 rows of each of a
  * pair's contacts, a joint's rows), so the runs are compared, not the rows: the tower's 120
  * rows are 10 runs, whose 55 pairs replace 7260 pairs of rows. Every entry set goes through
- * coupling(), so A is the same to the bit as from every pair of rows. */
+ * coupling(), so A is the same to the bit as from every pair of rows. Each row's span of
+ * columns that may be nonzero (the runs it couples with, and its own diagonal when soft) goes
+ * to the pivoting, which would otherwise scan A for it. */
 static void build_matrix(row_solver *s, const contact_row *rows, int32_t count, const velocity_view *view)
 {
     double *a = s->problem.a;
@@ -106,19 +112,33 @@ static void build_matrix(row_solver *s, const contact_row *rows, int32_t count, 
     for (int32_t i = 0; i < count; i++)
         if (i == 0 || rows[i].a != rows[i - 1].a || rows[i].b != rows[i - 1].b) run[runs++] = i;
     run[runs] = count;
+    int *first = s->row_first, *last = s->row_last; /* run g's span at its first row, run[g] */
+    for (int32_t g = 0; g < runs; g++) first[run[g]] = count, last[run[g]] = -1;
     for (int32_t g = 0; g < runs; g++) {
         int32_t a0 = rows[run[g]].a, b0 = rows[run[g]].b;
         bool a_moves = moves(view, a0), b_moves = moves(view, b0);
         for (int32_t h = g; h < runs; h++) {
             int32_t c = rows[run[h]].a, d = rows[run[h]].b;
             if (!(a_moves && (a0 == c || a0 == d)) && !(b_moves && (b0 == c || b0 == d))) continue;
+            /* h >= g: g's span reaches run h's last row, h's starts at g's first at the latest */
+            if (first[run[g]] > run[h]) first[run[g]] = run[h];
+            last[run[g]] = run[h + 1] - 1;
+            if (first[run[h]] > run[g]) first[run[h]] = run[g];
+            if (last[run[h]] < run[g + 1] - 1) last[run[h]] = run[g + 1] - 1;
             for (int32_t i = run[g]; i < run[g + 1]; i++)
                 for (int32_t j = h == g ? i : run[h]; j < run[h + 1]; j++)
                     a[(size_t)i * count + j] = a[(size_t)j * count + i] = coupling(&rows[i], &rows[j], view);
         }
     }
+    for (int32_t g = runs - 1; g >= 0; g--) /* spread each run's span over its rows */
+        for (int32_t i = run[g + 1] - 1; i >= run[g]; i--) first[i] = first[run[g]], last[i] = last[run[g]];
     for (int32_t i = 0; i < count; i++)
-        if (rows[i].soft > 0.0) a[(size_t)i * count + i] += rows[i].soft;
+        if (rows[i].soft > 0.0) {
+            a[(size_t)i * count + i] += rows[i].soft;
+            if (first[i] > i) first[i] = i;
+            if (last[i] < i) last[i] = i;
+        }
+    s->problem.row_first = first, s->problem.row_last = last;
 }
 
 static void apply_warm_start(const contact_row *rows, int32_t count, velocity_view *view)

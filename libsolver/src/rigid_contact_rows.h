@@ -41,6 +41,7 @@ typedef struct row_solver {
     double *x;
     int8_t *state;
     int32_t *run_start; /* n + 1: where each run of rows on the same two bodies starts (A's build) */
+    int *row_first, *row_last; /* n: each row's span of columns of A that may be nonzero */
     lcp_workspace workspace;
 } row_solver;
 

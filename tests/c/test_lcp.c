@@ -77,7 +77,7 @@ Test(lcp, normal_contacts_match_the_solution_by_enumeration)
     test_rng rng = rng_seed(61);
     lcp_workspace ws = {0};
     for (int trial = 0; trial < 400; trial++) {
-        lcp p;
+        lcp p = {0};
         int32_t n = 1 + trial % 8;
         random_problem(&rng, &p, n, false, false);
         double x[16] = {0}, expected[16];
@@ -149,7 +149,7 @@ Test(lcp, friction_stays_within_its_cone_on_contact_problems)
     lcp_workspace ws = {0};
     int converged = 0, trials = 300;
     for (int trial = 0; trial < trials; trial++) {
-        lcp p;
+        lcp p = {0};
         contact_problem(&rng, &p, 1 + trial % 6);
         double x[18] = {0};
         int8_t state[18] = {0};
@@ -180,7 +180,7 @@ Test(lcp, redundant_contacts_still_solve)
     test_rng rng = rng_seed(63);
     lcp_workspace ws = {0};
     for (int trial = 0; trial < 200; trial++) {
-        lcp p;
+        lcp p = {0};
         int32_t n = 3 + trial % 9;
         random_problem(&rng, &p, n, false, true);
         double xs[16], ws_[16];
@@ -246,6 +246,44 @@ static int32_t first_difference(const double *x, const double *y, int32_t n)
 }
 
 static const int32_t dense_sizes[] = {1, 2, 3, 7, 24, 63, 64, 65, 120, 150};
+
+/* The spans of nonzero columns a caller gives (rows_solve knows them from how it built A) in
+ * place of the scan: wider than the nonzeros, they add exact zeros only, so the same answer, the
+ * same partition and the same pivots, to the bit (zeros' signs aside), on banded problems with
+ * friction. */
+Test(lcp, given_row_spans_give_the_scanned_answer)
+{
+    test_rng rng = rng_seed(64);
+    lcp_workspace ws = {0};
+    for (int trial = 0; trial < 60; trial++) {
+        int32_t n = 3 * (1 + trial % 40), band = 1 + trial % 7;
+        double *column_major = malloc(sizeof(double) * (size_t)n * n);
+        random_matrix(&rng, n, band, true, column_major);
+        lcp p = {0};
+        p.n = n, p.a = column_major; /* symmetric: its own transpose */
+        p.b = malloc(sizeof(double) * n), p.lo = malloc(sizeof(double) * n), p.hi = malloc(sizeof(double) * n);
+        p.normal_of = malloc(sizeof(int32_t) * n), p.mu = malloc(sizeof(double) * n);
+        int *first = malloc(sizeof(int) * n), *last = malloc(sizeof(int) * n);
+        for (int32_t i = 0; i < n; i++) {
+            p.b[i] = rng_uniform(&rng, -2, 1), p.lo[i] = 0.0, p.hi[i] = INFINITY;
+            p.normal_of[i] = i % 3 ? i - i % 3 : -1, p.mu[i] = i % 3 ? rng_uniform(&rng, 0.1, 1.0) : 0.0;
+            first[i] = i - band - 2 > 0 ? i - band - 2 : 0, last[i] = i + band + 2 < n ? i + band + 2 : n - 1;
+        }
+        double scanned[120] = {0}, given[120] = {0};
+        int8_t state_scanned[120] = {0}, state_given[120] = {0};
+        int32_t pivots_scanned, pivots_given;
+        bool ok_scanned = lcp_solve_pivoting(&p, scanned, state_scanned, &ws, 10 * n + 20, &pivots_scanned);
+        p.row_first = first, p.row_last = last;
+        bool ok_given = lcp_solve_pivoting(&p, given, state_given, &ws, 10 * n + 20, &pivots_given);
+        cr_assert_eq(ok_scanned, ok_given, "trial %d", trial);
+        cr_assert_eq(pivots_scanned, pivots_given, "trial %d", trial);
+        cr_assert_eq(memcmp(state_scanned, state_given, (size_t)n), 0, "trial %d: another partition", trial);
+        cr_assert_eq(first_difference(scanned, given, n), -1, "trial %d: x differs at %d", trial,
+                     first_difference(scanned, given, n));
+        free(first), free(last), free_problem(&p);
+    }
+    lcp_workspace_free(&ws);
+}
 
 Test(lcp, cholesky_solve_is_lapacke_dposv_to_the_bit)
 {

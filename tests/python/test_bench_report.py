@@ -207,6 +207,29 @@ class Markdown(unittest.TestCase):
         self.assertLess(self.page.index("| tower |"), self.page.index("| pile1000 |"))
         self.assertIn("](images/bench_rigid.png)", self.page)
 
+    def test_rigid_below_blenders_defaults(self):
+        results = sample()
+        tower = results["rigid"]["tower"]
+        tower["blender_ladder"] = [
+            {"substeps_per_frame": 1, "solver_iterations": 5, "ms_per_frame": 0.026, "seconds": 0.016,
+             "top_drift_m": 4.35, "holds": False, "ratio": 73.0},
+            {"substeps_per_frame": 10, "solver_iterations": 5, "ms_per_frame": 0.144, "seconds": 0.108,
+             "top_drift_m": 0.0263, "holds": False, "ratio": 13.2}]
+        tower["blender_lowest_rule"] = "the top box drifts at most twice as far as at the defaults, and under 5 cm"
+        tower["blender_lowest_note"] = "no setting below the defaults holds the scene"
+        pile = results["rigid"]["pile1000"]
+        held = {"substeps_per_frame": 5, "solver_iterations": 5, "ms_per_frame": 20.0, "seconds": 1.5,
+                "deepest_overlap_m": 0.0004, "holds": True, "ratio": 93.1}
+        pile["blender_ladder"] = [held]
+        pile["blender_lowest"], pile["blender_lowest_rule"] = held, "the deepest overlap at most twice the defaults'"
+        page = report.render_markdown(results)
+        self.assertEqual(row(page, ["tower", "1, 5"]), ["tower", "1, 5", "0.0260", "0.0160", "top drift 4350 mm", "no", "73.0"])
+        self.assertEqual(row(page, ["pile1000", "5, 5"]),
+                         ["pile1000", "5, 5", "20.0", "1.50", "deepest overlap 0.400 mm", "yes, the fastest", "93.1"])
+        self.assertIn("tower: no setting below the defaults holds the scene; the lowest that holds is the defaults "
+                      "(SimBake / Blender 6.60)", page)
+        self.assertNotIn("substeps, iterations", self.page)  # no ladder measured: no such table
+
     def test_missing_sections_left_out(self):
         partial = sample()
         for key in ("goals", "scaling", "rigid"):
