@@ -49,7 +49,8 @@
  * the edge contacts (coupled_solve.h) on the bottom edge that rises giving it +0.11 to +0.15
  * N·m·s about x per frame at the bottom of its first plunge (frames 7-9, the vertex contacts
  * -0.01 to -0.02, the end-of-step reactions ±0.02): ω_x reaches 3.3-3.8 rad/s by frame 9, 0.1-0.5
- * without edge contacts (tilt 0.10-0.20 rad). Not the cause alone: their push-out to the contact
+ * without edge contacts (tilt 0.10-0.20 rad), 0.02-0.29 with steps of 1/400 s (tilt 0.20-0.32):
+ * it shrinks with the step, as a spring re-anchored each step would. Not the cause alone: their push-out to the contact
  * distance (tilt 0.33-0.57 without it), a contact counted twice or three times where the box's
  * corner is the closest point of its edges (it is: 0.49-0.59 with the repeats dropped), contacts
  * whose cloth edge has an end held on the body (0.30-0.42 without those). Unfound.
