@@ -24,6 +24,43 @@
  * or at steps of 1/96 s; with cloth friction 1 it falls out of the hammock within 3 s (no energy
  * gained).
  *
+ * Why the add-on's box turns over (issue 32, 2026-11-27, tests/c/diag_tipbox.c, built on demand;
+ * the hammock above, strain limit off): it does not rock about the trough's axis (y) but tips and
+ * rolls along the trough, about x (ω_x about -1 rad/s for seconds, its centre drifting along y; in
+ * Blender's `nolimit` bake it rolls 0.5 m along y by frame 72 and falls off the free edge onto the
+ * floor by frame 88). The cloth cannot hold that box level: in the strips' picture
+ * (test_hammock.c: each strip across the trough under the bottom face a spring f(s) of its depth),
+ * d²E/dθ² = f'(s0) W³ / 12 - m g h = 1.83 - 4.91 = -3.07 J/rad² (W = 0.2 m along the trough, h = 0.1
+ * m the centre above the bottom face). The whole cloth says the same: the box held at a tilt of
+ * ±0.1 rad about x (its centre free, 4 s at 1/240 s, mean of the last 2 s) takes from it a moment
+ * that tips it further, +1.5 and +4.8 N·m/rad at 29², +1.8 and 0.0 at 41² (at 21² -0.7 and -7.8,
+ * each ± about 0.3 N·m of frame-to-frame spread; about y -70 N·m/rad, firmly level). The max tilt
+ * over 3 s follows the sign: boxes 0.3 x 0.4 x 0.2 (+4.95 J/rad²) 0.055-0.19 rad over 5 starts,
+ * 0.3 x 0.2 x 0.05 (-0.62) 0.30, 0.2 x 0.3 x 0.2 (-0.48) 0.79, 0.3 x 0.2 x 0.2 (-3.07) 0.43-1.57
+ * (median 1.54), 0.3 x 0.2 x 0.3 (-5.53) 1.57; in Blender (hammock_scene.py `nolimit`, the box
+ * scaled to 0.3 x 0.4 x 0.2) the box tilts up to 0.21 rad on its first bounce, stays within 0.033
+ * rad from frame 48 and rests level 0.19 m below the pins at frame 96. Not the scheme: with steps of 1/400 or 1/1600 s the
+ * add-on's box tilts 0.94 and 1.52 rad; switched off one at a time (one start each; the tilt is
+ * chaotic) it tips all the same: the body not taking the end-of-step friction 1.56, cloth friction 0
+ * 0.40, no push-out of held vertices 0.79, no edge contacts 1.53, the body not taking the
+ * response's impulses 0.75, every contact sliding 0.58 or sticking 0.60. For the stable 0.4 m box
+ * none of these moves its tilt out of 0.05-0.27 rad either (5 starts each). What is left and is the
+ * scheme's: that box placed touching the cloth (not dropped) tilts by 0.64-0.78 rad (3 starts),
+ * the edge contacts (coupled_solve.h) on the bottom edge that rises giving it +0.11 to +0.15
+ * N·m·s about x per frame at the bottom of its first plunge (frames 7-9, the vertex contacts
+ * -0.01 to -0.02, the end-of-step reactions ±0.02): ω_x reaches 3.3-3.8 rad/s by frame 9, 0.1-0.5
+ * without edge contacts (tilt 0.10-0.20 rad), 0.02-0.29 with steps of 1/400 s (tilt 0.20-0.32):
+ * it shrinks with the step, as a spring re-anchored each step would. Not the cause alone: their push-out to the contact
+ * distance (tilt 0.33-0.57 without it), a contact counted twice or three times where the box's
+ * corner is the closest point of its edges (it is: 0.49-0.59 with the repeats dropped), contacts
+ * whose cloth edge has an end held on the body (0.30-0.42 without those). Unfound.
+ * The strain limit on (Blender's `on`, stopping at frame 82 at 6.2e3 m/s): the 10% limit is not
+ * held for frames before (worst edge +56% to +116% over frames 70-81, 21-75 edges beyond the
+ * limit), the worst edges joining a vertex held on the box's bottom face to one hanging below it,
+ * the box on its side; a pinch of the strain limit's projection against body-held (heavy)
+ * vertices as the one-way hammock's (diag_pinch.c), not traced further. The library run of that
+ * scene did not stop over 120 frames (its chaotic path differs).
+ *
  * Step length. coupling_stable halves a step while the contacts held on one collider, moving
  * together along their normals, resist as an apparent mass
  *   S = Σ_i Σ_j n_iᵀ A_ij n_j      (i, j held on that collider; A = M - h ∂f/∂v - h² ∂f/∂x)
