@@ -141,6 +141,10 @@ typedef struct cloth_scratch {
     double pressure_sigma;       /* the system is system + σ ∇V ∇Vᵀ (σ = -h² p', 0 without pressure) */
     cg_workspace cg;
     const uint8_t *untangling;   /* vertex_count: pulled through a tangle this step (untangle.h), NULL: none */
+    const int32_t *tangle;       /* vertex_count: the tangle its region is in at the last analysis,
+                                    -1: none (untangle.h); NULL: the scene was found untangled */
+    bool strain_recovers;        /* this step, elements that start beyond the strain limit come
+                                    back at a bounded rate (cloth_strain_limit.c, world_step.c) */
 } cloth_scratch;
 
 typedef struct cloth {
