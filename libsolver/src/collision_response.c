@@ -558,8 +558,56 @@ static void fit_rigid(const collision_scratch *s, const int32_t *anchors, int32_
     *r = rot;
 }
 
+/* The object (s->objects, in the order of their vertices) vertex v belongs to. */
+static int32_t object_of(const collision_scratch *s, int32_t v)
+{
+    int32_t k = 0;
+    while (k + 1 < s->object_count && s->objects[k + 1].first <= v) k++;
+    return k;
+}
+
+/* A zone anchored on several objects (a sheet squeezed between a falling box and the floor):
+ * no rigid motion follows them all, and the best fit of both (the box's vertices moving down,
+ * the floor's still) satisfied neither: the step was accepted with the zone through the floor
+ * (26 mm with a 21² sheet, tests/c/test_pinch.c), and the floor's contacts then kept it on
+ * that side. So the object whose anchors move least over the step wins (the still floor, the
+ * pins of a sheet a collider sweeps through) and the zone follows it alone; the others give
+ * way, passing into the zone by what they move over the step, as they do where impact zones
+ * cannot stop them anyway, and the collisions left count in the report as before. Objects
+ * that move as little as the least (two still colliders) are all kept. Keeps the anchors that
+ * win, in order (the members are in vertex order, so an object's anchors are consecutive);
+ * returns how many. */
+static int32_t least_moving_anchors(const collision_scratch *s, int32_t *anchors, int32_t count)
+{
+    double least = INFINITY;
+    int32_t first_object = object_of(s, anchors[0]);
+    bool several = false;
+    for (int32_t i = 0; i < count;) {
+        int32_t k = object_of(s, anchors[i]);
+        several |= k != first_object;
+        double moved = 0.0;
+        for (; i < count && object_of(s, anchors[i]) == k; i++)
+            moved = fmax(moved, v3_len(v3_sub(s->x1[anchors[i]], s->x0[anchors[i]])));
+        least = fmin(least, moved);
+    }
+    if (!several) return count;
+    /* round-off of positions a metre from the origin: what "as little" means */
+    double tie = least + 1e-12;
+    int32_t kept = 0;
+    for (int32_t i = 0; i < count;) {
+        int32_t k = object_of(s, anchors[i]), begin = i;
+        double moved = 0.0;
+        for (; i < count && object_of(s, anchors[i]) == k; i++)
+            moved = fmax(moved, v3_len(v3_sub(s->x1[anchors[i]], s->x0[anchors[i]])));
+        if (moved <= tie)
+            for (int32_t j = begin; j < i; j++) anchors[kept++] = anchors[j];
+    }
+    return kept;
+}
+
 /* Moves one zone rigidly: with the fitted motion of its anchors (pinned and collider
- * vertices) if it has any; otherwise with the linear and angular momentum its vertices
+ * vertices; on several objects, those of the one that moves least: least_moving_anchors) if it
+ * has any; otherwise with the linear and angular momentum its vertices
  * carry, or, as the last resort, not at all (where they started, free of intersections). */
 static void move_zone_rigidly(collision_scratch *s, const int32_t *members, int32_t count, double h,
                               bool last_resort, int32_t *anchors)
@@ -582,6 +630,7 @@ static void move_zone_rigidly(collision_scratch *s, const int32_t *members, int3
     if (anchor_count > 0) {
         mat3 r;
         vec3 c0, c1;
+        anchor_count = least_moving_anchors(s, anchors, anchor_count);
         fit_rigid(s, anchors, anchor_count, &r, &c0, &c1);
         for (int32_t i = 0; i < count; i++) {
             int32_t v = members[i];
