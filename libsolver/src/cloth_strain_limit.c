@@ -65,8 +65,10 @@ static double clamp(double s, limits l)
  * projection undoes; each step it then moved the free vertices between them by the same
  * distance whatever the step's length, and changed their velocity by that distance / h: a box
  * that pushed a pinned sheet 0.5 m down drove them at 0.74 m / h (2.8e3 m/s at h = 8e-5 s; the
- * step halved, the speed doubled, down to min_step: tests/c/test_pinch.c). So an element that
- * starts the step beyond a limit is brought back towards it at most at STRAIN_RECOVERY_RATE
+ * step halved, the speed doubled, down to min_step: tests/c/test_pinch.c). So in a step
+ * world_step.c finds to be a pinch (scratch.strain_recovers: the projection would have changed
+ * a velocity by more than PINCH_SPEED), an element that starts the step beyond a limit is
+ * brought back towards it at most at STRAIN_RECOVERY_RATE
  * (strain per second): what the step adds to its strain is taken away, the rest over the next
  * steps, the velocity change bounded by the rate times its size. Elements that start the step
  * within STRAIN_HELD_EXCESS of their limits are projected into them as before: a stalled sweep
@@ -77,8 +79,8 @@ static double clamp(double s, limits l)
  * beyond them they start: there the excess is the untangling's doing (a pulled vertex leads its
  * neighbours like a pin), not a pinch, and the projection's full pull is what brings the
  * neighbours through with it; a bounded rate there left the hostile fold's tangle larger.
- * Nor where a body feels the cloth (scratch.strain_recovers, set by world_step.c): that body
- * gives way to the limit's pull, which can then be met. */
+ * Never where a body feels the cloth (world_step.c does not mark such steps): that body gives
+ * way to the limit's pull, which can then be met. */
 #define STRAIN_RECOVERY_RATE 24.0 /* 1/s: an excess of up to 100% gone within a frame of 1/24 s */
 #define STRAIN_HELD_EXCESS 0.05   /* relative excess over a limit at the step's start */
 
