@@ -455,7 +455,8 @@ static bool init_scratch(cloth_scratch *s, const cloth_model *m)
         return false;
     size_t len = 3 * (size_t)m->vertex_count;
     double **vectors[] = {&s->force, &s->rhs, &s->dv, &s->z, &s->x_new, &s->v_new, &s->correction,
-                          &s->target_velocity, &s->target_offset, &s->external_force, &s->v_before_limit};
+                          &s->target_velocity, &s->target_offset, &s->external_force, &s->v_before_limit,
+                          &s->x_before_limit};
     for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++)
         if (!(*vectors[i] = calloc(len, sizeof(double)))) return false;
     s->filter_kind = calloc((size_t)m->vertex_count, sizeof *s->filter_kind);
@@ -522,7 +523,7 @@ void cloth_destroy(cloth *c)
     free(w->boxes);
     bvh_free(&w->tree);
     free(w->filter_kind), free(w->held), free(w->filter_proj), free(w->target_velocity), free(w->target_offset);
-    free(w->external_force), free(w->v_before_limit), free(w->pushed_by), free(w->contacts_start);
+    free(w->external_force), free(w->v_before_limit), free(w->x_before_limit), free(w->pushed_by), free(w->contacts_start);
     bsr_free(&w->system);
     free(w->triangle_blocks), free(w->hinge_blocks), free(w->spring_blocks), free(w->angle_blocks);
     free(w->force), free(w->rhs), free(w->dv), free(w->z), free(w->x_new), free(w->v_new), free(w->correction);

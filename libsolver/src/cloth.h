@@ -130,6 +130,8 @@ typedef struct cloth_scratch {
                                     last pushed it in this step's response, or -1 */
     double *v_before_limit;      /* vertex_count x 3: v_new before a strain projection (two-way
                                     coupling: what held vertices took, two_way_coupling.c) */
+    double *x_before_limit;      /* vertex_count x 3: x_new before the solve's strain projection
+                                    (a pinch projected again: world_step.c) */
     vertex_contact *contacts_start; /* vertex_count: the state's contacts before this attempt */
     bsr system;                  /* the implicit step's matrix (its pattern built once) */
     int32_t *triangle_blocks;    /* triangle_count x 9: the system's block of each vertex pair */
@@ -141,6 +143,11 @@ typedef struct cloth_scratch {
     double pressure_sigma;       /* the system is system + σ ∇V ∇Vᵀ (σ = -h² p', 0 without pressure) */
     cg_workspace cg;
     const uint8_t *untangling;   /* vertex_count: pulled through a tangle this step (untangle.h), NULL: none */
+    const int32_t *tangle;       /* vertex_count: the tangle its region is in at the last analysis,
+                                    -1: none (untangle.h); NULL: the scene was found untangled */
+    bool strain_recovers;        /* this step is a pinch: elements that start beyond the strain
+                                    limit come back at a bounded rate (cloth_strain_limit.c,
+                                    world_step.c) */
 } cloth_scratch;
 
 typedef struct cloth {

@@ -60,6 +60,48 @@ static double clamp(double s, limits l)
     return fmin(fmax(s, lo), hi);
 }
 
+/* A pinch: pins, or vertices a collider holds (heavy), and a one-way body that does not give
+ * (it moves as if the cloth were not there) can stretch a triangle beyond its limit in a way no
+ * projection undoes; each step it then moved the free vertices between them by the same
+ * distance whatever the step's length, and changed their velocity by that distance / h: a box
+ * that pushed a pinned sheet 0.5 m down drove them at 0.74 m / h (2.8e3 m/s at h = 8e-5 s; the
+ * step halved, the speed doubled, down to min_step: tests/c/test_pinch.c). So in a step
+ * world_step.c finds to be a pinch (scratch.strain_recovers: the projection would have changed
+ * a velocity by more than PINCH_SPEED), an element that starts the step beyond a limit is
+ * brought back towards it at most at STRAIN_RECOVERY_RATE
+ * (strain per second): what the step adds to its strain is taken away, the rest over the next
+ * steps, the velocity change bounded by the rate times its size. Elements that start the step
+ * within STRAIN_HELD_EXCESS of their limits are projected into them as before: a stalled sweep
+ * leaves far less (the drape: below 1e-5; the pinch: over 100%). The limit is what gives way in
+ * a pinch: the step counts in sb_world_stats.strain_violations.
+ * Elements with a vertex in a tangle (a region the untangling's last analysis found crossed,
+ * or a vertex it pulls: untangle.h) are projected into their limits as before, however far
+ * beyond them they start: there the excess is the untangling's doing (a pulled vertex leads its
+ * neighbours like a pin), not a pinch, and the projection's full pull is what brings the
+ * neighbours through with it; a bounded rate there left the hostile fold's tangle larger.
+ * Never where a body feels the cloth (world_step.c does not mark such steps): that body gives
+ * way to the limit's pull, which can then be met. */
+#define STRAIN_RECOVERY_RATE 24.0 /* 1/s: an excess of up to 100% gone within a frame of 1/24 s */
+#define STRAIN_HELD_EXCESS 0.05   /* relative excess over a limit at the step's start */
+
+/* Whether any of the n vertices v of an element is in a tangle (see above). */
+static bool in_tangle(const cloth *c, const int32_t *v, int n)
+{
+    const int32_t *tangle = c->scratch.tangle;
+    const uint8_t *pulled = c->scratch.untangling;
+    for (int k = 0; k < n; k++)
+        if ((tangle && tangle[v[k]] >= 0) || (pulled && pulled[v[k]])) return true;
+    return false;
+}
+
+/* The limits an element that measured σ from start_lo to start_hi at the step's start is held to
+ * over a step of h. */
+static limits recovering(limits l, double start_lo, double start_hi, double h)
+{
+    double back = STRAIN_RECOVERY_RATE * h;
+    return (limits){l.lo > 0.0 ? fmin(l.lo, start_lo + back) : 0.0, fmax(l.hi, start_hi - back)};
+}
+
 /* Projects triangle t: F = σ1 U1 V1ᵀ + σ2 U2 V2ᵀ becomes F' with the σ clamped, the corners'
  * offsets from corner 0 are F' d_k, d_k the rest edges (columns of [[cu1, cv1], [cu2, cv2]]⁻¹,
  * as w = [x1-x0 x2-x0] of that matrix), and the triangle is placed where its corners move
@@ -73,6 +115,11 @@ static double project_triangle(cloth *c, int32_t t, limits l, double h)
     double excess = excess_of(&f, l);
     if (excess <= STRAIN_SLACK) return excess;
     const int32_t *tri = &m->triangles[3 * (size_t)t];
+    deformation start = deformation_of(c, t, c->state.x);
+    if (c->scratch.strain_recovers && excess_of(&start, l) > STRAIN_HELD_EXCESS && !in_tangle(c, tri, 3)) {
+        l = recovering(l, start.s2, start.s1, h);
+        if ((excess = excess_of(&f, l)) <= STRAIN_SLACK) return excess;
+    }
     const uint8_t *held = c->scratch.held;
     int fixed = (held[tri[0]] == STRAIN_FIXED) + (held[tri[1]] == STRAIN_FIXED) + (held[tri[2]] == STRAIN_FIXED);
     if (!(f.s1 > 0.0) || fixed >= 2) return 0.0;
@@ -159,6 +206,11 @@ static double project_segment(cloth *c, int32_t s, limits l, double h)
     double stretch = segment_stretch(c, s, c->scratch.x_new, &n), excess = segment_excess(stretch, l);
     if (excess <= STRAIN_SLACK) return excess;
     const int32_t ends[2] = {m->springs.pairs[2 * (size_t)s], m->springs.pairs[2 * (size_t)s + 1]};
+    double start = segment_stretch(c, s, c->state.x, NULL);
+    if (c->scratch.strain_recovers && segment_excess(start, l) > STRAIN_HELD_EXCESS && !in_tangle(c, ends, 2)) {
+        l = recovering(l, start, start, h);
+        if ((excess = segment_excess(stretch, l)) <= STRAIN_SLACK) return excess;
+    }
     double w[2];
     for (int e = 0; e < 2; e++) {
         uint8_t kind = c->scratch.held[ends[e]];

@@ -69,7 +69,9 @@ double strain_limit_excess(const cloth *c, const double *x);
  * ones (pins) not at all. A triangle's corners keep their weighted centre where none is fixed:
  * where none is heavy either, linear momentum is kept exactly. Each moved
  * vertex's end velocity v_new changes by its displacement / h: the velocity that carried it
- * beyond the limit goes with it. Returns what it did. */
+ * beyond the limit goes with it. An element that starts the step beyond a limit (a pinch
+ * between pins and a body that does not give) is brought back at a bounded rate instead, outside
+ * tangles and while no body feels the cloth (cloth_strain_limit.c). Returns what it did. */
 strain_limit_report strain_limit_project(cloth *c, double h);
 
 /* One Gauss-Seidel sweep of that projection (0 where the cloth limits nothing); the largest

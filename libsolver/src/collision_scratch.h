@@ -36,6 +36,7 @@ typedef struct object_ref {
     const int32_t *segments;
     int32_t segment_count;
     const double *rest_positions;
+    bool pinched; /* cloth: this step is a pinch (cloth_scratch.strain_recovers) */
 } object_ref;
 
 /* A vertex's path at the gathering, which its pairs were judged by. */

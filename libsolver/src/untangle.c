@@ -482,7 +482,10 @@ bool untangle_analyse(untangle_plan *p, cloth *const *cloths, int32_t cloth_coun
 {
     int32_t objects = cloth_count + collider_count;
     int64_t n = 0; /* within int32: the world keeps it so (world.c) */
-    for (int32_t i = 0; i < cloth_count; i++) n += cloths[i]->model.vertex_count, cloths[i]->scratch.untangling = NULL;
+    for (int32_t i = 0; i < cloth_count; i++) {
+        n += cloths[i]->model.vertex_count;
+        cloths[i]->scratch.untangling = NULL, cloths[i]->scratch.tangle = NULL;
+    }
     for (int32_t i = 0; i < collider_count; i++) n += colliders[i]->model.vertex_count;
     if (!p->analysed) p->pairs_at_start = -1;
     bool keep = p->analysed && p->vertex_count == n && p->region;
@@ -519,6 +522,10 @@ bool untangle_analyse(untangle_plan *p, cloth *const *cloths, int32_t cloth_coun
     if (ok && p->active)
         for (int32_t i = 0, at = 0; i < cloth_count; at += cloths[i]->model.vertex_count, i++)
             cloths[i]->scratch.untangling = &p->pulled[at];
+    /* which vertices lie in a tangle's regions, for the strain limit (cloth_strain_limit.c) */
+    if (ok && p->pairs > 0)
+        for (int32_t i = 0, at = 0; i < cloth_count; at += cloths[i]->model.vertex_count, i++)
+            cloths[i]->scratch.tangle = &p->group[at];
     if (!ok) p->active = false, p->analysed = false;
     for (int32_t i = 0; an.views && i < objects; i++) view_free(&an.views[i]);
     free(an.views), free(an.x), free(an.crossings), free(meets);

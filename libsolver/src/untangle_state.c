@@ -41,6 +41,6 @@ bool untangle_state_read(untangle_plan *p, cloth *const *cloths, int32_t cloth_c
     if (in->pass != PASS_APPLY) return true;
     if (n > 0) memcpy(p->pulled, pulled, (size_t)n), p->vertex_count = n;
     p->analysed = analysed, p->pairs = pairs, p->pairs_at_start = at_start, p->active = false;
-    for (int32_t i = 0; i < cloth_count; i++) cloths[i]->scratch.untangling = NULL;
+    for (int32_t i = 0; i < cloth_count; i++) cloths[i]->scratch.untangling = NULL, cloths[i]->scratch.tangle = NULL;
     return true;
 }

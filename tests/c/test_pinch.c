@@ -1,22 +1,31 @@
-/* Diagnostic, not a ctest test (built on demand: `cmake --build build --target diag_pinch`, then
- * `OMP_NUM_THREADS=1 build/tests/diag_pinch --verbose`): it fails on main. A pinch, the lead's
- * Blender hammock (/work/briefs/hammock_scene.py `off`) in the library: a pinned 1.2 m sheet of
- * the default cloth (21², strain limit 10%), a 5 kg box that does not feel the cloth (one way: it
- * falls as if the cloth were not there) dropped onto it, a floor 1 m below (a static body for the
- * box, a plane collider for the cloth). The box passes the cloth's hold at frame 7 and lands on
- * the floor in frame 12, the sheet pulled from the pins down to the floor and squeezed under it.
- * What should hold, as in Blender's cloth: every frame steps, the cloth finite and not thrown out,
- * and the floor's side of the pinch giving way by no more than the contact distance.
+/* A pinch, the lead's Blender hammock (/work/briefs/hammock_scene.py `off`, issue 32) in the
+ * library: a pinned 1.2 m sheet of the default cloth (13² here, 21² in Blender; strain limit
+ * 10%), a 5 kg box that does not feel the cloth (one way: it falls as if the cloth were not
+ * there) dropped onto it, a floor 1 m below (a static body for the box, a plane collider for the cloth). The box passes
+ * the cloth's hold at frame 7 and lands on the floor in frame 12, the sheet pulled from the pins
+ * down to the floor and squeezed under it. What should hold, as in Blender's cloth: every frame
+ * steps, the cloth finite and not thrown out, and the floor's side of the pinch giving way by no
+ * more than the contact distance.
  *
- * Why it fails on main (measured, world_step.c instrumented): the first pinch is the strain limit
- * against the pins (fixed) and the vertices the box holds (heavy): no placement satisfies the 10%
- * limit, and each step the projection moves the free vertices between them by about the same
- * distance whatever the step's length, changing their velocity by that distance / h. Speed after
- * the projection x h stayed at 0.74 m: 1.14e3 m/s at h = 6.5e-4 s, 2.3e3 at 3.3e-4, 9.2e3 at
- * 8.1e-5 (the solve's own were 59, 123, 122 m/s); the world halves the step on the next solve's
- * speed, which makes it worse, down to min_step: "cloth 0: no step of 1e-06 s or more works at
- * t = 0.431071 s: a vertex moved faster than max_speed" (frame 11). This test stops a frame
- * earlier on its 100 m/s bound (139 m/s at frame 10; with a 13² sheet 168 m/s at frame 8). */
+ * Two pinches, two rules (measured with world_step.c instrumented, session `pinch`):
+ * 1. The strain limit against the pins (fixed) and the vertices the box holds (heavy): no
+ *    placement meets the 10% limit, and each step the projection moved the free vertices
+ *    between them by about the same distance whatever the step's length (0.74 m), changing
+ *    their velocity by that / h: 1.14e3 m/s at h = 6.5e-4 s, 9.2e3 at 8.1e-5, the world halving
+ *    the step down to min_step ("no step of 1e-06 s or more works at t = 0.431071 s", frame 11;
+ *    139 m/s at frame 10 here). Now, when the projection would change a velocity by more than
+ *    PINCH_SPEED (world_step.c), the step is a pinch and a triangle that starts it beyond its
+ *    limit is brought back at a bounded rate (cloth_strain_limit.c, STRAIN_RECOVERY_RATE).
+ * 2. An impact zone anchored on two of the box's vertices (moving down) and three of the
+ *    floor's (still) followed the best rigid fit of both, which satisfies neither: the step was
+ *    accepted with 4 collisions left and the cloth ended 26 mm below the floor plane (-0.1 m
+ *    with 13²). Now, in a pinch step, the zone follows the anchors that move least, the floor's,
+ *    and the box gives way (collision_response.c, least_moving_anchors).
+ * With both applied in every step: 13², fastest 16.3 m/s, the cloth's lowest point +4.9 mm; but
+ * the tablecloth sample, whose bodies press the cloth into the table, then ended with edges
+ * 161% long and the cloth 62 mm inside a body. With both only in pinch steps (as now), 13²:
+ * every frame steps, fastest 15.4 m/s, and the tablecloth sample bakes byte for byte as before.
+ * On main, 13²: 168 m/s at frame 8. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -28,7 +37,7 @@
 
 static const double FPS = 24.0;
 #define SPAN 1.2
-#define GRID 21
+#define GRID 13 /* the lead's sheet is 21²: the same figures, five times the time (see above) */
 #define CLOTH_Z 1.0
 
 static const double BOX_HALF[3] = {0.15, 0.1, 0.1};
@@ -41,15 +50,15 @@ typedef struct pinch {
     sb_body_id body;
 } pinch;
 
-static pinch build_pinch(void)
+static pinch build_pinch(int32_t grid)
 {
-    pinch p = {.sheet = grid_mesh_make(GRID, SPAN, CLOTH_Z)};
+    pinch p = {.sheet = grid_mesh_make(grid, SPAN, CLOTH_Z)};
     sb_world_def wd = sb_default_world_def();
     cr_assert_eq(sb_world_create(&wd, &p.w), SB_OK, "%s", sb_last_error());
     sb_cloth_def cd = grid_cloth_def(&p.sheet);
-    p.pins = malloc(2 * (size_t)GRID * sizeof *p.pins);
-    for (int32_t j = 0; j < GRID; j++) p.pins[2 * j] = j * GRID, p.pins[2 * j + 1] = j * GRID + GRID - 1;
-    cd.pin_count = 2 * GRID, cd.pins = p.pins;
+    p.pins = malloc(2 * (size_t)grid * sizeof *p.pins);
+    for (int32_t j = 0; j < grid; j++) p.pins[2 * j] = j * grid, p.pins[2 * j + 1] = j * grid + grid - 1;
+    cd.pin_count = 2 * grid, cd.pins = p.pins;
     sb_cloth_id sheet_id;
     cr_assert_eq(sb_world_add_cloth(p.w, &cd, &sheet_id), SB_OK, "%s", sb_last_error());
     double center[3] = {0.0, 0.0, CLOTH_Z + 0.15};
@@ -85,22 +94,9 @@ static void free_pinch(pinch *p)
     free(p->pins);
 }
 
-/* With a candidate fix (the strain limit bringing an element that starts a step beyond it back
- * at a bounded rate, so its velocity change no longer grows as 1/h; not on main, see the branch
- * pinch's report) the speeds stay below 38 m/s and every frame steps, but the second half of
- * this test still fails: the cloth ends 26 mm (21²) to 0.1-0.3 m (13²) below the floor plane,
- * some of it before the box lands: the floor is crossed, not just squeezed. The second pinch
- * (measured with 13², world_step.c instrumented): the first vertex below the floor plane, under
- * the box's edge (0.149, -0.070), went from z = +0.7 mm to -5.6 mm at t = 0.4297 s (h = 2.6e-3 s,
- * the box's bottom some 5 cm up and falling at 5 m/s) in a step whose impact zones ended with 4
- * collisions unresolved, which the world accepts: its zone (10 members, anchored on 2 of the box's
- * vertices and 3 of the floor's, no pin) follows the
- * best rigid fit of the box's vertices (moving down) and the floor's (still)
- * (collision_response.c, move_zone_rigidly), which satisfies neither, and once below the plane
- * the floor's contact keeps the vertex on that side (-0.1 m by frame 13). */
 Test(pinch, a_sheet_squeezed_between_a_falling_box_and_the_floor_stays_finite, .timeout = 120)
 {
-    pinch p = build_pinch();
+    pinch p = build_pinch(GRID);
     const cloth *c = p.w->cloths[0];
     int frames = test_quick() ? 10 : 13;
     double fastest_seen = 0.0, lowest_seen = INFINITY;
@@ -119,17 +115,18 @@ Test(pinch, a_sheet_squeezed_between_a_falling_box_and_the_floor_stays_finite, .
                     "%lld beyond the strain limit", f, s.position[2] - BOX_HALF[2], lowest, fastest,
                     (long long)p.w->stats.steps, (long long)p.w->stats.rejected_steps,
                     (long long)p.w->stats.strain_violations);
-        /* the box falls freely (one way): 5 m/s when it meets the floor; the cloth it drags is
-         * not thrown out at hundreds of m/s */
-        cr_assert_lt(fastest, 100.0, "frame %d: the cloth moves at %.3g m/s", f, fastest);
+        /* the box falls freely (one way): 5 m/s when it meets the floor; the cloth it drags
+         * moves no faster than ten times that (on main: 139 m/s at frame 10, then no step) */
+        cr_assert_lt(fastest, 50.0, "frame %d: the cloth moves at %.3g m/s", f, fastest);
         fastest_seen = fmax(fastest_seen, fastest), lowest_seen = fmin(lowest_seen, lowest);
     }
+    /* quick (valgrind): the first pinch only, the box still above the floor */
     if (!test_quick()) {
         sb_body_state s;
         sb_body_get_state(p.w, p.body, &s);
         cr_assert_lt(s.position[2] - BOX_HALF[2], 1e-3, "the box has not landed: the pinch is not tested");
-        /* the floor gives way by no more than the contact distance (cloth 5 mm + collider 2 mm) */
-        cr_assert_gt(lowest_seen, -0.007, "the cloth went %.3f m below the floor", -lowest_seen);
     }
+    /* the floor gives way by no more than the contact distance (cloth 5 mm + collider 2 mm) */
+    cr_assert_gt(lowest_seen, -0.007, "the cloth went %.3f m below the floor", -lowest_seen);
     free_pinch(&p);
 }
