@@ -98,10 +98,11 @@ static vec3 unit_face_normal(const collider_model *m, const double *x, int32_t t
  * normals f_k. A closest-point direction n beyond face k's side of the cone (n · t_k > 0, t_k in
  * face k away from the edge) means the cloth's point lies over that face, or its edge passes under
  * the collider's edge at a slope: the push is along f_k, the gap measured along it (d n · f_k), and
- * the body's point is the cloth point's foot on the face. Along n such a contact pushed a box's
- * rising bottom edge outward and up and kicked it over (issue 32, two_way_coupling.h). On the
- * concave side, at an edge of fewer or more than two faces, n is left. Returns the foot's offset
- * from the closest point on the edge. */
+ * the body's point is the cloth point's foot on the face (the offset over the step left out). Along
+ * n such contacts pushed cloth under a box's bottom face sideways and cloth just inside it further
+ * in: a box laid on a hammock kept the cloth through it and tipped over (issue 32,
+ * two_way_coupling.h). On the concave side, at an edge of fewer or more than two faces, n is left.
+ * Returns the foot's offset from the closest point on the edge. */
 static vec3 edge_cone_normal(const collider_model *m, const double *x, int32_t edge, vec3 a, vec3 b, vec3 *n, double *d)
 {
     const topology *t = &m->topo;
