@@ -53,7 +53,27 @@
  * it shrinks with the step, as a spring re-anchored each step would. Not the cause alone: their push-out to the contact
  * distance (tilt 0.33-0.57 without it), a contact counted twice or three times where the box's
  * corner is the closest point of its edges (it is: 0.49-0.59 with the repeats dropped), contacts
- * whose cloth edge has an end held on the body (0.30-0.42 without those). Unfound.
+ * whose cloth edge has an end held on the body (0.30-0.42 without those).
+ * Found (2026-11-27; diag_tipbox, DIAG_HY=0.2 DIAG_DROP=0, the bottom face laid in the cloth's
+ * plane (laid 2 or 5 mm above it: 0.06-0.11 rad before the change below, 0.06-0.12 after), starts y
+ * = 0, 1, 2 mm; each candidate switched in a scratch build): that box tilted 0.52-0.64 rad over 3 s
+ * (the same over 1.5 s), 0.06-0.18 over 1.5 s without edge contacts. An edge contact pushed along
+ * the direction from the collider's edge to the cloth's closest point, which for cloth under the
+ * bottom face points sideways into the footprint, and for cloth just inside the box points further
+ * in. The face in the cloth's plane counts as 166 intersecting pairs at the start; those contacts
+ * kept 74 after frame 1 and 38-48 all through the 3 s (the cloth through the box's bottom edges).
+ * Such a direction lies outside the sharp edge's cone of normals (between its two faces'): 337 of
+ * 1818 contacts over the first 12 frames. Pushed along that face's normal instead, the gap the
+ * signed distance along it, at the cloth point's foot on the face (coupled_solve.c,
+ * edge_cone_normal), the laid box tilts 0.05-0.10 rad over 3 s and nothing intersects from frame 1
+ * on (test_hammock.c; baked in Blender through the add-on, max stretch 0, 0.07 rad at frame 14
+ * against 0.66 before); dropped 0.06-0.13 (0.06-0.16 before); laid on 29² 0.05-0.09 (0.23-0.32
+ * before); laid on 15² still 0.48-0.65 (1.55-1.56 before, on its side), nothing intersecting: left,
+ * and not this: there it tips dropped as well (5 cm, 2 s: 0.40-0.56, 0.24-1.05 before) or laid 5 mm
+ * above (0.22-0.52). The cone for the contacts outside the box alone (3 s) 0.11-0.53, for those
+ * inside alone 0.20-0.39. Other candidates, measured the same way over 1.5 s: one-sided springs
+ * (the pulling ones dropped, the solve redone) 0.16-0.59; no push-out (gap at most -h w0)
+ * 0.04-0.34; the body's lever at the cloth's point instead of the edge's 0.57-0.63.
  * The strain limit on (Blender's `on`, stopping at frame 82 at 6.2e3 m/s): the 10% limit is not
  * held for frames before (worst edge +56% to +116% over frames 70-81, 21-75 edges beyond the
  * limit), the worst edges joining a vertex held on the box's bottom face to one hanging below it,
