@@ -58,7 +58,11 @@ static void free_every_vertex(cloth *c)
 
 /* The collider p is deepest within reach of (-1: none), its nearest point into *best and the
  * contact distance less the distance into *depth. A contact starts inside the contact distance
- * and holds a little beyond it, so a vertex pushed out to exactly that distance stays held. */
+ * and holds a little beyond it, so a vertex pushed out to exactly that distance stays held.
+ * Within reach of a collider whose body feels the cloth and of one that does not (cloth between a
+ * body and the table), the latter holds it however deep the body is: the body is held off it by
+ * the squeeze springs in the solve (coupled_squeeze.c). Held by the body instead, the vertex would
+ * move with it into the table, and nothing in the solve would carry the body. */
 static int32_t deepest_collider(const cloth *c, collider *const *colliders, int32_t collider_count, vec3 p,
                                 bool was_in_contact, nearest_query *best, double *depth)
 {
@@ -73,7 +77,10 @@ static int32_t deepest_collider(const cloth *c, collider *const *colliders, int3
         nearest_query q = {col, p, hold, v3(0, 0, 0), v3(0, 0, 0), v3(0, 0, 0)};
         aabb box = aabb_inflate(aabb_add_point(aabb_empty(), p), hold);
         bvh_query(&col->state.tree, &box, visit_triangle, &q);
-        if (q.best < hold && reach - q.best > *depth) {
+        bool gives = col->scratch.pushes_body;
+        bool first = best_collider < 0 || (colliders[best_collider]->scratch.pushes_body && !gives);
+        bool same = best_collider >= 0 && colliders[best_collider]->scratch.pushes_body == gives;
+        if (q.best < hold && (first || (same && reach - q.best > *depth))) {
             *depth = reach - q.best;
             *best = q;
             best_collider = k;

@@ -73,7 +73,7 @@ typedef struct edge_query {
 
 static vec3 lerp(vec3 a, vec3 b, double s) { return v3_madd(v3_scale(a, 1.0 - s), b, s); }
 
-static bool push_edge(coupled_bodies *cb, const edge_contact *e)
+bool coupled_push_edge(coupled_bodies *cb, const edge_contact *e)
 {
     if (cb->edge_count == cb->edge_capacity) {
         int32_t capacity = cb->edge_capacity ? 2 * cb->edge_capacity : 64;
@@ -161,7 +161,7 @@ static void visit_collider_triangle(void *ctx, int32_t tri)
         edge_contact e = {.i = q->ci, .j = q->cj, .slot = q->slot, .t = t, .n = n,
                           .r = v3_sub(foot, q->cb->bodies[q->slot].center), .stiffness = stiffness,
                           .gap_impulse = stiffness / h * gap};
-        if (!push_edge(q->cb, &e)) q->out_of_memory = true;
+        if (!coupled_push_edge(q->cb, &e)) q->out_of_memory = true;
     }
 }
 
@@ -182,7 +182,7 @@ bool coupled_find_edges(const cloth *c, coupled_bodies *cb)
         }
         if (q.out_of_memory) return false;
     }
-    return true;
+    return coupled_find_squeezed(c, cb);
 }
 
 /* g·(Δv, ΔU) of edge contact e: the change of the relative normal speed */

@@ -49,6 +49,16 @@ typedef struct edge_contact {
     double impulse;        /* out: what the cloth's point took along n */
 } edge_contact;
 
+/* How far inside the contact distance a spring's step would end if it did not act (its
+ * gap_impulse over h κ): the approach at w0 over the step, plus what the spring starts inside it,
+ * undone at COUPLED_PUSH_SPEED at most. All of it at once is (inside) / h: over a step halved
+ * down to microseconds, kicks of 10⁴ N·s (the tablecloth sample's cone on its tip, issue 32). */
+#define COUPLED_PUSH_SPEED 0.1 /* m/s */
+static inline double coupled_gap(double inside, double w0, double h)
+{
+    return fmin(inside, COUPLED_PUSH_SPEED * h) - h * w0;
+}
+
 typedef struct coupled_bodies {
     int32_t count;
     coupled_body *bodies;
@@ -68,9 +78,15 @@ int32_t coupled_slot(const cloth *c, const coupled_bodies *cb, int32_t i);
 /* From body slot's centre to where the collider's point under vertex i goes over the step: J_i's
  * lever arm. */
 vec3 coupled_lever(const cloth *c, const coupled_bodies *cb, int32_t i, int32_t slot);
-/* The edge contacts of cloth c with the coupled bodies' colliders at the step's start, into
- * cb->edges; false when out of memory. */
+/* The edge contacts of cloth c with the coupled bodies' colliders at the step's start, and its
+ * squeezed vertices', into cb->edges; false when out of memory. */
 bool coupled_find_edges(const cloth *c, coupled_bodies *cb);
+/* Appends e to cb's edge contacts; false when out of memory. */
+bool coupled_push_edge(coupled_bodies *cb, const edge_contact *e);
+/* The vertices of c held on a collider whose body does not feel the cloth and squeezed by a
+ * coupled body (coupled_squeeze.c), as edge contacts from the vertex (i = j) to the body, into
+ * cb->edges; false when out of memory. coupled_find_edges calls it last. */
+bool coupled_find_squeezed(const cloth *c, coupled_bodies *cb);
 /* Whether any vertex of c is held on a coupled body. */
 bool coupled_any(const cloth *c, const coupled_bodies *cb);
 /* Solves c's system (cloth_build_system made it) with the bodies; c->scratch.dv holds the initial

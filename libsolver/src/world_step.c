@@ -173,8 +173,13 @@ static bool resolve_collisions(sb_world *w, double h, step_outcome *outcome, col
         memset(w->cloths[i]->state.collided, 0, (size_t)w->cloths[i]->model.vertex_count);
     sweep_strands(w);
     double start = wall_seconds();
+    /* what the response gives the pushed bodies is set aside too: squeezed between a body and
+     * another collider, a vertex pushed out of each in turn credits the body every time
+     * (coupled_squeeze.c) */
+    coupling_mark_reactions(w);
     bool resolved = collisions_resolve(&w->collision, w->cloths, w->cloth_count, w->colliders, w->collider_count,
                                        h, zones_allowed(w, h), true, collisions);
+    coupling_set_aside_reactions(w);
     w->phases.pairs += collisions->pairs_seconds;
     w->phases.response += wall_seconds() - start - collisions->pairs_seconds;
     if (resolved && collisions->needs_zones) *outcome = STEP_NEEDS_ZONES;
