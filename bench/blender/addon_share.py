@@ -26,7 +26,7 @@ bench has no Blender strands scene (bench_strands bakes without Blender), so non
 
 Per run: whole (Bake() made, run to the scene holding the bake), solver (the sum of the
 frames' solve_frame, the library's step), add-on (whole - solver) and its phases (begin,
-prepare, collect, finish: what is left of the add-on is making the Bake and the run loop); the
+prepare, collect, finish, and the rest: making the Bake and the run loop); the
 same in CPU seconds of the whole process (every thread: the solver's, Blender's), which another
 process's load on a shared machine changes far less than wall clock. Printed and written as
 medians over the runs, and each run's figures. --profile runs each case once more under
@@ -90,7 +90,7 @@ class TimedBake(bake.Bake):
 
     def __init__(self, *args, **kwargs):
         self.phase_seconds = dict.fromkeys(("begin", "prepare", "solver", "collect", "finish"), 0.0)
-        self.solver_cpu_seconds = 0.0
+        self.phase_cpu_seconds = dict.fromkeys(self.phase_seconds, 0.0)
         super().__init__(*args, **kwargs)
 
     def _timed(self, phase, method):
@@ -99,8 +99,7 @@ class TimedBake(bake.Bake):
             method()
         finally:
             self.phase_seconds[phase] += time.perf_counter() - began
-            if phase == "solver":
-                self.solver_cpu_seconds += time.process_time() - began_cpu
+            self.phase_cpu_seconds[phase] += time.process_time() - began_cpu
 
     def begin(self):
         self._timed("begin", super().begin)
@@ -164,8 +163,11 @@ def one_bake(objects):
     job = TimedBake(bpy.context, objects)
     job.run()
     whole, whole_cpu = time.perf_counter() - began, time.process_time() - began_cpu
-    solver, solver_cpu = job.phase_seconds["solver"], job.solver_cpu_seconds
+    solver, solver_cpu = job.phase_seconds["solver"], job.phase_cpu_seconds["solver"]
     phases = {f"{phase}_s": seconds for phase, seconds in job.phase_seconds.items() if phase != "solver"}
+    phases.update({f"{phase}_cpu_s": seconds for phase, seconds in job.phase_cpu_seconds.items() if phase != "solver"})
+    phases["rest_s"] = whole - solver - sum(job.phase_seconds[phase] for phase in ("begin", "prepare", "collect", "finish"))
+    phases["rest_cpu_s"] = whole_cpu - sum(job.phase_cpu_seconds.values())
     return {"whole_s": whole, "solver_s": solver, "addon_s": whole - solver, "addon_share": (whole - solver) / whole,
             "whole_cpu_s": whole_cpu, "solver_cpu_s": solver_cpu, "addon_cpu_s": whole_cpu - solver_cpu,
             "addon_cpu_share": (whole_cpu - solver_cpu) / whole_cpu, **phases}
@@ -182,8 +184,9 @@ def main():
         print(f"SimBake add-on share: {case}: whole {medians['whole_s']:.3f} s, solver {medians['solver_s']:.3f} s, "
               f"add-on {medians['addon_s']:.3f} s ({100 * medians['addon_share']:.1f}%), medians of "
               f"{args.repeats}; CPU: add-on {medians['addon_cpu_s']:.3f} s of {medians['whole_cpu_s']:.3f} s "
-              f"({100 * medians['addon_cpu_share']:.1f}%); add-on's phases: "
-              + ", ".join(f"{key[:-2]} {medians[key]:.3f} s" for key in ("begin_s", "prepare_s", "collect_s", "finish_s")),
+              f"({100 * medians['addon_cpu_share']:.1f}%); add-on's phases (wall, CPU): "
+              + ", ".join(f"{phase} {medians[phase + '_s']:.3f} s, {medians[phase + '_cpu_s']:.3f} s"
+                          for phase in ("begin", "prepare", "collect", "finish", "rest")),
               flush=True)
         if args.profile:
             objects = CASES[case]()
