@@ -4,7 +4,7 @@ baked scene goes to the solver (the library's steps) and how much to the add-on 
 them into the scene). One Blender process, each scene built afresh for every run.
 
     blender -b --factory-startup --python-exit-code 1 -P bench/blender/addon_share.py -- \
-        [--repeats 3] [--cases heap400,drape64] [--addon FOLDER] [--profile [--sort cumulative] [--lines 25]] [--out OUT.json]
+        [--repeats 3] [--cases heap400,drape64] [--addon FOLDER] [--phases] [--cpu] [--profile [--sort cumulative] [--lines 25]] [--out OUT.json]
 
 Cases (the rows of bench/run's matrix, built by the side-by-side benchmarks' own builders):
 - heap100, heap400, heap1000: N boxes of 0.2 m, each turned by a random rotation (seeded),
@@ -26,9 +26,14 @@ bench has no Blender strands scene (bench_strands bakes without Blender), so non
 
 Per run: whole (Bake() made, run to the scene holding the bake), solver (the sum of the
 frames' solve_frame, the library's step), add-on (whole - solver) and its phases (begin,
-prepare, collect, finish, and the rest: making the Bake and the run loop); the
-same in CPU seconds of the whole process (every thread: the solver's, Blender's), which another
-process's load on a shared machine changes far less than wall clock. Printed and written as
+finish, with --phases prepare and collect too, every frame's, and the rest: making the Bake,
+the run loop and, without --phases, the frames' prepare and collect). The whole bake's CPU
+seconds (the process's, every thread) too, and with --cpu each phase's and the solver's, so the
+add-on's share of CPU, which other processes' load on a shared machine moves far less than the
+wall clock's; but reading the CPU clock every frame moves where that load's waiting falls
+(on this 2-core machine at a load of 20, the tower's solver took 2.5 s of wall clock without it,
+0.3 s with it, the waiting landing outside the timed phases), so take wall-clock shares from
+runs without --cpu. Printed and written as
 medians over the runs, and each run's figures. --profile runs each case once more under
 cProfile (the process's CPU time) and prints the 25 (--lines) functions with the most own time (not counted in the medians).
 --addon: the folder holding the simbake package to bake with (default: this repository's
@@ -47,6 +52,7 @@ import bpy
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DRAPE_FRAMES, FLAG_FRAMES, FLAG_GRID, TABLECLOTH_FRAMES = 40, 72, 32, 24
+PHASES = ("begin", "prepare", "collect", "finish")
 RIGID_CASES = ("tower", "dominoes100", "wall200", "heap100", "heap400", "heap1000", "joints1000")
 CLOTH_CASES = ("drape64", "drape64keys", "flag", "tablecloth")
 
@@ -58,6 +64,8 @@ def arguments():
     parser.add_argument("--addon", default=os.path.join(REPO, "addon"))
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--sort", default="tottime", help="the profile's order: tottime or cumulative")
+    parser.add_argument("--cpu", action="store_true", help="CPU seconds of every phase and the solver too")
+    parser.add_argument("--phases", action="store_true", help="time prepare and collect, every frame, apart too")
     parser.add_argument("--lines", type=int, default=25, help="the profile's functions printed")
     parser.add_argument("--out")
     return parser.parse_args(sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else [])
@@ -94,23 +102,30 @@ class TimedBake(bake.Bake):
         super().__init__(*args, **kwargs)
 
     def _timed(self, phase, method):
-        began, began_cpu = time.perf_counter(), time.process_time()
+        # the CPU clock is a system call, and on a loaded machine a process is made to wait its
+        # turn at one: read every frame, it moves where the wall clock's waiting falls (--cpu)
+        cpu = time.process_time if ARGS.cpu else float
+        began, began_cpu = time.perf_counter(), cpu()
         try:
             method()
         finally:
             self.phase_seconds[phase] += time.perf_counter() - began
-            self.phase_cpu_seconds[phase] += time.process_time() - began_cpu
+            self.phase_cpu_seconds[phase] += cpu() - began_cpu
 
     def begin(self):
         self._timed("begin", super().begin)
 
     def prepare_frame(self):
+        if not ARGS.phases:  # four clock readings a phase: a share of a small bake's add-on time
+            return super().prepare_frame()
         self._timed("prepare", super().prepare_frame)
 
     def solve_frame(self):
         self._timed("solver", super().solve_frame)
 
     def collect_frame(self):
+        if not ARGS.phases:
+            return super().collect_frame()
         self._timed("collect", super().collect_frame)
 
     def finish(self):
@@ -164,13 +179,16 @@ def one_bake(objects):
     job.run()
     whole, whole_cpu = time.perf_counter() - began, time.process_time() - began_cpu
     solver, solver_cpu = job.phase_seconds["solver"], job.phase_cpu_seconds["solver"]
-    phases = {f"{phase}_s": seconds for phase, seconds in job.phase_seconds.items() if phase != "solver"}
-    phases.update({f"{phase}_cpu_s": seconds for phase, seconds in job.phase_cpu_seconds.items() if phase != "solver"})
-    phases["rest_s"] = whole - solver - sum(job.phase_seconds[phase] for phase in ("begin", "prepare", "collect", "finish"))
-    phases["rest_cpu_s"] = whole_cpu - sum(job.phase_cpu_seconds.values())
-    return {"whole_s": whole, "solver_s": solver, "addon_s": whole - solver, "addon_share": (whole - solver) / whole,
-            "whole_cpu_s": whole_cpu, "solver_cpu_s": solver_cpu, "addon_cpu_s": whole_cpu - solver_cpu,
-            "addon_cpu_share": (whole_cpu - solver_cpu) / whole_cpu, **phases}
+    timed = PHASES if ARGS.phases else ("begin", "finish")
+    phases = {f"{phase}_s": job.phase_seconds[phase] for phase in timed}
+    phases["rest_s"] = whole - sum(job.phase_seconds.values())
+    result = {"whole_s": whole, "solver_s": solver, "addon_s": whole - solver, "addon_share": (whole - solver) / whole,
+              "whole_cpu_s": whole_cpu, **phases}
+    if ARGS.cpu:
+        result.update({f"{phase}_cpu_s": job.phase_cpu_seconds[phase] for phase in timed})
+        result.update(rest_cpu_s=whole_cpu - sum(job.phase_cpu_seconds.values()), solver_cpu_s=solver_cpu,
+                      addon_cpu_s=whole_cpu - solver_cpu, addon_cpu_share=(whole_cpu - solver_cpu) / whole_cpu)
+    return result
 
 
 def main():
@@ -183,10 +201,11 @@ def main():
         results[case] = {"runs": runs, **medians}
         print(f"SimBake add-on share: {case}: whole {medians['whole_s']:.3f} s, solver {medians['solver_s']:.3f} s, "
               f"add-on {medians['addon_s']:.3f} s ({100 * medians['addon_share']:.1f}%), medians of "
-              f"{args.repeats}; CPU: add-on {medians['addon_cpu_s']:.3f} s of {medians['whole_cpu_s']:.3f} s "
-              f"({100 * medians['addon_cpu_share']:.1f}%); add-on's phases (wall, CPU): "
-              + ", ".join(f"{phase} {medians[phase + '_s']:.3f} s, {medians[phase + '_cpu_s']:.3f} s"
-                          for phase in ("begin", "prepare", "collect", "finish", "rest")),
+              f"{args.repeats}; " + (f"CPU: add-on {medians['addon_cpu_s']:.3f} s of {medians['whole_cpu_s']:.3f} s "
+                                     f"({100 * medians['addon_cpu_share']:.1f}%); " if args.cpu else "")
+              + "add-on's phases: " + ", ".join(
+                  f"{phase} {medians[phase + '_s']:.3f} s" + (f" ({medians[phase + '_cpu_s']:.3f} s CPU)" if args.cpu else "")
+                  for phase in (PHASES if args.phases else ("begin", "finish")) + ("rest",)),
               flush=True)
         if args.profile:
             objects = CASES[case]()
