@@ -347,8 +347,19 @@ def rigid_section(rigid, image_dir):
     return out + image(image_dir, "bench_rigid.png", "Rigid bodies: ms per frame")
 
 
-ADDON_CASES = {"heap400": "400 randomly rotated boxes dropped in a heap on a floor, 72 frames, keyframes",
-               "drape64": "64² drape over a sphere, Blender's default cloth, 40 frames, PC2 cache"}
+ADDON_CASES = {"tower": "a tower of 10 boxes, 240 frames, keyframes",
+               "dominoes100": "a row of 100 dominoes, 240 frames, keyframes",
+               "wall200": "a wall of 200 bricks hit by an animated ball, 96 frames, keyframes",
+               "heap100": "100 randomly rotated boxes dropped in a heap on a floor, 72 frames, keyframes",
+               "heap400": "400 randomly rotated boxes dropped in a heap on a floor, 72 frames, keyframes",
+               "heap1000": "1000 randomly rotated boxes dropped in a heap on a floor, 72 frames, keyframes",
+               "joints1000": "a block of 1000 boxes joined by 2700 breakable Fixed constraints, hit by a ball, "
+                             "36 frames, keyframes",
+               "drape64": "64² drape over a sphere, Blender's default cloth, 40 frames, PC2 cache",
+               "drape64keys": "the same drape baked to shape keys",
+               "flag": "a 64 × 32 flag in a Wind field, 72 frames, PC2 cache",
+               "tablecloth": "the tablecloth sample, cloth and 4 rigid bodies in one bake, 24 frames, PC2 cache "
+                             "and keyframes"}
 
 
 def addon_section(addon):
@@ -363,12 +374,15 @@ def addon_section(addon):
             r = addon.get(side, {}).get(case)
             if r is None:
                 continue
+            cpu = f"{100 * r['addon_cpu_share']:.1f}%" if "addon_cpu_share" in r else "–"
             rows.append((ADDON_CASES.get(case, case), label, fmt_sig(r["whole_s"]), fmt_sig(r["solver_s"]),
-                         fmt_sig(r["addon_s"]), f"{100 * r['addon_share']:.1f}%"))
-    header = ("Scene", "Add-on", "Whole bake (s)", "Solver (s)", "Add-on (s)", "Add-on share")
+                         fmt_sig(r["addon_s"]), f"{100 * r['addon_share']:.1f}%", cpu))
+    header = ("Scene", "Add-on", "Whole bake (s)", "Solver (s)", "Add-on (s)", "Add-on share", "Add-on share of CPU")
     note = ("Whole bake: from making the bake to the scene holding it (`bench/blender/addon_share.py`); "
             "solver: its steps (the library); add-on: the rest (reading the scene and the results, "
-            "keyframes or cache, writing them into the scene). Each a median over the runs, one Blender each")
+            "keyframes or cache, writing them into the scene). Each a median over the runs, one Blender each. "
+            "Share of CPU: the same split in the process's CPU seconds (every thread), which other processes' "
+            "load on a shared machine moves far less than the wall clock")
     if len(sides) > 1:
         note += "; the baseline's add-on ran in turns with this one, on the same library"
     note += "."

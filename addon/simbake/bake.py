@@ -136,6 +136,7 @@ class Bake(BakeResume):
         self._now = None
         self._matrices = {}
         self._depsgraph = None
+        self._motions = rigid_bake.MotionLog(self.rigid_jobs)
         self.checkpoints = checkpoints
         self._resume = None  # checkpoint.Checkpoint to go on from, once begin() has read it
         if resume and checkpoints is not None and os.path.exists(checkpoints.path):
@@ -270,13 +271,12 @@ class Bake(BakeResume):
                 positions = job.input.mesh_positions(positions, self._matrices.get(job))
             self._write_frame(job, positions, self._matrices.get(job))
         if self.rigid_jobs:
-            motions = self._world.body_transforms()
-            for job in self.rigid_jobs:
-                rigid_bake.record_frame(job, motions, self._depsgraph)
+            self._motions.record(self._world.body_transforms(), self._depsgraph)
         self.progress(self.frame, self.frame - self.frame_start, self.total_frames)
 
     def finish(self):
         """Writes the bake into the scene (replacing an older bake)."""
+        self._motions.flush()
         broken = self._broken_constraints()
         self._close()
         self.seconds = self._seconds_before + time.perf_counter() - self._started

@@ -11,6 +11,7 @@ from .pc2 import PC2Error
 class BakeResume:
     def save_checkpoint(self):
         """Saves what a resumed bake needs to go on from this frame (checkpoint.py)."""
+        self._motions.flush()
         info = dict(self._identity(), frame=self.frame, warnings=self.warnings,
                     seconds=self._seconds_before + time.perf_counter() - self._started,
                     cloth_outputs={}, parents={})

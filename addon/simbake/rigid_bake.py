@@ -6,6 +6,11 @@ from array import array
 from . import native, rigid_compound, rigid_joints, rigid_settings, scene_io, settings, transforms
 from .settings import SettingsError
 
+try:
+    import numpy as np
+except ImportError:  # Debian's Blender without python3-numpy: each body's frames sliced out in turn
+    np = None
+
 IDENTITY = transforms.IDENTITY
 
 
@@ -194,11 +199,41 @@ def follow(world, job, time, depsgraph):
     world.set_body_target(job.body_id, time, transforms.multiply(transforms.rigid_part(matrix), job.start_inverse))
 
 
-def record_frame(job, transforms_now, depsgraph):
-    """Keeps a moving body's displacement this frame (and its parent's matrix if that moves)."""
-    job.displacements.extend(transforms_now[16 * job.body_id:16 * job.body_id + 16])
-    if job.parent_animated:
-        job.parents.append(_effective_parent(job.obj.evaluated_get(depsgraph)))
+class MotionLog:
+    """The moving bodies' displacements, frame by frame: each frame's transforms of every body
+    kept whole (one copy a frame, not a slice per body and frame), handed out to the jobs'
+    displacements by flush(), before anything reads them."""
+
+    def __init__(self, jobs):
+        self.jobs = jobs
+        self.parented = [job for job in jobs if job.parent_animated]
+        self.frames = array("d")  # the library's transforms, frame after frame
+        self.width = 0            # doubles a frame (16 per body)
+
+    def record(self, transforms_now, depsgraph):
+        """Keeps this frame's displacements (and the moving parents' matrices)."""
+        if len(transforms_now) != self.width:
+            self.flush()
+            self.width = len(transforms_now)
+        self.frames.extend(transforms_now)
+        for job in self.parented:
+            job.parents.append(_effective_parent(job.obj.evaluated_get(depsgraph)))
+
+    def flush(self):
+        """Appends the frames kept so far to each job's displacements."""
+        if not self.frames:
+            return
+        count = len(self.frames) // self.width
+        if np is not None:
+            frames = np.frombuffer(self.frames, dtype=np.float64).reshape(count, self.width // 16, 16)
+            for job in self.jobs:
+                job.displacements.frombytes(frames[:, job.body_id].tobytes())
+        else:
+            for job in self.jobs:
+                for f in range(count):
+                    start = f * self.width + 16 * job.body_id
+                    job.displacements.extend(self.frames[start:start + 16])
+        self.frames = array("d")
 
 
 def add_joints(world, scene, jobs, depsgraph, fps, warnings):

@@ -1,7 +1,7 @@
 """The keyframe channel values of many rigid bodies over many frames at once, with numpy (no
 bpy): the same arithmetic as transforms.py's per-matrix functions, done on whole arrays.
-Only the continuity from frame to frame (compatible Euler angles, quaternion signs, axis-angle
-sides) is a loop, over the frames, each step on every body of a rotation mode together.
+Only the continuity from frame to frame (the branch of compatible Euler angles, quaternion signs,
+axis-angle sides) is a loop, over the frames, each step on every body of a rotation mode together.
 
 Arrays: matrices are (..., 4, 4) or (..., 3, 3), row-major as in transforms.py; rotation
 channel values are (bodies, frames, size) in Blender's order (Euler: about X, Y, Z;
@@ -82,25 +82,37 @@ def _wrap_near(angle, reference):
     return angle + TAU * np.round((reference - angle) / TAU)
 
 
+def _distance(values, previous):
+    """|values moved by whole turns nearest previous - previous|, summed over the three angles."""
+    d = np.abs(_wrap_near(values, previous) - previous)
+    return d[..., 0] + d[..., 1] + d[..., 2]
+
+
 def compatible_eulers(angles, first, order="XYZ"):
     """transforms.compatible_euler frame after frame: angles (bodies, frames, 3) moved to the
     same rotations' Euler angles nearest the frame before's (the first frame's nearest
-    `first`, (bodies, 3))."""
+    `first`, (bodies, 3)). Whole turns added to the frame before's angles change no distance,
+    so which branch a frame takes depends only on the branch the frame before took: both
+    cases are worked out for every frame at once, and only that choice is a loop over frames;
+    the whole turns then add up along the frames."""
     i, j, k, _ = _order_axes(order)
     other = angles.copy()  # the other branch of each rotation: (a + π, π - b, c + π)
     other[..., i] += math.pi
     other[..., j] = math.pi - angles[..., j]
     other[..., k] += math.pi
-    out = np.empty_like(angles)
-    previous = np.asarray(first, dtype=float)
-    for frame in range(angles.shape[1]):
-        near = _wrap_near(angles[:, frame], previous)
-        near_other = _wrap_near(other[:, frame], previous)
-        d = np.abs(near - previous)
-        d_other = np.abs(near_other - previous)
-        take_other = d_other[:, 0] + d_other[:, 1] + d_other[:, 2] < d[:, 0] + d[:, 1] + d[:, 2] - 1e-12
-        previous = out[:, frame] = np.where(take_other[:, None], near_other, near)
-    return out
+    first = np.asarray(first, dtype=float)
+    # after[b][:, f]: frame f + 1 takes the other branch when frame f took branch b (1: other)
+    after = [_distance(other[:, 1:], before[:, :-1]) < _distance(angles[:, 1:], before[:, :-1]) - 1e-12
+             for before in (angles, other)]
+    took = np.empty(angles.shape[:2], dtype=bool)
+    took[:, 0] = _distance(other[:, 0], first) < _distance(angles[:, 0], first) - 1e-12
+    for frame in range(1, angles.shape[1]):
+        took[:, frame] = np.where(took[:, frame - 1], after[1][:, frame - 1], after[0][:, frame - 1])
+    values = np.where(took[..., None], other, angles)
+    turns = np.empty_like(values)
+    turns[:, 0] = np.round((first - values[:, 0]) / TAU)
+    turns[:, 1:] = np.round((values[:, :-1] - values[:, 1:]) / TAU)
+    return values + TAU * np.cumsum(turns, axis=1)
 
 
 def quaternion_from_matrix(r):

@@ -6,6 +6,7 @@ free_bake restores the scene exactly."""
 import math
 import os
 import sys
+import tempfile
 import unittest
 from array import array
 
@@ -13,7 +14,7 @@ import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does not add it
 import blender_test  # noqa: E402
-from simbake import bake, keyframes, outputs  # noqa: E402
+from simbake import bake, checkpoint, keyframes, outputs  # noqa: E402
 
 START, END = 1, 48
 
@@ -189,6 +190,27 @@ class RigidBake(unittest.TestCase):
             self.assertEqual(co[0::2], frame_by_frame[channel][0::2], channel)  # the frames
             worst = max(abs(a - b) for a, b in zip(co[1::2], frame_by_frame[channel][1::2]))
             self.assertLess(worst, 1e-5, f"{channel}: keys differ by {worst:g}")  # float32 keys: a few ulps
+
+    def test_a_bake_paused_at_checkpoints_and_resumed_keeps_every_frame(self):
+        """Each frame's motion is kept for all bodies at once and handed to them when a
+        checkpoint is saved (and at the end): a bake saving checkpoints every 10 frames,
+        stopped at frame 25 and resumed from there has the frames of a bake straight through."""
+        straight = {job.obj.name: job.world_matrices() for job in self.bake().rigid_jobs}
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "bake.checkpoint")
+            job = bake.Bake(bpy.context, bake.bakeable_objects(self.scene), checkpoints=checkpoint.Plan(path, 10, 25))
+            with self.assertRaises(bake.BakePaused):
+                job.run()
+            self.assertEqual({len(j.displacements) // 16 for j in job.rigid_jobs}, {25 - START + 1})
+            job = bake.Bake(bpy.context, bake.bakeable_objects(self.scene), checkpoints=checkpoint.Plan(path, 10),
+                            resume=True)
+            job.run()
+            self.assertEqual(job.resumed_at, 25)
+        for rigid in job.rigid_jobs:
+            resumed = rigid.world_matrices()
+            self.assertEqual(len(resumed), END - START + 1)
+            worst = max(abs(a - b) for m, n in zip(resumed, straight[rigid.obj.name]) for a, b in zip(m, n))
+            self.assertLess(worst, 1e-9, f"{rigid.obj.name}: the resumed bake is {worst:g} off the straight one")
 
     def test_a_bad_setting_names_the_object_and_changes_nothing(self):
         rock = bpy.data.objects["Rock"]
