@@ -319,8 +319,11 @@ class AddonShare(unittest.TestCase):
         page = report.render_markdown(self.results())
         self.assertIn("## The add-on's share of a bake", page)
         heap = report.ADDON_CASES["heap400"]
-        self.assertEqual(row(page, [heap, "this commit"]), [heap, "this commit", "2.00", "1.90", "0.100", "5.0%"])
+        self.assertEqual(row(page, [heap, "this commit"]), [heap, "this commit", "2.00", "1.90", "0.100", "5.0%", "–"])
         self.assertEqual(row(page, [heap, "baseline fd896d3"])[5], "24.0%")
+        results = self.results()
+        results["addon"]["current"]["heap400"]["addon_cpu_share"] = 0.071
+        self.assertEqual(row(report.render_markdown(results), [heap, "this commit"])[6], "7.1%")
         self.assertIn("in turns with this one", page)
         results = self.results()
         results["addon"].update(command="bench/run --only addon", date="2026-11-26", note="A shared machine.")
