@@ -1,6 +1,7 @@
 #include "cloth_strain_limit.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* Sweeps before the projection gives up on a step (its report says what is left). A landing at
  * 20 m/s, whose solve stretches the contact ring by some 100%, takes a few dozen. */
@@ -107,8 +108,9 @@ static limits recovering(limits l, double start_lo, double start_hi, double h)
  * as w = [x1-x0 x2-x0] of that matrix), and the triangle is placed where its corners move
  * least by mass: the mass-weighted centre kept, or, with an immovable corner, that corner.
  * Returns the excess it found, 0 where it cannot help (two corners immovable: the third can
- * only go between their targets; or a triangle collapsed to a point). */
-static double project_triangle(cloth *c, int32_t t, limits l, double h)
+ * only go between their targets; or a triangle collapsed to a point); *moved set where it
+ * placed the corners anew. */
+static double project_triangle(cloth *c, int32_t t, limits l, double h, bool *moved)
 {
     cloth_model *m = &c->model;
     deformation f = deformation_of(c, t, c->scratch.x_new);
@@ -163,6 +165,7 @@ static double project_triangle(cloth *c, int32_t t, limits l, double h)
         weight += wk;
     }
     centre = v3_scale(centre, 1.0 / weight);
+    *moved = true;
     for (int k = 0; k < 3; k++) {
         if (held[tri[k]] == STRAIN_FIXED) continue;
         vec3 shift = v3_sub(v3_add(centre, p[k]), x[k]);
@@ -233,20 +236,50 @@ static const colouring *elements_of(const cloth *c)
     return c->model.strands ? &c->model.spring_colours : &c->model.triangle_colours;
 }
 
+/* Which triangles a projection's sweeps must look at again. A triangle's projection depends
+ * only on its corners' x_new (the start, the held marks and the limits stay put over a
+ * strain_limit_project), so one whose corners have not moved since it was last looked at would
+ * find the same excess and move nothing: the sweep counts that excess and skips it. Where the
+ * sweeps stall on stretch spread over the cloth (issue 30's flag blown into a crumple: 400
+ * sweeps, each moving a few hundred of its 3906 triangles), most triangles are skipped; the
+ * result is the same, bit for bit. */
+typedef struct sweep_marks {
+    int32_t sweep;      /* the sweep now, from 1 */
+    int32_t *moved_at;  /* per vertex: the last sweep that placed it anew (0: none) */
+    int32_t *seen_at;   /* per triangle: the last sweep that looked at it (0: none) */
+    double *excess;     /* per triangle: the excess it found then */
+} sweep_marks;
+
+static double project_marked(cloth *c, int32_t t, limits l, double h, sweep_marks *marks)
+{
+    const int32_t *tri = &c->model.triangles[3 * (size_t)t];
+    int32_t seen = marks->seen_at[t];
+    if (seen > 0 && marks->moved_at[tri[0]] < seen && marks->moved_at[tri[1]] < seen && marks->moved_at[tri[2]] < seen)
+        return marks->excess[t];
+    bool moved = false;
+    double excess = project_triangle(c, t, l, h, &moved);
+    for (int k = 0; moved && k < 3; k++) marks->moved_at[tri[k]] = marks->sweep;
+    marks->seen_at[t] = marks->sweep, marks->excess[t] = excess;
+    return excess;
+}
+
 /* One group of consecutive elements, in order; the largest excess found. */
-static double project_group(cloth *c, int32_t g, limits l, double h)
+static double project_group(cloth *c, int32_t g, limits l, double h, sweep_marks *marks)
 {
     const colouring *cc = elements_of(c);
     bool strands = c->model.strands;
     double worst = 0.0;
     for (int32_t t = g * cc->group_size, end = colouring_group_end(cc, g); t < end; t++)
-        worst = fmax(worst, strands ? project_segment(c, t, l, h) : project_triangle(c, t, l, h));
+        worst = fmax(worst, strands ? project_segment(c, t, l, h)
+                            : marks ? project_marked(c, t, l, h, marks)
+                                    : project_triangle(c, t, l, h, &(bool){false}));
     return worst;
 }
 
 /* One Gauss-Seidel sweep, colour by colour: the groups of a colour share no vertex, so they
- * project in parallel, and each vertex sees the same sequence of moves on any thread count. */
-static double sweep(cloth *c, limits l, double h)
+ * project in parallel, and each vertex sees the same sequence of moves on any thread count
+ * (the marks too: a group writes only its own triangles' and corners'). */
+static double sweep(cloth *c, limits l, double h, sweep_marks *marks)
 {
     if (!strain_limit_on(&c->model)) return 0.0;
     const colouring *cc = elements_of(c);
@@ -256,17 +289,17 @@ static double sweep(cloth *c, limits l, double h)
         if (cc->last_serial && k + 1 == cc->colour_count) {
 #pragma omp single
             for (int32_t g = cc->start[k]; g < cc->start[k + 1]; g++)
-                worst = fmax(worst, project_group(c, cc->groups[g], l, h));
+                worst = fmax(worst, project_group(c, cc->groups[g], l, h, marks));
         } else {
 #pragma omp for schedule(dynamic, cc->chunk)
             for (int32_t g = cc->start[k]; g < cc->start[k + 1]; g++)
-                worst = fmax(worst, project_group(c, cc->groups[g], l, h));
+                worst = fmax(worst, project_group(c, cc->groups[g], l, h, marks));
         }
     }
     return worst;
 }
 
-double strain_limit_sweep(cloth *c, double h) { return sweep(c, limits_of(&c->model), h); }
+double strain_limit_sweep(cloth *c, double h) { return sweep(c, limits_of(&c->model), h, NULL); }
 
 double strain_limit_excess(const cloth *c, const double *x)
 {
@@ -287,10 +320,20 @@ strain_limit_report strain_limit_project(cloth *c, double h)
     if (!strain_limit_on(&c->model)) return report;
     limits l = limits_of(&c->model);
     double worst = INFINITY;
+    /* without memory for the marks, every sweep looks at every triangle: the same result */
+    sweep_marks marks = {0}, *tracked = NULL;
+    if (!c->model.strands) {
+        marks.moved_at = calloc((size_t)c->model.vertex_count, sizeof *marks.moved_at);
+        marks.seen_at = calloc((size_t)c->model.triangle_count, sizeof *marks.seen_at);
+        marks.excess = malloc((size_t)c->model.triangle_count * sizeof *marks.excess);
+        if (marks.moved_at && marks.seen_at && marks.excess) tracked = &marks;
+    }
     while (report.sweeps < MAX_SWEEPS && worst > STRAIN_SLACK) {
-        worst = sweep(c, l, h);
+        marks.sweep = report.sweeps + 1;
+        worst = sweep(c, l, h, tracked);
         report.moved |= report.sweeps++ == 0 && worst > STRAIN_SLACK;
     }
+    free(marks.moved_at), free(marks.seen_at), free(marks.excess);
     report.worst_excess = strain_limit_excess(c, c->scratch.x_new);
     return report;
 }
