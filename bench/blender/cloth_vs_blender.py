@@ -220,6 +220,10 @@ def bake_simbake(scene, frames, cloth=None, material="blender", self_collision=T
     if material == "simbake":
         cloth.simbake.role = "CLOTH"
         cloth.simbake.self_collision = self_collision
+        # the same pins as Blender's cloth has (the flag's side), as a user switching roles sets them
+        blender_cloth = next((m for m in cloth.modifiers if m.type == 'CLOTH'), None)
+        if blender_cloth and blender_cloth.settings.vertex_group_mass:
+            cloth.simbake.pin_group = blender_cloth.settings.vertex_group_mass
     scene.simbake.frame_start, scene.simbake.frame_end = 1, frames
     stamps, totals = [], {}
     job = bake.Bake(bpy.context, list(scene.objects))
