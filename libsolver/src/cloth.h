@@ -148,6 +148,9 @@ typedef struct cloth_scratch {
     bool strain_recovers;        /* this step is a pinch: elements that start beyond the strain
                                     limit come back at a bounded rate (cloth_strain_limit.c,
                                     world_step.c) */
+    bool pinch_speed_cap;        /* this step is a pinch, where a body feels the cloth or not: the
+                                    projection leaves no vertex faster than PINCH_SPEED or than it
+                                    was (cloth_strain_limit.c) */
 } cloth_scratch;
 
 typedef struct cloth {

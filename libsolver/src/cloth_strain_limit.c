@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Sweeps before the projection gives up on a step (its report says what is left). A landing at
  * 20 m/s, whose solve stretches the contact ring by some 100%, takes a few dozen. */
@@ -80,8 +81,9 @@ static double clamp(double s, limits l)
  * beyond them they start: there the excess is the untangling's doing (a pulled vertex leads its
  * neighbours like a pin), not a pinch, and the projection's full pull is what brings the
  * neighbours through with it; a bounded rate there left the hostile fold's tangle larger.
- * Never where a body feels the cloth (world_step.c does not mark such steps): that body gives
- * way to the limit's pull, which can then be met. */
+ * Where a body feels the cloth as well (issue 32): it takes at most what stops it from the
+ * limit's pull (two_way_coupling.h), so it gives way no more than a one-way body once it rests
+ * in the cloth, and such steps are pinches too. */
 #define STRAIN_RECOVERY_RATE 24.0 /* 1/s: an excess of up to 100% gone within a frame of 1/24 s */
 #define STRAIN_HELD_EXCESS 0.05   /* relative excess over a limit at the step's start */
 
@@ -314,12 +316,29 @@ double strain_limit_excess(const cloth *c, const double *x)
     return worst;
 }
 
+/* In a pinch the projection's moves are undone step after step by what holds the cloth (the
+ * response pushing the vertices it moved into a body back out), and the velocity each move gave
+ * (its length / h) is left behind: 1.2e3 m/s on free vertices of the add-on's strain-limited
+ * hammock whose box feels the cloth (tests/c/test_hammock_squeeze.c). So in a pinch step the
+ * projection leaves no vertex faster than PINCH_SPEED or than it was before it. */
+static void cap_pinch_speeds(cloth *c)
+{
+    for (int32_t i = 0; i < c->model.vertex_count; i++) {
+        size_t at = 3 * (size_t)i;
+        vec3 v = v3_load(&c->scratch.v_new[at]);
+        double most = fmax(PINCH_SPEED, v3_len(v3_load(&c->scratch.v_before_limit[at]))), speed = v3_len(v);
+        if (speed > most) v3_store(&c->scratch.v_new[at], v3_scale(v, most / speed));
+    }
+}
+
 strain_limit_report strain_limit_project(cloth *c, double h)
 {
     strain_limit_report report = {0};
     if (!strain_limit_on(&c->model)) return report;
     limits l = limits_of(&c->model);
     double worst = INFINITY;
+    bool pinch = c->scratch.pinch_speed_cap;
+    if (pinch) memcpy(c->scratch.v_before_limit, c->scratch.v_new, 3 * (size_t)c->model.vertex_count * sizeof(double));
     /* without memory for the marks, every sweep looks at every triangle: the same result */
     sweep_marks marks = {0}, *tracked = NULL;
     if (!c->model.strands) {
@@ -334,6 +353,7 @@ strain_limit_report strain_limit_project(cloth *c, double h)
         report.moved |= report.sweeps++ == 0 && worst > STRAIN_SLACK;
     }
     free(marks.moved_at), free(marks.seen_at), free(marks.excess);
+    if (pinch) cap_pinch_speeds(c);
     report.worst_excess = strain_limit_excess(c, c->scratch.x_new);
     return report;
 }

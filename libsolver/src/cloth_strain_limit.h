@@ -48,6 +48,10 @@
  * ones slow the sweeps down as much as they hold them). */
 #define STRAIN_HEAVY_FACTOR 10.0
 
+/* A step whose projection would change a vertex's velocity by more than this is a pinch
+ * (world_step.c, cloth_strain_limit.c). */
+#define PINCH_SPEED 20.0 /* m/s */
+
 /* What the projection may do with a vertex (cloth_scratch.held). */
 enum { STRAIN_FREE = 0, STRAIN_HEAVY = 1, STRAIN_FIXED = 2 };
 
@@ -71,7 +75,8 @@ double strain_limit_excess(const cloth *c, const double *x);
  * vertex's end velocity v_new changes by its displacement / h: the velocity that carried it
  * beyond the limit goes with it. An element that starts the step beyond a limit (a pinch
  * between pins and a body that does not give) is brought back at a bounded rate instead, outside
- * tangles and while no body feels the cloth (cloth_strain_limit.c). Returns what it did. */
+ * tangles, and no vertex is left faster than PINCH_SPEED or than it was (cloth_strain_limit.c).
+ * Returns what it did. */
 strain_limit_report strain_limit_project(cloth *c, double h);
 
 /* One Gauss-Seidel sweep of that projection (0 where the cloth limits nothing); the largest

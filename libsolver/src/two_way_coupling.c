@@ -85,6 +85,14 @@ void coupling_mark_reactions(sb_world *w)
     }
 }
 
+void coupling_drop_reactions(sb_world *w)
+{
+    for (int32_t k = 0; k < w->collider_count; k++) {
+        collider_scratch *s = &w->colliders[k]->scratch;
+        s->reaction = s->reaction_mark, s->reaction_moment = s->reaction_moment_mark;
+    }
+}
+
 void coupling_set_aside_reactions(sb_world *w)
 {
     for (int32_t k = 0; k < w->collider_count; k++) {
