@@ -39,10 +39,10 @@ class SimBakeObjectSettings(bpy.types.PropertyGroup):
         name="Initial Angular Velocity", size=3, subtype="XYZ",
         description="World-space angular velocity at the start (rad/s)")
     feels_cloth: BoolProperty(
-        name="Feels Cloth", default=False,
+        name="Feels Cloth", default=True,
         description="Two-way coupling: the cloth of the bake pushes this moving body back (its contacts and "
-                    "friction, momentum kept); off: the body moves as if the cloth were not there (one way). "
-                    "Off by default: not stable yet for a heavy body resting on pinned cloth (it can turn over, or the cloth blow up)")
+                    "friction, momentum kept), so it rests on cloth and drags it; off: the body moves as if the "
+                    "cloth were not there (one way, as Blender's own rigid bodies do)")
 
     # cloth
     density: FloatProperty(name="Density", default=0.15, min=1e-6, soft_max=10.0, precision=3,
