@@ -85,54 +85,6 @@ bool coupled_push_edge(coupled_bodies *cb, const edge_contact *e)
     return true;
 }
 
-static vec3 unit_face_normal(const collider_model *m, const double *x, int32_t tri)
-{
-    const int32_t *v = &m->triangles[3 * (size_t)tri];
-    vec3 a = v3_load(&x[3 * (size_t)v[0]]);
-    vec3 n = v3_cross(v3_sub(v3_load(&x[3 * (size_t)v[1]]), a), v3_sub(v3_load(&x[3 * (size_t)v[2]]), a));
-    double len = v3_len(n);
-    return len > 0.0 ? v3_scale(n, 1.0 / len) : n;
-}
-
-/* A convex sharp edge pushes along the normals of its cone, between its two faces' (outward)
- * normals f_k. A closest-point direction n beyond face k's side of the cone (n · t_k > 0, t_k in
- * face k away from the edge) means the cloth's point lies over that face, or its edge passes under
- * the collider's edge at a slope: the push is along f_k, the gap measured along it (d n · f_k), and
- * the body's point is the cloth point's foot on the face (the offset over the step left out). Along
- * n such contacts pushed cloth under a box's bottom face sideways and cloth just inside it further
- * in: a box laid on a hammock kept the cloth through it and tipped over (issue 32,
- * two_way_coupling.h). On the concave side, at an edge of fewer or more than two faces, n is left.
- * Returns the foot's offset from the closest point on the edge. */
-static vec3 edge_cone_normal(const collider_model *m, const double *x, int32_t edge, vec3 a, vec3 b, vec3 *n, double *d)
-{
-    const topology *t = &m->topo;
-    if (t->edge_face_count[edge] != 2) return v3(0, 0, 0);
-    vec3 f[2], dir = v3_sub(b, a);
-    double over[2];
-    for (int k = 0; k < 2; k++) f[k] = unit_face_normal(m, x, t->edge_triangles[2 * (size_t)edge + k]);
-    for (int k = 0; k < 2; k++) {
-        /* the other face's far vertex lies behind f_k on the convex side */
-        const int32_t *v = &m->triangles[3 * (size_t)t->edge_triangles[2 * (size_t)edge + 1 - k]];
-        vec3 far = v3_load(&x[3 * (size_t)v[0]]);
-        for (int q = 1; q < 3; q++) {
-            vec3 p = v3_load(&x[3 * (size_t)v[q]]);
-            if (v3_len2(v3_cross(v3_sub(p, a), dir)) > v3_len2(v3_cross(v3_sub(far, a), dir))) far = p;
-        }
-        if (!(v3_dot(f[k], v3_sub(far, a)) < 0.0)) return v3(0, 0, 0);
-    }
-    for (int k = 0; k < 2; k++) {
-        vec3 tk = v3_cross(f[k], dir); /* in face k across the edge, pointed into the face (away from f_(1-k)) */
-        if (v3_dot(tk, f[1 - k]) > 0.0) tk = v3_scale(tk, -1.0);
-        over[k] = v3_dot(*n, tk);
-    }
-    int k = over[0] > over[1] ? 0 : 1;
-    if (!(over[k] > 0.0)) return v3(0, 0, 0);
-    double along = v3_dot(*n, f[k]); /* < 0: the cloth's point is inside, d n pointed further in */
-    vec3 offset = v3_scale(v3_sub(*n, v3_scale(f[k], along)), *d);
-    *d *= along, *n = f[k];
-    return offset;
-}
-
 /* The collider's sharp edges on triangle tri (each from its first triangle) against the cloth's edge */
 static void visit_collider_triangle(void *ctx, int32_t tri)
 {
@@ -152,14 +104,13 @@ static void visit_collider_triangle(void *ctx, int32_t tri)
         double d = sqrt(d2);
         vec3 on_body = lerp(a0, b0, s), body_end = lerp(v3_load(&x1[3 * (size_t)a]), v3_load(&x1[3 * (size_t)b]), s);
         vec3 n = v3_scale(v3_sub(lerp(p0, p1, t), on_body), 1.0 / d);
-        vec3 foot = v3_add(body_end, edge_cone_normal(m, x0, edge, a0, b0, &n, &d)); /* ⊥ n: w0 the same */
         vec3 v = lerp(v3_load(&c->state.v[3 * (size_t)q->ci]), v3_load(&c->state.v[3 * (size_t)q->cj]), t);
         double w0 = v3_dot(n, v3_sub(v, v3_scale(v3_sub(body_end, on_body), 1.0 / h)));
         double gap = q->reach - d - h * w0; /* how far inside the step's course would take it */
         if (gap <= 0.0) continue;
         double stiffness = EDGE_CONTACT_STIFFNESS * 0.5 * (c->model.mass[q->ci] + c->model.mass[q->cj]);
         edge_contact e = {.i = q->ci, .j = q->cj, .slot = q->slot, .t = t, .n = n,
-                          .r = v3_sub(foot, q->cb->bodies[q->slot].center), .stiffness = stiffness,
+                          .r = v3_sub(body_end, q->cb->bodies[q->slot].center), .stiffness = stiffness,
                           .gap_impulse = stiffness / h * gap};
         if (!coupled_push_edge(q->cb, &e)) q->out_of_memory = true;
     }
