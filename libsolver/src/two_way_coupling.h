@@ -95,20 +95,22 @@
  * 4-8 mm above the table, under the layer's 14 mm; its surface 2.5-3.5 cm off its axis is 2.6-5.2
  * mm above its bottom), so the squeezed vertices holding it are off its axis; each spring pushes
  * along the table's normal there, not through the centre as a round body's contact force does, so
- * any imbalance between them spins it (about
- * 0.001 N·m·s a step against an impulse of 0.1 N·s: a centroid 1 cm off axis, Δω 0.17 rad/s a
- * step) and nothing turns it back: a sphere's shape does not change as it turns. Each frame
+ * any imbalance between them spins it (about 0.001 N·m·s a step against an impulse of 0.1 N·s: a
+ * centroid 1 cm off axis, Δω 0.17 rad/s a step) and nothing turns it back: a sphere's shape does
+ * not change as it turns. Each frame
  * (one step of 1/24 s) it is carried alternately by the table's speculative rigid contact (9.8 N,
  * with up to 0.85 N of sideways friction) and the springs, its vertical speed swinging ±0.1-0.2 m/s.
- * Tried, none a fix: the springs' moment only (lever r' = (r·n) n) stops it, and test_squeeze's box
- * still rests (0.044 m/s against 0.041), but would drop the restoring moment a tilted flat face
- * gets; the moment taken along the body's face normal at the spring's point (r' = n × (r × n_face))
- * 0.048 m/s (icosphere 0.018), along the direction to the nearest point 0.055; the springs along
- * the body's face normal on both sides 0.19; along the radius (no moment at all: a sphere-only
- * test) 0.095 m/s, 0.73 rad/s, the spin now from the table's rigid friction on the ball the
- * tilted springs push sideways. Left: a squeeze spring acting along the body's surface normal on
- * the body alone (a body-table spring, the cloth's vertex held anyway), and the rigid contact's
- * alternation with the springs.
+ * Tried, none a fix (the sphere's figures, most horizontal speed after 0.5 s): the springs' moment
+ * dropped (lever r' = (r·n) n) stops it, test_squeeze's box still resting (0.044 m/s against
+ * 0.041), but a tilted flat face would lose its restoring moment; the moment of a push along the
+ * body's face normal at the spring's point (r' = n × (r × n_face)) 0.36 m/s (icosphere 0.035),
+ * along the direction to the nearest point 0.055; the springs along the face normal 0.086 (on the
+ * body alone, the cloth's part dropped: 0.086, icosphere 0.083), along the radius (no moment: a
+ * sphere-only test) 0.095 m/s, 0.73 rad/s, the spin now from the table's rigid friction on the
+ * ball the tilted springs push sideways: with the sphere's rigid friction 0 it does not spin
+ * (0.002 rad/s) but still slides to and fro in its pocket at up to 0.11 m/s (0.014 m from its
+ * start after 3 s). Left: what keeps it from settling: the springs' direction, and the rigid
+ * contact's alternation with them.
  *
  * Step length. coupling_stable halves a step while the contacts held on one collider, moving
  * together along their normals, resist as an apparent mass

@@ -7,8 +7,8 @@
  * Logs per frame the sphere's height, horizontal offset and speed, and angular velocity.
  * Environment: DIAG_GRID (17), DIAG_SECONDS (3), DIAG_DROP (0.05 m), DIAG_RINGS/DIAG_SEGMENTS
  * (12/24), DIAG_ICO (> 0: an icosphere of that many subdivisions instead), DIAG_VMASS (0.3 kg),
- * DIAG_FRICTION (cloth friction, 0.2), DIAG_X0/Y0 (the start off centre), DIAG_ROT (> 0: the UV
- * sphere's poles along x instead of z). What it found: two_way_coupling.h ("Why the sphere rolls"). */
+ * DIAG_FRICTION (cloth friction, 0.2), DIAG_BODY_FRICTION (the sphere's rigid friction, 0.5),
+ * DIAG_X0/Y0 (the start off centre), DIAG_ROT (> 0: the UV sphere's poles along x instead of z). What it found: two_way_coupling.h ("Why the sphere rolls"). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -56,7 +56,7 @@ Test(diag_rollsphere, the_samples_sphere_on_cloth_over_a_table, .timeout = 900)
 
     double center[3] = {env_or("DIAG_X0", 0.0), env_or("DIAG_Y0", 0.0), 2.0 * reach + radius + env_or("DIAG_DROP", 0.05)};
     sb_body_def bd = sb_default_body_def();
-    bd.shape = SB_SHAPE_SPHERE, bd.radius = radius, bd.mass = mass, bd.feels_cloth = 1, bd.friction = 0.5;
+    bd.shape = SB_SHAPE_SPHERE, bd.radius = radius, bd.mass = mass, bd.feels_cloth = 1, bd.friction = env_or("DIAG_BODY_FRICTION", 0.5);
     memcpy(bd.center, center, sizeof center);
     sb_body_id ball;
     cr_assert_eq(sb_world_add_body(w, &bd, &ball), SB_OK, "%s", sb_last_error());
