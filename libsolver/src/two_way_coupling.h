@@ -107,6 +107,37 @@
  * was about 12). Not yet baked in Blender in this form. Left: the limit itself does not hold
  * where the box squeezes the cloth (edges +70% to +146%), counted in strain_violations.
  *
+ * Why the sphere rolls (issue 32, 2026-11-27, tests/c/diag_rollsphere.c, built on demand; the
+ * tablecloth sample's sphere, 1 kg, r 0.12 m, a 12 x 24 UV sphere collider, dropped 5 cm onto a 17²
+ * cloth of 0.3 kg vertices lying on a static table; each candidate switched in a scratch build): it
+ * never comes to rest: 0.05-0.10 m/s and up to 1 rad/s from the first half second on, 0.11 m
+ * from its start after 3 s (0.03 m from a start 13 and 21 mm off centre, the same speeds). Not its
+ * mesh: an icosphere (3 subdivisions), a 24 x 48 UV sphere or poles along x roll the same (0.09,
+ * 0.09, 0.07 m/s). Not the end-of-step reactions (without them 0.09 m/s, without their moment
+ * unchanged), not cloth friction (0: 0.10 m/s), no edge contacts (none form on it). What turns it
+ * is the squeeze springs' moment (coupled_squeeze.c): with the moment the solve gives the body
+ * dropped it stays put (0.0002 m over 3 s, 0.0003 m/s, both starts), the vertex contacts' moment
+ * dropped alone changes nothing. The sphere rests between cloth vertices 5 cm apart (its bottom
+ * 4-8 mm above the table, under the layer's 14 mm; its surface 2.5-3.5 cm off its axis is 2.6-5.2
+ * mm above its bottom), so the squeezed vertices holding it are off its axis; each spring pushes
+ * along the table's normal there, not through the centre as a round body's contact force does, so
+ * any imbalance between them spins it (about 0.001 N·m·s a step against an impulse of 0.1 N·s: a
+ * centroid 1 cm off axis, Δω 0.17 rad/s a step) and nothing turns it back: a sphere's shape does
+ * not change as it turns. Each frame
+ * (one step of 1/24 s) it is carried alternately by the table's speculative rigid contact (9.8 N,
+ * with up to 0.85 N of sideways friction) and the springs, its vertical speed swinging ±0.1-0.2 m/s.
+ * Tried, none a fix (the sphere's figures, most horizontal speed after 0.5 s): the springs' moment
+ * dropped (lever r' = (r·n) n) stops it, test_squeeze's box still resting (0.044 m/s against
+ * 0.041), but a tilted flat face would lose its restoring moment; the moment of a push along the
+ * body's face normal at the spring's point (r' = n × (r × n_face)) 0.36 m/s (icosphere 0.035),
+ * along the direction to the nearest point 0.055; the springs along the face normal 0.086 (on the
+ * body alone, the cloth's part dropped: 0.086, icosphere 0.083), along the radius (no moment: a
+ * sphere-only test) 0.095 m/s, 0.73 rad/s, the spin now from the table's rigid friction on the
+ * ball the tilted springs push sideways: with the sphere's rigid friction 0 it does not spin
+ * (0.002 rad/s) but still slides to and fro in its pocket at up to 0.11 m/s (0.014 m from its
+ * start after 3 s). Left: what keeps it from settling: the springs' direction, and the rigid
+ * contact's alternation with them.
+ *
  * Step length. coupling_stable halves a step while the contacts held on one collider, moving
  * together along their normals, resist as an apparent mass
  *   S = Σ_i Σ_j n_iᵀ A_ij n_j      (i, j held on that collider; A = M - h ∂f/∂v - h² ∂f/∂x)
