@@ -110,19 +110,11 @@ static pull_run pull_cloth(int32_t n, double pull_time, double cloth_friction, d
     sb_world_def wd = sb_default_world_def();
     sb_world *w;
     cr_assert_eq(sb_world_create(&wd, &w), SB_OK, "%s", sb_last_error());
-    double table_half[3] = {1.0, 1.0, 0.05}, table_center[3] = {0.0, 0.0, -0.05};
-    sb_body_def td = sb_default_body_def();
-    td.type = SB_BODY_STATIC, td.shape = SB_SHAPE_BOX;
-    memcpy(td.half_extents, table_half, sizeof table_half);
-    memcpy(td.center, table_center, sizeof table_center);
-    sb_body_id table_id;
-    cr_assert_eq(sb_world_add_body(w, &td, &table_id), SB_OK, "%s", sb_last_error());
-    solid_mesh table = box_mesh(table_half, table_center);
-    sb_collider_def tcd = solid_collider_def(&table);
-    sb_collider_id table_collider;
-    cr_assert_eq(sb_world_add_collider(w, &tcd, &table_collider), SB_OK, "%s", sb_last_error());
+    solid_mesh table;
+    double table_thickness;
+    cr_assert(add_table(w, &table, &table_thickness), "%s", sb_last_error());
 
-    double reach = sb_default_cloth_def().thickness + tcd.thickness;
+    double reach = sb_default_cloth_def().thickness + table_thickness;
     grid_mesh sheet = grid_mesh_make(n, SPAN, reach);
     sb_cloth_def cd = grid_cloth_def(&sheet);
     cd.friction = cloth_friction;

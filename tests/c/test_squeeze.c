@@ -39,19 +39,11 @@ static landing land(int32_t n, double vertex_mass, const double half[3], double 
     sb_world_def wd = sb_default_world_def();
     sb_world *w;
     cr_assert_eq(sb_world_create(&wd, &w), SB_OK, "%s", sb_last_error());
-    double table_half[3] = {1.0, 1.0, 0.05}, table_center[3] = {0.0, 0.0, -0.05};
-    sb_body_def td = sb_default_body_def();
-    td.type = SB_BODY_STATIC, td.shape = SB_SHAPE_BOX;
-    memcpy(td.half_extents, table_half, sizeof table_half);
-    memcpy(td.center, table_center, sizeof table_center);
-    sb_body_id table_id;
-    cr_assert_eq(sb_world_add_body(w, &td, &table_id), SB_OK, "%s", sb_last_error());
-    solid_mesh table = box_mesh(table_half, table_center);
-    sb_collider_def tcd = solid_collider_def(&table);
-    sb_collider_id table_collider;
-    cr_assert_eq(sb_world_add_collider(w, &tcd, &table_collider), SB_OK, "%s", sb_last_error());
+    solid_mesh table;
+    double table_thickness;
+    cr_assert(add_table(w, &table, &table_thickness), "%s", sb_last_error());
 
-    double reach = sb_default_cloth_def().thickness + tcd.thickness;
+    double reach = sb_default_cloth_def().thickness + table_thickness;
     grid_mesh sheet = grid_mesh_make(n, SPAN, reach);
     sb_cloth_def cd = grid_cloth_def(&sheet);
     double spacing = SPAN / (n - 1);
@@ -106,7 +98,7 @@ static landing land(int32_t n, double vertex_mass, const double half[3], double 
         double d[3] = {p[0] - m[3], p[1] - m[7], p[2] - m[11]}, local[3];
         for (int a = 0; a < 3; a++) local[a] = m[a] * d[0] + m[4 + a] * d[1] + m[8 + a] * d[2] - center[a];
         bool in_box = fabs(local[0]) < half[0] && fabs(local[1]) < half[1] && fabs(local[2]) < half[2];
-        bool in_table = p[2] < 0.0 && fabs(p[0]) < table_half[0] && fabs(p[1]) < table_half[1];
+        bool in_table = p[2] < 0.0 && fabs(p[0]) < TABLE_HALF[0] && fabs(p[1]) < TABLE_HALF[1];
         r.inside += in_box || in_table;
     }
     cr_log_info("box %.2f kg on %d² cloth of %.3f kg vertices, dropped %.2f m: energy up to %+.4f J, bottom "

@@ -291,3 +291,20 @@ sb_cloth_def grid_cloth_def(const grid_mesh *mesh)
     d.triangle_count = mesh->triangle_count, d.triangles = mesh->triangles;
     return d;
 }
+
+const double TABLE_HALF[3] = {1.0, 1.0, 0.05};
+
+bool add_table(sb_world *w, solid_mesh *mesh, double *collider_thickness)
+{
+    const double center[3] = {0.0, 0.0, -TABLE_HALF[2]};
+    sb_body_def body = sb_default_body_def();
+    body.type = SB_BODY_STATIC, body.shape = SB_SHAPE_BOX;
+    memcpy(body.half_extents, TABLE_HALF, sizeof body.half_extents);
+    memcpy(body.center, center, sizeof center);
+    sb_body_id body_id;
+    *mesh = box_mesh(TABLE_HALF, center);
+    sb_collider_def collider = solid_collider_def(mesh);
+    *collider_thickness = collider.thickness;
+    sb_collider_id collider_id;
+    return sb_world_add_body(w, &body, &body_id) == SB_OK && sb_world_add_collider(w, &collider, &collider_id) == SB_OK;
+}

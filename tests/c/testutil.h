@@ -49,6 +49,12 @@ solid_mesh plane_mesh(double size, double tilt);
 void solid_mesh_free(solid_mesh *mesh);
 /* A collider definition (library defaults) over the mesh, which must outlive it. */
 sb_collider_def solid_collider_def(const solid_mesh *mesh);
+
+/* A static table whose top is z = 0, TABLE_HALF wide and 0.1 m thick: a box body (what bodies
+ * meet) and a box collider (what cloth meets). *mesh gets the collider's mesh (the caller frees
+ * it), *collider_thickness its contact thickness; false if the world refused either. */
+extern const double TABLE_HALF[3];
+bool add_table(sb_world *w, solid_mesh *mesh, double *collider_thickness);
 /* Default cloth definition over a grid mesh (positions and triangles filled in). */
 sb_cloth_def grid_cloth_def(const grid_mesh *mesh);
 /* Icosahedron subdivided `level` times, projected on the sphere (outward triangles). */
