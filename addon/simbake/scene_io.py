@@ -5,6 +5,8 @@ from array import array
 from contextlib import contextmanager
 from itertools import chain, compress
 
+import numpy
+
 from . import native
 from .settings import SettingsError, blender_pins, find_modifier, pinned_vertices
 
@@ -170,6 +172,18 @@ def _vertices_and_triangles(mesh):
     return local, triangles
 
 
+def canonical_triangles(triangles):
+    """The same triangles (flat vertex indices, winding kept) in an order fixed by the
+    triangles alone: each starts at its smallest index, then sorted. Blender's primitives
+    (the UV sphere in 3.4) number their faces differently in every process, and a collider's
+    triangle order reaches the solver's contact order, so bakes of the same scene differed."""
+    t = numpy.frombuffer(triangles, dtype=numpy.int32).reshape(-1, 3)
+    start = numpy.argmin(t, axis=1)
+    rolled = t[numpy.arange(len(t))[:, None], (start[:, None] + numpy.arange(3)) % 3]
+    order = numpy.lexsort((rolled[:, 2], rolled[:, 1], rolled[:, 0]))
+    return array("i", rolled[order].astype(numpy.int32).tobytes())
+
+
 _NOT = bytes([1, 0]) + bytes(254)  # bytes.translate table turning flags 0/1 into 1/0
 
 
@@ -260,6 +274,7 @@ def read_body_mesh(obj, depsgraph, base=False):
     mesh = obj.data if base and obj.type == "MESH" else obj_eval.to_mesh()
     try:
         local, triangles = _vertices_and_triangles(mesh)
+        triangles = canonical_triangles(triangles)
         if len(local) == 0:
             raise SettingsError(f"{obj.name}: the mesh has no vertices")
         matrix = native.matrix_rows(obj_eval.matrix_world)
