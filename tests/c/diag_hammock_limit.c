@@ -5,7 +5,8 @@
  * SimBake's default cloth pinned along x = ±0.6, the box feeling the cloth. Environment: DIAG_GRID
  * (21), DIAG_FRAMES (96), DIAG_X0/Y0 (start off centre), DIAG_DROP (0.05 m), DIAG_HY (0.1 m),
  * DIAG_LIN_DAMP/ANG_DAMP (0.04, 0.1), DIAG_LIMIT (0.1), DIAG_BLENDER_SPLIT (1: every quad split along
- * the same diagonal, as Blender's loop triangles of the scene's grid; 0: alternating). Logs per frame the box's centre, tilt, the
+ * the same diagonal, as Blender's loop triangles of the scene's grid; 0: alternating), DIAG_DUMP (a file for
+ * the final cloth positions and velocities and the box's state, raw, to compare two builds bit for bit). Logs per frame the box's centre, tilt, the
  * energy it holds beyond what it brought and the cloth's fall gave, the cloth's worst edge strain
  * and its fastest vertex; stops at the first frame that fails. On main the starts tried did not
  * fail (x0 0, 0.01, drop 0.03, quads split alternately: 96 frames, edges up to +132% to +267%,
@@ -133,6 +134,14 @@ Test(diag_hammock_limit, the_add_ons_hammock_with_the_strain_limit, .timeout = 1
     printf("SUMMARY x0 %g y0 %g drop %g grid %d hy %g: frames %d, most given %.4g J, worst strain %+.3f, fastest %.3g m/s, "
            "last tilt %.3f, steps %lld\n", center[0], center[1], drop, n, half[1], f - 1 < frames ? f - 1 : frames,
            most_given, strain_seen, fastest_seen, tilt, (long long)w->stats.steps);
+    const char *dump = getenv("DIAG_DUMP"); /* the final cloth and box, raw doubles, to compare builds */
+    FILE *out = dump && *dump ? fopen(dump, "wb") : NULL;
+    if (out) {
+        fwrite(c->state.x, sizeof(double), 3 * (size_t)c->model.vertex_count, out);
+        fwrite(c->state.v, sizeof(double), 3 * (size_t)c->model.vertex_count, out);
+        fwrite(&s, sizeof s, 1, out);
+        fclose(out);
+    }
     sb_world_destroy(w);
     grid_mesh_free(&sheet);
     solid_mesh_free(&box);
