@@ -231,7 +231,8 @@ static void limit_solved_strain(sb_world *w, double h)
                                                                               : STRAIN_FREE;
         size_t bytes = 3 * (size_t)c->model.vertex_count * sizeof(double);
         memcpy(c->scratch.x_before_limit, c->scratch.x_new, bytes);
-        memcpy(c->scratch.v_before_limit, c->scratch.v_new, bytes);
+        /* where a body gives, coupling_strain_limit keeps v_new there itself */
+        if (!body_gives) memcpy(c->scratch.v_before_limit, c->scratch.v_new, bytes);
         /* what this cloth's projection gives the pushed bodies is set aside (coupling_push_bodies);
          * in a pinch the first try's share is dropped with its positions */
         coupling_mark_reactions(w);
