@@ -202,8 +202,9 @@ static bool resolve_collisions(sb_world *w, double h, step_outcome *outcome, col
  * past what the limit allows on its first plunge squeezes the cloth wrapped round it against the
  * pins for good, and the add-on's strain-limited hammock blew up at frame 33 (4.89e3 m/s,
  * tests/c/diag_hammock_squeeze.c). There only the speed cap applies in a pinch, and what this
- * cloth's projection gave the pushed bodies in the first try is dropped with it. Ordinary scenes
- * never reach PINCH_SPEED: the tablecloth sample's bodies, pressing the cloth onto the table, made
+ * cloth's projection gave the pushed bodies in the first try is dropped with it. Sewing springs
+ * pulling panels together make pinch steps too (tests/c/test_springs.c); other ordinary scenes
+ * stay below PINCH_SPEED: the tablecloth sample's bodies, pressing the cloth onto the table, made
  * the projection change velocities by at most 11.8 m/s (72 frames), the one-way hammock 52 m/s in
  * the step before its speeds ran away. */
 
