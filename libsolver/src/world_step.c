@@ -220,8 +220,7 @@ static double projection_speed(const cloth *c, double h)
 
 static void limit_solved_strain(sb_world *w, double h)
 {
-    bool body_gives = false;
-    for (int32_t k = 0; k < w->collider_count; k++) body_gives |= w->colliders[k]->scratch.pushes_body;
+    bool body_gives = coupling_any_body_gives(w);
     for (int32_t i = 0; i < w->cloth_count; i++) {
         cloth *c = w->cloths[i];
         c->scratch.strain_recovers = c->scratch.pinch_speed_cap = false;
