@@ -133,6 +133,10 @@ typedef struct cloth_scratch {
     double *x_before_limit;      /* vertex_count x 3: x_new before the solve's strain projection
                                     (a pinch projected again: world_step.c) */
     vertex_contact *contacts_start; /* vertex_count: the state's contacts before this attempt */
+    int32_t *strain_moved_at;    /* vertex_count: the strain projection's sweep marks
+                                    (cloth_strain_limit.c), allocated at its first use; */
+    int32_t *strain_seen_at;     /* triangle_count   NULL: not yet, or out of memory then */
+    double *strain_excess;       /* triangle_count */
     bsr system;                  /* the implicit step's matrix (its pattern built once) */
     int32_t *triangle_blocks;    /* triangle_count x 9: the system's block of each vertex pair */
     int32_t *hinge_blocks;       /* hinge_count x 16 */

@@ -331,6 +331,24 @@ static void cap_pinch_speeds(cloth *c)
     }
 }
 
+/* The marks of a projection, cleared, in the cloth's scratch: allocated at the first projection
+ * and kept (a cloth's counts never change); false for strands or without memory, where every
+ * sweep looks at every triangle: the same result (the allocation is tried again next time). */
+static bool marks_of(cloth *c, sweep_marks *marks)
+{
+    if (c->model.strands) return false;
+    cloth_scratch *s = &c->scratch;
+    size_t vertices = (size_t)c->model.vertex_count, triangles = (size_t)c->model.triangle_count;
+    if (!s->strain_moved_at) s->strain_moved_at = malloc(vertices * sizeof *s->strain_moved_at);
+    if (!s->strain_seen_at) s->strain_seen_at = malloc(triangles * sizeof *s->strain_seen_at);
+    if (!s->strain_excess) s->strain_excess = malloc(triangles * sizeof *s->strain_excess);
+    if (!s->strain_moved_at || !s->strain_seen_at || !s->strain_excess) return false;
+    memset(s->strain_moved_at, 0, vertices * sizeof *s->strain_moved_at);
+    memset(s->strain_seen_at, 0, triangles * sizeof *s->strain_seen_at);
+    *marks = (sweep_marks){.moved_at = s->strain_moved_at, .seen_at = s->strain_seen_at, .excess = s->strain_excess};
+    return true;
+}
+
 strain_limit_report strain_limit_project(cloth *c, double h)
 {
     strain_limit_report report = {0};
@@ -339,20 +357,13 @@ strain_limit_report strain_limit_project(cloth *c, double h)
     double worst = INFINITY;
     bool pinch = c->scratch.pinch_speed_cap;
     if (pinch) memcpy(c->scratch.v_before_limit, c->scratch.v_new, 3 * (size_t)c->model.vertex_count * sizeof(double));
-    /* without memory for the marks, every sweep looks at every triangle: the same result */
-    sweep_marks marks = {0}, *tracked = NULL;
-    if (!c->model.strands) {
-        marks.moved_at = calloc((size_t)c->model.vertex_count, sizeof *marks.moved_at);
-        marks.seen_at = calloc((size_t)c->model.triangle_count, sizeof *marks.seen_at);
-        marks.excess = malloc((size_t)c->model.triangle_count * sizeof *marks.excess);
-        if (marks.moved_at && marks.seen_at && marks.excess) tracked = &marks;
-    }
+    sweep_marks marks = {0};
+    bool tracked = marks_of(c, &marks);
     while (report.sweeps < MAX_SWEEPS && worst > STRAIN_SLACK) {
         marks.sweep = report.sweeps + 1;
-        worst = sweep(c, l, h, tracked);
+        worst = sweep(c, l, h, tracked ? &marks : NULL);
         report.moved |= report.sweeps++ == 0 && worst > STRAIN_SLACK;
     }
-    free(marks.moved_at), free(marks.seen_at), free(marks.excess);
     if (pinch) cap_pinch_speeds(c);
     report.worst_excess = strain_limit_excess(c, c->scratch.x_new);
     return report;

@@ -145,11 +145,16 @@ static int32_t pushing_collider(const sb_world *w, const cloth *c, int32_t i)
     return k >= 0 && w->colliders[k]->scratch.pushes_body ? k : -1;
 }
 
+bool coupling_any_body_gives(const sb_world *w)
+{
+    for (int32_t k = 0; k < w->collider_count; k++)
+        if (w->colliders[k]->scratch.pushes_body) return true;
+    return false;
+}
+
 void coupling_strain_limit(sb_world *w, cloth *c, double h)
 {
-    bool pushing = false;
-    for (int32_t k = 0; k < w->collider_count && !pushing; k++) pushing = w->colliders[k]->scratch.pushes_body;
-    if (!pushing) {
+    if (!coupling_any_body_gives(w)) {
         strain_limit_project(c, h);
         return;
     }

@@ -250,6 +250,8 @@ bool coupling_stable(const sb_world *w);
  * ones, F = STRAIN_HEAVY_FACTOR), so the cloth's momentum changes by -Σ_heavy (F - 1) m_k Δv_k,
  * which the collider holding vertex k gave: it takes (F - 1) m_k Δv_k. */
 void coupling_strain_limit(sb_world *w, cloth *c, double h);
+/* Whether the body of any collider feels the cloth in this step (coupling_mark_colliders). */
+bool coupling_any_body_gives(const sb_world *w);
 /* The pushed bodies that go into the cloths' solves (coupled_solve.h), their state after the
  * bodies' step; false when out of memory. coupling_end_solves frees them. */
 bool coupling_begin_solves(const sb_world *w, double h, coupled_bodies *cb);

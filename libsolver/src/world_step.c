@@ -202,8 +202,9 @@ static bool resolve_collisions(sb_world *w, double h, step_outcome *outcome, col
  * past what the limit allows on its first plunge squeezes the cloth wrapped round it against the
  * pins for good, and the add-on's strain-limited hammock blew up at frame 33 (4.89e3 m/s,
  * tests/c/diag_hammock_squeeze.c). There only the speed cap applies in a pinch, and what this
- * cloth's projection gave the pushed bodies in the first try is dropped with it. Ordinary scenes
- * never reach PINCH_SPEED: the tablecloth sample's bodies, pressing the cloth onto the table, made
+ * cloth's projection gave the pushed bodies in the first try is dropped with it. Sewing springs
+ * pulling panels together make pinch steps too (tests/c/test_springs.c); other ordinary scenes
+ * stay below PINCH_SPEED: the tablecloth sample's bodies, pressing the cloth onto the table, made
  * the projection change velocities by at most 11.8 m/s (72 frames), the one-way hammock 52 m/s in
  * the step before its speeds ran away. */
 
@@ -219,8 +220,7 @@ static double projection_speed(const cloth *c, double h)
 
 static void limit_solved_strain(sb_world *w, double h)
 {
-    bool body_gives = false;
-    for (int32_t k = 0; k < w->collider_count; k++) body_gives |= w->colliders[k]->scratch.pushes_body;
+    bool body_gives = coupling_any_body_gives(w);
     for (int32_t i = 0; i < w->cloth_count; i++) {
         cloth *c = w->cloths[i];
         c->scratch.strain_recovers = c->scratch.pinch_speed_cap = false;
@@ -231,7 +231,8 @@ static void limit_solved_strain(sb_world *w, double h)
                                                                               : STRAIN_FREE;
         size_t bytes = 3 * (size_t)c->model.vertex_count * sizeof(double);
         memcpy(c->scratch.x_before_limit, c->scratch.x_new, bytes);
-        memcpy(c->scratch.v_before_limit, c->scratch.v_new, bytes);
+        /* where a body gives, coupling_strain_limit keeps v_new there itself */
+        if (!body_gives) memcpy(c->scratch.v_before_limit, c->scratch.v_new, bytes);
         /* what this cloth's projection gives the pushed bodies is set aside (coupling_push_bodies);
          * in a pinch the first try's share is dropped with its positions */
         coupling_mark_reactions(w);

@@ -5,7 +5,8 @@
  * SimBake's default cloth pinned along x = ±0.6, the box feeling the cloth. Environment: DIAG_GRID
  * (21), DIAG_FRAMES (96), DIAG_X0/Y0 (start off centre), DIAG_DROP (0.05 m), DIAG_HY (0.1 m),
  * DIAG_LIN_DAMP/ANG_DAMP (0.04, 0.1), DIAG_LIMIT (0.1), DIAG_BLENDER_SPLIT (1: every quad split along
- * the same diagonal, as Blender's loop triangles of the scene's grid; 0: alternating). Logs per frame the box's centre, tilt, the
+ * the same diagonal, as Blender's loop triangles of the scene's grid; 0: alternating), DIAG_DUMP (a file for
+ * the final cloth positions and velocities and the box's state, raw, to compare two builds bit for bit). Logs per frame the box's centre, tilt, the
  * energy it holds beyond what it brought and the cloth's fall gave, the cloth's worst edge strain
  * and its fastest vertex; stops at the first frame that fails. On main the starts tried did not
  * fail (x0 0, 0.01, drop 0.03, quads split alternately: 96 frames, edges up to +132% to +267%,
@@ -52,43 +53,26 @@ Test(diag_hammock_limit, the_add_ons_hammock_with_the_strain_limit, .timeout = 1
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     const int32_t n = (int32_t)env_or("DIAG_GRID", 21);
-    const double span = 1.2, half[3] = {0.15, env_or("DIAG_HY", 0.1), 0.1}, box_mass = 5.0, fps = 24.0;
+    const double half[3] = {0.15, env_or("DIAG_HY", 0.1), 0.1}, box_mass = 5.0, fps = 24.0;
     const double drop = env_or("DIAG_DROP", 0.05);
     const int frames = (int)env_or("DIAG_FRAMES", 96);
-    grid_mesh sheet = grid_mesh_make(n, span, 0.0);
+    addon_hammock h = addon_hammock_make(n, half, drop);
     if (env_or("DIAG_BLENDER_SPLIT", 1) != 0)
         for (int32_t j = 0, t = 0; j + 1 < n; j++)
             for (int32_t i = 0; i + 1 < n; i++, t += 2) {
                 int32_t a = j * n + i, b = a + 1, cc = a + n, dd = cc + 1, tri[6] = {a, b, dd, a, dd, cc};
-                memcpy(&sheet.triangles[3 * (size_t)t], tri, sizeof tri);
+                memcpy(&h.sheet.triangles[3 * (size_t)t], tri, sizeof tri);
             }
     sb_world_def wd = sb_default_world_def();
     wd.max_step = 1.0 / fps;
     sb_world *w;
     cr_assert_eq(sb_world_create(&wd, &w), SB_OK, "%s", sb_last_error());
-    sb_cloth_def cd = grid_cloth_def(&sheet);
-    cd.density = 0.15, cd.stretch_stiffness = 2000.0, cd.shear_stiffness = 200.0, cd.bend_stiffness = 1e-5;
-    cd.damping = 0.01, cd.air_drag = 0.1, cd.thickness = 0.005, cd.friction = 0.5;
-    cd.max_stretch = env_or("DIAG_LIMIT", 0.1), cd.max_compression = 0.0;
-    int32_t *pins = malloc(2 * (size_t)n * sizeof *pins);
-    for (int32_t j = 0; j < n; j++) pins[2 * j] = j * n, pins[2 * j + 1] = j * n + n - 1;
-    cd.pin_count = 2 * n, cd.pins = pins;
-    sb_cloth_id cloth_id;
-    cr_assert_eq(sb_world_add_cloth(w, &cd, &cloth_id), SB_OK, "%s", sb_last_error());
-    double center[3] = {env_or("DIAG_X0", 0.0), env_or("DIAG_Y0", 0.0), half[2] + drop};
-    sb_body_def d = sb_default_body_def();
-    d.shape = SB_SHAPE_BOX, d.mass = box_mass, d.feels_cloth = 1, d.friction = 0.5;
-    d.linear_damping = env_or("DIAG_LIN_DAMP", 0.04), d.angular_damping = env_or("DIAG_ANG_DAMP", 0.1);
-    memcpy(d.half_extents, half, sizeof d.half_extents);
-    memcpy(d.center, center, sizeof center);
-    sb_body_id body;
-    cr_assert_eq(sb_world_add_body(w, &d, &body), SB_OK, "%s", sb_last_error());
-    solid_mesh box = box_mesh(half, center);
-    sb_collider_def def = solid_collider_def(&box);
-    def.friction = 0.5;
-    sb_collider_id id;
-    cr_assert_eq(sb_world_add_collider(w, &def, &id), SB_OK, "%s", sb_last_error());
-    cr_assert_eq(sb_collider_follow_body(w, id, body), SB_OK, "%s", sb_last_error());
+    h.cloth.max_stretch = env_or("DIAG_LIMIT", 0.1);
+    h.box.center[0] = env_or("DIAG_X0", 0.0), h.box.center[1] = env_or("DIAG_Y0", 0.0);
+    h.box.linear_damping = env_or("DIAG_LIN_DAMP", 0.04), h.box.angular_damping = env_or("DIAG_ANG_DAMP", 0.1);
+    cr_assert(addon_hammock_add(w, &h), "%s", sb_last_error());
+    sb_body_id body = h.body;
+    const double *center = h.box.center;
     /* the floor 1 m below the pins: a static body for the box, a plane collider for the cloth */
     sb_body_def floor = sb_default_body_def();
     floor.type = SB_BODY_STATIC, floor.shape = SB_SHAPE_BOX;
@@ -99,6 +83,7 @@ Test(diag_hammock_limit, the_add_ons_hammock_with_the_strain_limit, .timeout = 1
     solid_mesh plane = plane_mesh(4.0, 0.0);
     for (int32_t i = 0; i < plane.vertex_count; i++) plane.positions[3 * (size_t)i + 2] -= 1.0;
     sb_collider_def fd = solid_collider_def(&plane);
+    sb_collider_id id;
     cr_assert_eq(sb_world_add_collider(w, &fd, &id), SB_OK, "%s", sb_last_error());
 
     const cloth *c = w->cloths[0];
@@ -123,7 +108,7 @@ Test(diag_hammock_limit, the_add_ons_hammock_with_the_strain_limit, .timeout = 1
         tilt = acos(fmin(1.0, fabs(q[0] * q[0] - q[1] * q[1] - q[2] * q[2] + q[3] * q[3])));
         double fastest = 0.0;
         for (int32_t i = 0; i < c->model.vertex_count; i++) fastest = fmax(fastest, v3_len(v3_load(&c->state.v[3 * (size_t)i])));
-        double strain = worst_edge_strain(c, sheet.positions);
+        double strain = worst_edge_strain(c, h.sheet.positions);
         fastest_seen = fmax(fastest_seen, fastest), strain_seen = fmax(strain_seen, strain);
         printf("frame %3d steps %5lld z %+.4f x %+.4f y %+.4f tilt %.3f KE %.3f given %+.3f strain %+.3f fastest %.3g m/s "
                "violations %lld\n", f, (long long)w->stats.steps, s.position[2], s.position[0], s.position[1], tilt,
@@ -133,9 +118,15 @@ Test(diag_hammock_limit, the_add_ons_hammock_with_the_strain_limit, .timeout = 1
     printf("SUMMARY x0 %g y0 %g drop %g grid %d hy %g: frames %d, most given %.4g J, worst strain %+.3f, fastest %.3g m/s, "
            "last tilt %.3f, steps %lld\n", center[0], center[1], drop, n, half[1], f - 1 < frames ? f - 1 : frames,
            most_given, strain_seen, fastest_seen, tilt, (long long)w->stats.steps);
+    const char *dump = getenv("DIAG_DUMP"); /* the final cloth and box, raw doubles, to compare builds */
+    FILE *out = dump && *dump ? fopen(dump, "wb") : NULL;
+    if (out) {
+        fwrite(c->state.x, sizeof(double), 3 * (size_t)c->model.vertex_count, out);
+        fwrite(c->state.v, sizeof(double), 3 * (size_t)c->model.vertex_count, out);
+        fwrite(&s, sizeof s, 1, out);
+        fclose(out);
+    }
     sb_world_destroy(w);
-    grid_mesh_free(&sheet);
-    solid_mesh_free(&box);
+    addon_hammock_free(&h);
     solid_mesh_free(&plane);
-    free(pins);
 }

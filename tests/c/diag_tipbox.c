@@ -37,37 +37,21 @@ Test(diag_tipbox, the_add_ons_hammock, .timeout = 600)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     const int32_t n = (int32_t)env_or("DIAG_GRID", 21);
-    const double span = 1.2, half[3] = {env_or("DIAG_HX", 0.15), env_or("DIAG_HY", 0.1), env_or("DIAG_HZ", 0.1)},
+    const double half[3] = {env_or("DIAG_HX", 0.15), env_or("DIAG_HY", 0.1), env_or("DIAG_HZ", 0.1)},
                  box_mass = env_or("DIAG_MASS", 5.0), drop = env_or("DIAG_DROP", 0.05), fps = 24.0;
     const int frames = (int)env_or("DIAG_FRAMES", 72);
-    grid_mesh sheet = grid_mesh_make(n, span, 0.0);
+    addon_hammock h = addon_hammock_make(n, half, drop);
     sb_world_def wd = sb_default_world_def();
     wd.max_step = env_or("DIAG_STEP", 1.0 / fps);
     sb_world *w;
     cr_assert_eq(sb_world_create(&wd, &w), SB_OK, "%s", sb_last_error());
-    sb_cloth_def cd = grid_cloth_def(&sheet);
-    cd.density = 0.15, cd.stretch_stiffness = 2000.0, cd.shear_stiffness = 200.0, cd.bend_stiffness = 1e-5;
-    cd.damping = env_or("DIAG_DAMP", 0.01), cd.air_drag = 0.1, cd.thickness = 0.005, cd.friction = env_or("DIAG_FRICTION", 0.5);
-    cd.max_stretch = env_or("DIAG_LIMIT", 0) != 0 ? 0.1 : 0.0, cd.max_compression = 0.0;
-    int32_t *pins = malloc(2 * (size_t)n * sizeof *pins);
-    for (int32_t j = 0; j < n; j++) pins[2 * j] = j * n, pins[2 * j + 1] = j * n + n - 1;
-    cd.pin_count = 2 * n, cd.pins = pins;
-    sb_cloth_id cloth_id;
-    cr_assert_eq(sb_world_add_cloth(w, &cd, &cloth_id), SB_OK, "%s", sb_last_error());
-    double center[3] = {env_or("DIAG_X0", 0.0), env_or("DIAG_Y0", 0.0), half[2] + drop};
-    sb_body_def d = sb_default_body_def();
-    d.shape = SB_SHAPE_BOX, d.mass = box_mass, d.feels_cloth = 1, d.friction = 0.5;
-    d.linear_damping = env_or("DIAG_LIN_DAMP", 0.0), d.angular_damping = env_or("DIAG_ANG_DAMP", 0.0);
-    memcpy(d.half_extents, half, sizeof d.half_extents);
-    memcpy(d.center, center, sizeof center);
-    sb_body_id body;
-    cr_assert_eq(sb_world_add_body(w, &d, &body), SB_OK, "%s", sb_last_error());
-    solid_mesh box = box_mesh(half, center);
-    sb_collider_def def = solid_collider_def(&box);
-    def.friction = 0.5;
-    sb_collider_id id;
-    cr_assert_eq(sb_world_add_collider(w, &def, &id), SB_OK, "%s", sb_last_error());
-    cr_assert_eq(sb_collider_follow_body(w, id, body), SB_OK, "%s", sb_last_error());
+    h.cloth.damping = env_or("DIAG_DAMP", 0.01), h.cloth.friction = env_or("DIAG_FRICTION", 0.5);
+    h.cloth.max_stretch = env_or("DIAG_LIMIT", 0) != 0 ? 0.1 : 0.0;
+    h.box.mass = box_mass;
+    h.box.center[0] = env_or("DIAG_X0", 0.0), h.box.center[1] = env_or("DIAG_Y0", 0.0);
+    h.box.linear_damping = env_or("DIAG_LIN_DAMP", 0.0), h.box.angular_damping = env_or("DIAG_ANG_DAMP", 0.0);
+    cr_assert(addon_hammock_add(w, &h), "%s", sb_last_error());
+    sb_body_id body = h.body;
 
     const cloth *c = w->cloths[0];
     double g = -w->def.gravity[2], cloth_mass = 0.0;
@@ -96,11 +80,9 @@ Test(diag_tipbox, the_add_ons_hammock, .timeout = 600)
                s.angular_velocity[0], s.angular_velocity[1], s.angular_velocity[2], s.kinetic_energy, given);
     }
     printf("SUMMARY half (%g %g %g) grid %d limit %g friction %g: max tilt %.4f rad (second half %.4f), most given %.4g J, steps %lld\n", half[0], half[1], half[2], n,
-           cd.max_stretch, cd.friction, tilt_max, late_tilt, most_given, (long long)(w->stats.steps - steps0));
+           h.cloth.max_stretch, h.cloth.friction, tilt_max, late_tilt, most_given, (long long)(w->stats.steps - steps0));
     sb_world_destroy(w);
-    grid_mesh_free(&sheet);
-    solid_mesh_free(&box);
-    free(pins);
+    addon_hammock_free(&h);
 }
 
 /* The cloth's moment on the box held at a tilt θ about world axis DIAG_AXIS (0 x, 1 y), its centre
@@ -115,40 +97,23 @@ Test(diag_tipbox, the_moment_on_a_held_tilt, .timeout = 600)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     const int32_t n = (int32_t)env_or("DIAG_GRID", 21);
-    const double span = 1.2, half[3] = {env_or("DIAG_HX", 0.15), env_or("DIAG_HY", 0.1), env_or("DIAG_HZ", 0.1)};
+    const double half[3] = {env_or("DIAG_HX", 0.15), env_or("DIAG_HY", 0.1), env_or("DIAG_HZ", 0.1)};
     const double box_mass = env_or("DIAG_MASS", 5.0), fps = env_or("DIAG_HOLD_FPS", 240.0);
     const double theta = env_or("DIAG_THETA", 0.05), seconds = env_or("DIAG_HOLD_S", 3.0);
     const int axis = (int)env_or("DIAG_AXIS", 0), avg = (int)env_or("DIAG_AVG", 48);
-    grid_mesh sheet = grid_mesh_make(n, span, 0.0);
+    addon_hammock h = addon_hammock_make(n, half, 0.0);
     sb_world_def wd = sb_default_world_def();
     wd.max_step = 1.0 / fps;
     sb_world *w;
     cr_assert_eq(sb_world_create(&wd, &w), SB_OK, "%s", sb_last_error());
-    sb_cloth_def cd = grid_cloth_def(&sheet);
-    cd.density = 0.15, cd.stretch_stiffness = 2000.0, cd.shear_stiffness = 200.0, cd.bend_stiffness = 1e-5;
-    cd.damping = env_or("DIAG_DAMP", 0.05), cd.air_drag = 0.1, cd.thickness = 0.005, cd.friction = env_or("DIAG_FRICTION", 0.5);
-    cd.max_stretch = cd.max_compression = 0.0;
-    int32_t *pins = malloc(2 * (size_t)n * sizeof *pins);
-    for (int32_t j = 0; j < n; j++) pins[2 * j] = j * n, pins[2 * j + 1] = j * n + n - 1;
-    cd.pin_count = 2 * n, cd.pins = pins;
-    sb_cloth_id cloth_id;
-    cr_assert_eq(sb_world_add_cloth(w, &cd, &cloth_id), SB_OK, "%s", sb_last_error());
+    h.cloth.damping = env_or("DIAG_DAMP", 0.05), h.cloth.friction = env_or("DIAG_FRICTION", 0.5);
     /* started level, touching the cloth; tilted from the first frame on */
-    double center[3] = {0.0, 0.0, half[2] + cd.thickness};
-    sb_body_def d = sb_default_body_def();
-    d.shape = SB_SHAPE_BOX, d.mass = box_mass, d.feels_cloth = 1, d.friction = 0.5;
-    d.linear_damping = env_or("DIAG_BODY_DAMP", 0.9);
-    d.deactivate_linear_velocity = d.deactivate_angular_velocity = 0.0;
-    memcpy(d.half_extents, half, sizeof d.half_extents);
-    memcpy(d.center, center, sizeof center);
-    sb_body_id body;
-    cr_assert_eq(sb_world_add_body(w, &d, &body), SB_OK, "%s", sb_last_error());
-    solid_mesh box = box_mesh(half, center);
-    sb_collider_def def = solid_collider_def(&box);
-    def.friction = 0.5;
-    sb_collider_id id;
-    cr_assert_eq(sb_world_add_collider(w, &def, &id), SB_OK, "%s", sb_last_error());
-    cr_assert_eq(sb_collider_follow_body(w, id, body), SB_OK, "%s", sb_last_error());
+    h.box.center[2] = half[2] + h.cloth.thickness;
+    h.box.mass = box_mass;
+    h.box.linear_damping = env_or("DIAG_BODY_DAMP", 0.9);
+    h.box.deactivate_linear_velocity = h.box.deactivate_angular_velocity = 0.0;
+    cr_assert(addon_hammock_add(w, &h), "%s", sb_last_error());
+    sb_body_id body = h.body;
     rigid_body *b = w->rigid.bodies[body.index];
     vec3 axis_v = axis == 0 ? v3(1, 0, 0) : v3(0, 1, 0);
     int frames = (int)(seconds * fps);
@@ -172,7 +137,5 @@ Test(diag_tipbox, the_moment_on_a_held_tilt, .timeout = 600)
     printf("HOLD axis %d theta %+.3f half (%g %g %g) grid %d: moment %+.5f N m (M/theta %+.3f N m/rad; per-frame spread %.3f N m), centre z %.4f\n", axis,
            theta, half[0], half[1], half[2], n, moment, moment / theta, sqrt(fmax(0.0, moment2 - moment * moment)), z);
     sb_world_destroy(w);
-    grid_mesh_free(&sheet);
-    solid_mesh_free(&box);
-    free(pins);
+    addon_hammock_free(&h);
 }

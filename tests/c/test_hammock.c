@@ -209,35 +209,15 @@ typedef struct addon_hammock_run {
 
 static addon_hammock_run drop_into_addon_hammock(const double half[3], double max_stretch, double ceiling, int frames)
 {
-    const int32_t n = 21;
-    const double span = 1.2, box_mass = 5.0, drop = 0.05;
-    grid_mesh sheet = grid_mesh_make(n, span, 0.0);
+    const double span = 1.2, box_mass = 5.0;
+    addon_hammock h = addon_hammock_make(21, half, 0.05);
+    h.cloth.max_stretch = max_stretch;
     sb_world_def wd = sb_default_world_def();
     wd.max_step = 1.0 / FPS;
     sb_world *w;
     cr_assert_eq(sb_world_create(&wd, &w), SB_OK, "%s", sb_last_error());
-    sb_cloth_def cd = grid_cloth_def(&sheet);
-    cd.density = 0.15, cd.stretch_stiffness = 2000.0, cd.shear_stiffness = 200.0, cd.bend_stiffness = 1e-5;
-    cd.damping = 0.01, cd.air_drag = 0.1, cd.thickness = 0.005, cd.friction = 0.5;
-    cd.max_stretch = max_stretch, cd.max_compression = 0.0;
-    int32_t *pins = malloc(2 * (size_t)n * sizeof *pins);
-    for (int32_t j = 0; j < n; j++) pins[2 * j] = j * n, pins[2 * j + 1] = j * n + n - 1;
-    cd.pin_count = 2 * n, cd.pins = pins;
-    sb_cloth_id cloth_id;
-    cr_assert_eq(sb_world_add_cloth(w, &cd, &cloth_id), SB_OK, "%s", sb_last_error());
-    double center[3] = {0.0, 0.0, half[2] + drop};
-    sb_body_def d = sb_default_body_def();
-    d.shape = SB_SHAPE_BOX, d.mass = box_mass, d.feels_cloth = 1, d.friction = 0.5;
-    memcpy(d.half_extents, half, sizeof d.half_extents);
-    memcpy(d.center, center, sizeof center);
-    sb_body_id body;
-    cr_assert_eq(sb_world_add_body(w, &d, &body), SB_OK, "%s", sb_last_error());
-    solid_mesh box = box_mesh(half, center);
-    sb_collider_def def = solid_collider_def(&box);
-    def.friction = 0.5;
-    sb_collider_id id;
-    cr_assert_eq(sb_world_add_collider(w, &def, &id), SB_OK, "%s", sb_last_error());
-    cr_assert_eq(sb_collider_follow_body(w, id, body), SB_OK, "%s", sb_last_error());
+    cr_assert(addon_hammock_add(w, &h), "%s", sb_last_error());
+    sb_body_id body = h.body;
 
     const cloth *c = w->cloths[0];
     double g = -w->def.gravity[2], cloth_mass = 0.0;
@@ -263,9 +243,7 @@ static addon_hammock_run drop_into_addon_hammock(const double half[3], double ma
         cr_assert_gt(s.position[2], -0.5 * span, "frame %d: the box fell out of the hammock (centre %.3f m)", f, s.position[2]);
     }
     sb_world_destroy(w);
-    grid_mesh_free(&sheet);
-    solid_mesh_free(&box);
-    free(pins);
+    addon_hammock_free(&h);
     return run;
 }
 

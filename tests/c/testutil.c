@@ -308,3 +308,39 @@ bool add_table(sb_world *w, solid_mesh *mesh, double *collider_thickness)
     sb_collider_id collider_id;
     return sb_world_add_body(w, &body, &body_id) == SB_OK && sb_world_add_collider(w, &collider, &collider_id) == SB_OK;
 }
+
+addon_hammock addon_hammock_make(int32_t n, const double half[3], double drop)
+{
+    addon_hammock h = {.sheet = grid_mesh_make(n, 1.2, 0.0)};
+    h.cloth = grid_cloth_def(&h.sheet);
+    h.cloth.density = 0.15, h.cloth.stretch_stiffness = 2000.0, h.cloth.shear_stiffness = 200.0;
+    h.cloth.bend_stiffness = 1e-5, h.cloth.damping = 0.01, h.cloth.air_drag = 0.1, h.cloth.thickness = 0.005;
+    h.cloth.friction = 0.5, h.cloth.max_stretch = 0.0, h.cloth.max_compression = 0.0;
+    h.pins = malloc(2 * (size_t)n * sizeof *h.pins);
+    for (int32_t j = 0; h.pins && j < n; j++) h.pins[2 * j] = j * n, h.pins[2 * j + 1] = j * n + n - 1;
+    h.cloth.pin_count = 2 * n, h.cloth.pins = h.pins;
+    h.box = sb_default_body_def();
+    h.box.shape = SB_SHAPE_BOX, h.box.mass = 5.0, h.box.feels_cloth = 1, h.box.friction = 0.5;
+    memcpy(h.box.half_extents, half, sizeof h.box.half_extents);
+    h.box.center[0] = h.box.center[1] = 0.0, h.box.center[2] = half[2] + drop;
+    return h;
+}
+
+bool addon_hammock_add(sb_world *w, addon_hammock *h)
+{
+    sb_cloth_id cloth_id;
+    if (sb_world_add_cloth(w, &h->cloth, &cloth_id) != SB_OK || sb_world_add_body(w, &h->box, &h->body) != SB_OK)
+        return false;
+    h->mesh = box_mesh(h->box.half_extents, h->box.center);
+    sb_collider_def def = solid_collider_def(&h->mesh);
+    def.friction = 0.5;
+    sb_collider_id id;
+    return sb_world_add_collider(w, &def, &id) == SB_OK && sb_collider_follow_body(w, id, h->body) == SB_OK;
+}
+
+void addon_hammock_free(addon_hammock *h)
+{
+    grid_mesh_free(&h->sheet);
+    solid_mesh_free(&h->mesh);
+    free(h->pins);
+}

@@ -55,6 +55,25 @@ sb_collider_def solid_collider_def(const solid_mesh *mesh);
  * it), *collider_thickness its contact thickness; false if the world refused either. */
 extern const double TABLE_HALF[3];
 bool add_table(sb_world *w, solid_mesh *mesh, double *collider_thickness);
+
+/* Issue 32's hammock as the add-on bakes it (the Blender scene of the issue): a 1.2 m grid of n²
+ * vertices pinned along x = ±0.6, SimBake's default cloth as the add-on maps it (props.py:
+ * 0.15 kg/m², stretch 2000 N/m, shear 200 N/m, bend 1e-5, damping 0.01 s, air drag 0.1, thickness
+ * 5 mm, friction 0.5, no strain limit), and a 5 kg box of half extents `half` that feels the
+ * cloth, friction 0.5, centred `drop` above it. addon_hammock_make fills in the definitions, for
+ * the caller to change; addon_hammock_add adds the cloth, the box and a box collider (friction
+ * 0.5) that follows it, where the box's definition puts it; false if the world refused any. */
+typedef struct addon_hammock {
+    grid_mesh sheet;
+    int32_t *pins;       /* 2n: the columns at x = -0.6 and x = +0.6 */
+    sb_cloth_def cloth;  /* over sheet and pins */
+    sb_body_def box;
+    solid_mesh mesh;     /* the box collider's (addon_hammock_add) */
+    sb_body_id body;
+} addon_hammock;
+addon_hammock addon_hammock_make(int32_t n, const double half[3], double drop);
+bool addon_hammock_add(sb_world *w, addon_hammock *h);
+void addon_hammock_free(addon_hammock *h);
 /* Default cloth definition over a grid mesh (positions and triangles filled in). */
 sb_cloth_def grid_cloth_def(const grid_mesh *mesh);
 /* Icosahedron subdivided `level` times, projected on the sphere (outward triangles). */
