@@ -21,6 +21,7 @@ typedef struct world_poly {
     const vec3 *edge_normals;          /* 2 per edge: the normals of the faces meeting there */
     const int32_t *edge_faces;         /* 2 per edge: those faces (NULL for a triangle) */
     vec3 center;
+    const box_topology *box;           /* a box's edges by direction, or NULL */
 } world_poly;
 
 /* Contacts of two polytopes closer than `margin` (normal from B to A, points on B) into out[]

@@ -36,7 +36,8 @@ static world_poly placed_view(const rigid_body *body, const placed_polytope *slo
 {
     const polytope *p = &body->model.hull;
     return (world_poly){p->vertex_count, p->face_count, p->edge_count, slot->v, slot->n, slot->o, p->face_first,
-                        p->face_loops, p->edges, slot->n + p->face_count, p->edge_faces, body->state.x};
+                        p->face_loops, p->edges, slot->n + p->face_count, p->edge_faces, body->state.x,
+                        p->is_box ? &p->box : NULL};
 }
 
 /* The polytope p of `body` moved to the body's pose, into v, n and o. */
@@ -125,7 +126,7 @@ static bool make_triangle(triangle_poly *t, vec3 a, vec3 b, vec3 c, vec3 toward)
         t->edge_normals[2 * e + 1] = v3_scale(side, 1.0 / v3_len(side));
     }
     t->poly = (world_poly){3, 1, 3, t->v, t->n, t->o, first, loop, edges, t->edge_normals, NULL,
-                           v3_scale(v3_add(v3_add(a, b), c), 1.0 / 3.0)};
+                           v3_scale(v3_add(v3_add(a, b), c), 1.0 / 3.0), NULL};
     return true;
 }
 
@@ -390,7 +391,7 @@ static placed_part compound_part(const rigid_body *body, const placed_polytope *
         const vec3 *n = slot->n + part->first_normal;
         p.poly = (world_poly){h->vertex_count, h->face_count, h->edge_count, slot->v + part->first_vertex, n,
                               slot->o + part->first_offset, h->face_first, h->face_loops, h->edges,
-                              n + h->face_count, h->edge_faces, p.center};
+                              n + h->face_count, h->edge_faces, p.center, h->is_box ? &h->box : NULL};
     }
     if (part->shape == SHAPE_CYLINDER || part->shape == SHAPE_CONE) {
         p.round = true;

@@ -6,6 +6,38 @@
 #include <string.h>
 
 /* Fills planes, edges and the radius from vertices and face loops. */
+/* Is p a box (six faces in three pairs of opposite faces, the pairs at right angles)? Then its
+ * edges by direction and faces (box_topology), for the boxes' edge query. */
+static void find_box(polytope *p)
+{
+    p->is_box = false;
+    if (p->vertex_count != 8 || p->face_count != 6 || p->edge_count != 12) return;
+    int8_t pair_of[6] = {-1, -1, -1, -1, -1, -1}, sign_of[6] = {0};
+    int8_t pairs = 0;
+    for (int8_t f = 0; f < 6; f++) {
+        if (pair_of[f] >= 0) continue;
+        for (int8_t g = f + 1; g < 6 && pair_of[f] < 0; g++)
+            if (pair_of[g] < 0 && v3_dot(p->normals[f], p->normals[g]) < -1.0 + 1e-12) {
+                if (pairs == 3) return;
+                pair_of[f] = pair_of[g] = pairs, sign_of[g] = 1, p->box.back[pairs] = g, p->box.face[pairs++] = f;
+            }
+        if (pair_of[f] < 0) return;
+    }
+    for (int k = 0; k < 3; k++)
+        for (int l = k + 1; l < 3; l++)
+            if (fabs(v3_dot(p->normals[p->box.face[k]], p->normals[p->box.face[l]])) > 1e-13) return;
+    memset(p->box.edge, -1, sizeof p->box.edge);
+    for (int8_t e = 0; e < 12; e++) {
+        int32_t f = p->edge_faces[2 * e], g = p->edge_faces[2 * e + 1];
+        if (pair_of[f] == pair_of[g]) return;
+        if (pair_of[f] > pair_of[g]) f = p->edge_faces[2 * e + 1], g = p->edge_faces[2 * e];
+        int8_t *slot = &p->box.edge[3 - pair_of[f] - pair_of[g]][sign_of[f]][sign_of[g]];
+        if (*slot >= 0) return;
+        *slot = e;
+    }
+    p->is_box = true;
+}
+
 static bool finish(polytope *p)
 {
     p->normals = malloc(((size_t)p->face_count + 1) * sizeof *p->normals);
@@ -51,6 +83,7 @@ static bool finish(polytope *p)
     p->edge_count = count;
     p->radius = 0.0;
     for (int32_t v = 0; v < p->vertex_count; v++) p->radius = fmax(p->radius, v3_len(p->vertices[v]));
+    find_box(p);
     return true;
 }
 

@@ -8,6 +8,14 @@
 
 #include "math3.h"
 
+/* A box's edges by direction: face[k] and back[k] are the k-th pair of opposite faces (the
+ * first's normal u_k); edge[k][s][t] the edge along u_k joining the faces of the other two
+ * pairs (in increasing order) with signs s and t (0: +u, 1: -u). */
+typedef struct box_topology {
+    int8_t face[3], back[3];
+    int8_t edge[3][2][2];
+} box_topology;
+
 typedef struct polytope {
     int32_t vertex_count, face_count, edge_count;
     vec3 *vertices;
@@ -18,6 +26,8 @@ typedef struct polytope {
     int32_t *edges;       /* edge_count x 2 vertex ids */
     int32_t *edge_faces;  /* edge_count x 2 faces meeting at the edge */
     double radius;        /* largest vertex distance from the origin */
+    bool is_box;          /* three pairs of opposite faces at right angles: */
+    box_topology box;
 } polytope;
 
 /* The convex hull of `count` points (qhull; coplanar facets merged into polygons). False

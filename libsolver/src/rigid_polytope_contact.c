@@ -39,11 +39,124 @@ static bool minkowski_face(vec3 a, vec3 b, vec3 c, vec3 d)
 
 enum { EDGE_ARCS_MAX = 64, FACE_SIDES_MAX = 64 };
 
+/* The edges of box t (a bitmask) along u_k whose Gauss arcs hold a direction m at right angles
+ * to u_k: those joining the faces of the other two pairs on m's side of each, either face of a
+ * pair when m is within `tol` of its plane (the arc's end: round-off decides there). */
+static uint32_t box_arcs(const box_topology *t, const vec3 u[3], int k, vec3 m, double tol)
+{
+    int k1 = k == 0 ? 1 : 0, k2 = k == 2 ? 1 : 2;
+    double d1 = v3_dot(m, u[k1]), d2 = v3_dot(m, u[k2]);
+    uint32_t mask = 0;
+    for (int s = 0; s < 2; s++)
+        for (int r = 0; r < 2; r++)
+            if ((s == 0 ? d1 >= -tol : d1 <= tol) && (r == 0 ? d2 >= -tol : d2 <= tol))
+                mask |= 1u << t->edge[k][s][r];
+    return mask;
+}
+
+/* The edge pairs of two boxes worth the exact test: for each of the 9 pairs of edge
+ * directions the two arcs' great circles meet at ±m (m = u_a x u_b), which lies on one arc of
+ * each box. Where that is clear (m well inside both arcs) the pair is a Minkowski face and its
+ * separation along ±m is |m·(c_b - c_a)| minus both boxes' radii along m (Gottschalk's OBB
+ * test): only those within round-off of the largest are kept. Where it is not (m near an
+ * arc's end, or directions within 0.06 degrees: round-off decides there) every pair that may
+ * cross is kept. mask[i]: B's edges to try with A's edge i (poly_edge_query's own test
+ * decides); false: edges all but parallel, for the general loop. */
+static bool box_edge_candidates(const world_poly *a, const world_poly *b, uint32_t mask[12])
+{
+    vec3 ua[3], ub[3], ca = v3(0, 0, 0), cb = v3(0, 0, 0);
+    double ha[3], hb[3], size = 0.0;
+    for (int k = 0; k < 3; k++) {
+        ua[k] = a->n[a->box->face[k]], ub[k] = b->n[b->box->face[k]];
+        /* o = n·c + h on a face, -n·c + h on its back */
+        ha[k] = 0.5 * (a->o[a->box->face[k]] + a->o[a->box->back[k]]);
+        hb[k] = 0.5 * (b->o[b->box->face[k]] + b->o[b->box->back[k]]);
+        ca = v3_madd(ca, ua[k], 0.5 * (a->o[a->box->face[k]] - a->o[a->box->back[k]]));
+        cb = v3_madd(cb, ub[k], 0.5 * (b->o[b->box->face[k]] - b->o[b->box->back[k]]));
+        size += ha[k] + hb[k];
+    }
+    vec3 t = v3_sub(cb, ca);
+    size += fabs(t.x) + fabs(t.y) + fabs(t.z);
+    vec3 m[9];
+    double sep[9][2], tol[9], best = -INFINITY;
+    bool clear[9];
+    for (int p = 0; p < 9; p++) {
+        int ka = p / 3, kb = p % 3, a1 = ka == 0 ? 1 : 0, a2 = ka == 2 ? 1 : 2, b1 = kb == 0 ? 1 : 0, b2 = kb == 2 ? 1 : 2;
+        m[p] = v3_cross(ua[ka], ub[kb]);
+        /* near parallel (|m| < 1e-6, under 0.2 seconds of arc: boxes stacked square) any pair
+         * may cross; the general loop tests them faster */
+        double len = v3_len(m[p]);
+        if (len < 1e-6) return false;
+        /* the Gauss test's own numbers are these four dots (the frames are orthonormal) */
+        tol[p] = 1e-8 * len;
+        double da1 = v3_dot(m[p], ua[a1]), da2 = v3_dot(m[p], ua[a2]), db1 = v3_dot(m[p], ub[b1]), db2 = v3_dot(m[p], ub[b2]);
+        clear[p] = len >= 1e-3 && fabs(da1) > tol[p] && fabs(da2) > tol[p] && fabs(db1) > tol[p] && fabs(db2) > tol[p];
+        if (!clear[p]) continue;
+        double r = ha[a1] * fabs(da1) + ha[a2] * fabs(da2) + hb[b1] * fabs(db1) + hb[b2] * fabs(db2), d = v3_dot(m[p], t);
+        sep[p][0] = (d - r) / len, sep[p][1] = (-d - r) / len;
+        double larger = sep[p][0] > sep[p][1] ? sep[p][0] : sep[p][1];
+        if (larger > best) best = larger;
+    }
+    double keep = best - 1e-9 * size; /* round-off of either measure is far below this */
+    memset(mask, 0, 12 * sizeof *mask);
+    for (int p = 0; p < 9; p++) {
+        int ka = p / 3, kb = p % 3;
+        for (int sign = 0; sign < 2; sign++) {
+            if (clear[p] && sep[p][sign] < keep) continue;
+            vec3 ms = sign ? v3_scale(m[p], -1.0) : m[p];
+            /* A's arc holds ms; B's arcs are its faces' normals turned round: they hold -ms */
+            uint32_t on_a = box_arcs(a->box, ua, ka, ms, tol[p]), on_b = box_arcs(b->box, ub, kb, v3_scale(ms, -1.0), tol[p]);
+            for (int i = 0; i < 12; i++)
+                if (on_a & (1u << i)) mask[i] |= on_b;
+        }
+    }
+    return true;
+}
+
+/* poly_edge_query of two boxes: the pairs box_edge_candidates leaves (one or two of 144 where
+ * the boxes are turned), each tested and measured with the very expressions of the general
+ * loop, in its order: the same result to the bit (but for which axis shows the boxes apart). */
+static double box_edge_query(const world_poly *a, const world_poly *b, const uint32_t try_b[12], double margin,
+                             int32_t *edge_a, int32_t *edge_b, vec3 *axis_out)
+{
+    double best = -INFINITY;
+    for (int32_t i = 0; i < 12; i++) {
+        if (!try_b[i]) continue;
+        vec3 pa = a->v[a->edges[2 * i]], qa = a->v[a->edges[2 * i + 1]], da = v3_sub(qa, pa);
+        vec3 na = a->edge_normals[2 * i], nb = a->edge_normals[2 * i + 1];
+        vec3 bxa = v3_cross(nb, na);
+        double length_a = -1.0; /* when first needed */
+        for (int32_t j = 0; j < 12; j++) {
+            if (!(try_b[i] & (1u << j))) continue;
+            double cba = v3_dot(v3_scale(b->n[b->edge_faces[2 * j]], -1.0), bxa);
+            double dba = v3_dot(v3_scale(b->n[b->edge_faces[2 * j + 1]], -1.0), bxa);
+            if (!(cba * dba < 0.0)) continue;
+            vec3 arc_dxc = v3_cross(v3_scale(b->edge_normals[2 * j + 1], -1.0), v3_scale(b->edge_normals[2 * j], -1.0));
+            double adc = v3_dot(na, arc_dxc), bdc = v3_dot(nb, arc_dxc);
+            if (!(adc * bdc < 0.0 && cba * bdc > 0.0)) continue;
+            vec3 pb = b->v[b->edges[2 * j]], db = v3_sub(b->v[b->edges[2 * j + 1]], pb);
+            vec3 axis = v3_cross(da, db);
+            double len = v3_len(axis);
+            if (length_a < 0.0) length_a = v3_len(da);
+            if (len < 1e-9 * length_a * v3_len(db)) continue;
+            axis = v3_scale(axis, 1.0 / len);
+            if (v3_dot(axis, v3_sub(pa, a->center)) < 0.0) axis = v3_scale(axis, -1.0);
+            double sep = v3_dot(axis, v3_sub(pb, pa));
+            if (sep > best) best = sep, *edge_a = i, *edge_b = j, *axis_out = axis;
+            if (best > margin) return best;
+        }
+    }
+    return best;
+}
+
 /* Largest separation along the cross products of A's and B's edges that bound a face of the
  * Minkowski difference; stops once one separates them by more than `margin`. */
 double poly_edge_query(const world_poly *a, const world_poly *b, double margin, int32_t *edge_a, int32_t *edge_b,
                        vec3 *axis_out)
 {
+    uint32_t try_b[12];
+    if (a->box && b->box && box_edge_candidates(a, b, try_b))
+        return box_edge_query(a, b, try_b, margin, edge_a, edge_b, axis_out);
     /* B's arcs (its faces' normals turned round) and their cross products, once per pair
      * rather than once per edge of A: the same numbers minkowski_face would compute */
     vec3 arc_c[EDGE_ARCS_MAX], arc_d[EDGE_ARCS_MAX], arc_dxc[EDGE_ARCS_MAX];
