@@ -138,6 +138,11 @@ void rigid_system_step_poses(const rigid_system *sys, int32_t body, vec3 *x0, qu
     *x1 = sys->bodies[body]->state.x, *q1 = sys->bodies[body]->state.q;
 }
 
+vec3 rigid_system_start_velocity(const rigid_system *sys, int32_t body)
+{
+    return v3_scale(sys->scratch->p_saved[body], sys->bodies[body]->model.inv_mass);
+}
+
 /* --- saved state: what the next step reads from the last ---------------------------------- */
 
 void rigid_system_state_write(const rigid_system *sys, state_writer *out)

@@ -52,6 +52,8 @@ void rigid_system_undo_advance(rigid_system *s);
 /* Body `body`'s pose at the start (x0, q0) and the end (x1, q1) of the last advance, which
  * succeeded. */
 void rigid_system_step_poses(const rigid_system *s, int32_t body, vec3 *x0, quat *q0, vec3 *x1, quat *q1);
+/* Body `body`'s velocity at the start of the last advance, which succeeded. */
+vec3 rigid_system_start_velocity(const rigid_system *s, int32_t body);
 
 /* The step's memory of the last one (the broad phase's order, warm-start impulses) in a
  * saved state (world_state.c saves the bodies' states); reading runs once per state_pass, false

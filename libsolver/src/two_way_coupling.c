@@ -6,6 +6,7 @@
 #include "cloth.h"
 #include "cloth_strain_limit.h"
 #include "collider.h"
+#include "collision_bvh.h"
 #include "rigid_body.h"
 
 /* The ratio of the contacts' apparent mass to the body's effective mass a step may reach:
@@ -24,6 +25,58 @@ void coupling_mark_colliders(sb_world *w)
          * meets it as it meets a static one */
         c->scratch.pushes_body = rigid_body_awake(b) && b->model.feels_cloth;
     }
+}
+
+/* Whether a vertex of a cloth that meets collider k lies within `margin` of the collider's box
+ * at the step's start (state.from: it has followed its body for the step). */
+static bool near_cloth(const sb_world *w, int32_t k, double margin)
+{
+    const collider *col = w->colliders[k];
+    aabb box = aabb_empty();
+    for (int32_t i = 0; i < col->model.vertex_count; i++) box = aabb_add_point(box, v3_load(&col->state.from[3 * (size_t)i]));
+    for (int32_t ci = 0; ci < w->cloth_count; ci++) {
+        const cloth *c = w->cloths[ci];
+        if (!cloth_meets_collider(&c->model, k)) continue;
+        aabb near = aabb_inflate(box, margin + c->model.thickness + col->model.thickness);
+        for (int32_t i = 0; i < c->model.vertex_count; i++) {
+            vec3 p = v3_load(&c->state.x[3 * (size_t)i]);
+            if (p.x >= near.lo.x && p.x <= near.hi.x && p.y >= near.lo.y && p.y <= near.hi.y && p.z >= near.lo.z &&
+                p.z <= near.hi.z)
+                return true;
+        }
+    }
+    return false;
+}
+
+bool coupling_first_order_near_cloth(sb_world *w, double h)
+{
+    double own = h * w->rigid.settings.time_scale; /* the bodies' clock (rigid_system.c) */
+    double g = v3_len(w->rigid.settings.gravity);
+    bool moved = false;
+    for (int32_t id = 0; id < w->rigid.body_count; id++) {
+        rigid_body *b = w->rigid.bodies[id];
+        /* resting: no faster at the start than gravity makes it over the step (a body landing
+         * keeps its parabola: first order, the sample's cylinder was thrown off the table) */
+        vec3 v0 = rigid_system_start_velocity(&w->rigid, id);
+        if (v3_len(v0) > g * own) continue;
+        /* its own step let it fly free, along x0 + h (v0 + v1) / 2 to 1% of the ½ g h² moved here:
+         * one that met a rigid contact (a bounce off the table through the cloth) keeps the path
+         * its step gave it, which x0 + h v1 would not (bouncing up, it would be lifted by h v1) */
+        vec3 x0, x1;
+        quat q0, q1;
+        rigid_system_step_poses(&w->rigid, id, &x0, &q0, &x1, &q1);
+        if (v3_len(v3_sub(x1, v3_madd(x0, v3_add(v0, b->state.v), 0.5 * own))) > 0.005 * g * own * own) continue;
+        bool near = false; /* within reach of the cloth by the step's end */
+        for (int32_t k = 0; k < w->collider_count && !near; k++)
+            near = w->colliders[k]->model.body == id && w->colliders[k]->scratch.pushes_body &&
+                   near_cloth(w, k, own * v3_len(b->state.v));
+        if (!near) continue;
+        b->state.x = v3_madd(x0, b->state.v, own);
+        b->state.q = q_normalize(q_mul(q_from_rotation_vector(v3_scale(b->state.w, own)), q0));
+        rigid_body_update_derived(b);
+        moved = true;
+    }
+    return moved;
 }
 
 /* 1 / effective mass of body b along n at point p. */

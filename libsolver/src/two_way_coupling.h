@@ -138,6 +138,28 @@
  * start after 3 s). Left: what keeps it from settling: the springs' direction, and the rigid
  * contact's alternation with them.
  *
+ * Resting on cloth (issue 32, 2026-11-27). The bodies' own step follows the parabola x0 + h v0 +
+ * ½ g h² (its substeps of rigid_max_step), the cloth's backward Euler and the solve's push move a
+ * held point by h v1; so a body resting on cloth ended every step ½ g h too fast downward (0.20 m/s
+ * at 1/24 s) without moving, sank in the cloth's layer and met the table's speculative rigid contact
+ * through it (test_squeeze.c's 2 kg box: up to 0.085 m/s at frame ends, the table pushing up to 6 N
+ * of its 19.6 N). Now a resting body near cloth whose own step flew free is moved, before the
+ * colliders are prepared and the solve, to x0 + h v, q = exp(h ω) q0: the solve's push on top, it
+ * ends at x0 + h v1 as the cloth does (coupling_first_order_near_cloth). That box: 0.000-0.001 m/s,
+ * no rigid contact, its bottom 12.1 mm above the table (the layer 14 mm). Done after the solve
+ * instead (the solve's end pose then ½ g h² below what it assumed), the sphere below sank to 1-4 mm;
+ * for every body near cloth, landings too, the sample's cube or cylinder was thrown off the table;
+ * for bodies that met a rigid contact over the step, a bounce would lift them by h v1 from x0.
+ * The sphere below is not cured: its few squeeze springs (4 vertices 5 cm apart) give way g h² / N,
+ * about 4 mm at 1/24 s, so it rests within the table's contact margin, its step meets that
+ * contact and keeps the parabola; diag_rollsphere 0.028 m from its start after 3 s, 0.055 m/s,
+ * 0.58 rad/s (0.112 m, 0.097 m/s, 0.99 rad/s before), from 13, 21 mm off centre 0.139 m, 0.106 m/s
+ * (0.026 m, 0.092 m/s before), v_z still ±0.1 m/s frame to frame. In the add-on's sample all four
+ * bodies stay on the table over 72 frames (the sphere rolled off by frame 72 before).
+ * SQUEEZE_STIFFNESS 10 (0.4 mm; with the first order for every body near cloth) rests it still
+ * centred (0.0000 m/s from frame 9) but rolls it 0.83 m from a start 13, 21 mm off centre (0.49 m/s;
+ * 4: 0.23 m; 1: 0.04 m): the springs' moment (below), so it stays 1.
+ *
  * Step length. coupling_stable halves a step while the contacts held on one collider, moving
  * together along their normals, resist as an apparent mass
  *   S = Σ_i Σ_j n_iᵀ A_ij n_j      (i, j held on that collider; A = M - h ∂f/∂v - h² ∂f/∂x)
@@ -242,6 +264,12 @@
  * scratch.pushes_body);
  * the world's colliders must have followed their bodies for the step. */
 void coupling_mark_colliders(sb_world *w);
+/* After the bodies' step, the colliders followed and marked: each pushed body resting (no faster
+ * than g h at the start), flown free over the step and with a cloth vertex within reach of its
+ * collider's box ends the step first order, x1 = x0 + h v, q1 = exp(h ω) q0 (v, ω from its step),
+ * as the cloth's backward Euler does (above, "Resting on cloth"); true when one moved, and the
+ * colliders must follow again. */
+bool coupling_first_order_near_cloth(sb_world *w, double h);
 /* After the cloths' solves: whether every pushed body is heavy enough for the step (above). */
 bool coupling_stable(const sb_world *w);
 /* strain_limit_project, and the momentum its heavy vertices held on a pushed body's collider

@@ -102,6 +102,7 @@ static sb_result move_colliders(sb_world *w, double h)
     if (rigid != SB_OK) return rigid;
     carry_colliders(w, w->time, h);
     coupling_mark_colliders(w);
+    if (coupling_first_order_near_cloth(w, h)) carry_colliders(w, w->time, h);
     for (int32_t i = 0; i < w->collider_count; i++)
         if (!collider_prepare_step(w->colliders[i], w->time, h)) {
             rigid_system_undo_advance(&w->rigid);

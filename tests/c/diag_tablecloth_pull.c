@@ -42,6 +42,7 @@
  *   v1 = v0 + g h; the held vertices follow the points and the solve stops them, so a body resting
  *   on cloth ends every step with ½ g h downward (-0.205 m/s at 1/24 s) without moving. Resting on a
  *   tablecloth, that speed met the table's speculative rigid contact: kicks of 31-36 N, +0.33 m/s.
+ *   Since fixed for resting bodies that fly free (two_way_coupling.h, "Resting on cloth").
  *
  * Tried and not kept (the library patch is described in the report of branch tablepull):
  * (a) bodies that feel the cloth ending their step at x0 + h v1, q1 = exp(h ω1) q0 (consistent with
