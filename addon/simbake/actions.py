@@ -76,16 +76,23 @@ class Channels:
             anim.action_slot = self.slot
 
 
-def key_linear(curve, frames, values):
+def _floats(values):
+    return values if isinstance(values, array) and values.typecode == "f" else array("f", values)
+
+
+def key_linear(curve, frames, values, linear=None):
     """Fills an empty F-curve with LINEAR keys (frame, value) in two bulk calls, from buffers
-    foreach_set copies whole (float32 keys, int enums); `values` may be a float32 array
-    already."""
+    foreach_set copies whole (float32 keys, int enums); `frames` and `values` may be float32
+    arrays already, and `linear` the array of LINEAR_INTERPOLATION as long (shared by the
+    curves of a bake)."""
     co = array("f", bytes(8 * len(frames)))
-    co[0::2] = array("f", frames)
-    co[1::2] = values if isinstance(values, array) and values.typecode == "f" else array("f", values)
+    co[0::2] = _floats(frames)
+    co[1::2] = _floats(values)
     curve.keyframe_points.add(len(frames))
     curve.keyframe_points.foreach_set("co", co)
-    curve.keyframe_points.foreach_set("interpolation", array("i", [LINEAR_INTERPOLATION]) * len(frames))
+    if linear is None or len(linear) != len(frames):
+        linear = array("i", [LINEAR_INTERPOLATION]) * len(frames)
+    curve.keyframe_points.foreach_set("interpolation", linear)
     curve.update()
 
 

@@ -271,7 +271,7 @@ class Bake(BakeResume):
                 positions = job.input.mesh_positions(positions, self._matrices.get(job))
             self._write_frame(job, positions, self._matrices.get(job))
         if self.rigid_jobs:
-            self._motions.record(self._world.body_transforms(), self._depsgraph)
+            self._motions.record(self._world, self._depsgraph)
         self.progress(self.frame, self.frame - self.frame_start, self.total_frames)
 
     def finish(self):

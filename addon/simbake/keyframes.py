@@ -131,10 +131,12 @@ def apply(obj, frame_start, values, record):
         channels = actions.Channels(bpy.data.actions.new(""), obj)
     action = channels.action
     action.name = f"SimBake {obj.name}"
-    frames = [float(frame_start + i) for i in range(len(values["location"][0]))]
+    count = len(values["location"][0])
+    frames = array("f", range(frame_start, frame_start + count))  # made once for the object's curves
+    linear = array("i", [actions.LINEAR_INTERPOLATION]) * count
     for path, per_channel in values.items():
         for index, series in enumerate(per_channel):
-            actions.key_linear(channels.new(path, index=index, group=GROUP), frames, series)
+            actions.key_linear(channels.new(path, index=index, group=GROUP), frames, series, linear)
     channels.assign_to(obj)
     record["action"] = action.name
     if obj.rigid_body is not None:

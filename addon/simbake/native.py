@@ -871,6 +871,20 @@ class World:
         _check(self._lib.sb_world_get_body_transforms(self._handle, _ptr(out, ctypes.c_double), self._body_count))
         return out
 
+    @property
+    def body_count(self):
+        return self._body_count
+
+    def body_transforms_into(self, out, start=0):
+        """body_transforms written into the array("d") `out` from index `start`: no buffer
+        and no pointer cast a frame (a bake keeps every frame's in one array)."""
+        count = self._body_count
+        if not (isinstance(out, array) and out.typecode == "d") or start < 0 or len(out) < start + 16 * count:
+            raise ValueError(f"body_transforms_into: needs an array('d') with {16 * count} values from {start}")
+        if count:  # an array of doubles passes as the double pointer itself
+            view = (ctypes.c_double * (16 * count)).from_buffer(out, 8 * start)
+            _check(self._lib.sb_world_get_body_transforms(self._handle, view, count))
+
     def body_state(self, body):
         state = BodyState()
         _check(self._lib.sb_body_get_state(self._handle, BodyId(body), ctypes.byref(state)))

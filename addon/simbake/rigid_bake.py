@@ -201,39 +201,46 @@ def follow(world, job, time, depsgraph):
 
 class MotionLog:
     """The moving bodies' displacements, frame by frame: each frame's transforms of every body
-    kept whole (one copy a frame, not a slice per body and frame), handed out to the jobs'
-    displacements by flush(), before anything reads them."""
+    written by the library straight into one growing array (no buffer a frame, not a slice per
+    body and frame), handed out to the jobs' displacements by flush(), before anything reads
+    them."""
 
     def __init__(self, jobs):
         self.jobs = jobs
         self.parented = [job for job in jobs if job.parent_animated]
-        self.frames = array("d")  # the library's transforms, frame after frame
+        self.frames = array("d")  # the library's transforms, frame after frame: `used` values written
+        self.used = 0
         self.width = 0            # doubles a frame (16 per body)
 
-    def record(self, transforms_now, depsgraph):
-        """Keeps this frame's displacements (and the moving parents' matrices)."""
-        if len(transforms_now) != self.width:
+    def record(self, world, depsgraph):
+        """Keeps this frame's displacements of `world`'s bodies (and the moving parents' matrices)."""
+        width = 16 * world.body_count
+        if width != self.width:
             self.flush()
-            self.width = len(transforms_now)
-        self.frames.extend(transforms_now)
+            self.width = width
+        if self.used + width > len(self.frames):  # doubles its room: a few times a bake
+            self.frames.frombytes(bytes(8 * max(width, len(self.frames))))
+        world.body_transforms_into(self.frames, self.used)
+        self.used += width
         for job in self.parented:
             job.parents.append(_effective_parent(job.obj.evaluated_get(depsgraph)))
 
     def flush(self):
         """Appends the frames kept so far to each job's displacements."""
-        if not self.frames:
+        if not self.used:
             return
-        count = len(self.frames) // self.width
+        count = self.used // self.width
         if np is not None:
-            frames = np.frombuffer(self.frames, dtype=np.float64).reshape(count, self.width // 16, 16)
+            frames = np.frombuffer(self.frames, dtype=np.float64, count=self.used).reshape(count, self.width // 16, 16)
             for job in self.jobs:
                 job.displacements.frombytes(frames[:, job.body_id].tobytes())
+            del frames  # the array's buffer is free to change again
         else:
             for job in self.jobs:
                 for f in range(count):
                     start = f * self.width + 16 * job.body_id
                     job.displacements.extend(self.frames[start:start + 16])
-        self.frames = array("d")
+        self.frames, self.used = array("d"), 0
 
 
 def add_joints(world, scene, jobs, depsgraph, fps, warnings):

@@ -1,7 +1,7 @@
 """The keyframe channel values of many rigid bodies over many frames at once, with numpy (no
 bpy): the same arithmetic as transforms.py's per-matrix functions, done on whole arrays.
-Only the continuity from frame to frame (the branch of compatible Euler angles, quaternion signs,
-axis-angle sides) is a loop, over the frames, each step on every body of a rotation mode together.
+Only the continuity from frame to frame of quaternion signs and axis-angle sides is a loop, over
+the frames, each step on every body of a rotation mode together (compatible Euler angles need none).
 
 Arrays: matrices are (..., 4, 4) or (..., 3, 3), row-major as in transforms.py; rotation
 channel values are (bodies, frames, size) in Blender's order (Euler: about X, Y, Z;
@@ -88,13 +88,32 @@ def _distance(values, previous):
     return d[..., 0] + d[..., 1] + d[..., 2]
 
 
+def _chosen_branches(start, after_first, after_other):
+    """took[:, f] = after_other[:, f - 1] if took[:, f - 1] else after_first[:, f - 1], from
+    took[:, 0] = start, without a loop over frames: a step that takes the same branch either way
+    sets it (the first frame is set by `start`), one that takes the other branch either way flips
+    it, and the rest keep it; so each frame's branch is that of the last frame set, flipped once
+    for every flip since."""
+    bodies, frames = start.shape[0], after_first.shape[1] + 1
+    sets = np.ones((bodies, frames), dtype=bool)
+    sets[:, 1:] = after_first == after_other
+    value = np.empty((bodies, frames), dtype=bool)
+    value[:, 0], value[:, 1:] = start, after_first
+    flips = np.zeros((bodies, frames), dtype=np.int64)
+    flips[:, 1:] = after_first & ~after_other
+    last_set = np.maximum.accumulate(np.where(sets, np.arange(frames), 0), axis=1)
+    flipped = np.cumsum(flips, axis=1)
+    flipped -= np.take_along_axis(flipped, last_set, axis=1)
+    return np.take_along_axis(value, last_set, axis=1) ^ (flipped % 2 == 1)
+
+
 def compatible_eulers(angles, first, order="XYZ"):
     """transforms.compatible_euler frame after frame: angles (bodies, frames, 3) moved to the
     same rotations' Euler angles nearest the frame before's (the first frame's nearest
     `first`, (bodies, 3)). Whole turns added to the frame before's angles change no distance,
     so which branch a frame takes depends only on the branch the frame before took: both
-    cases are worked out for every frame at once, and only that choice is a loop over frames;
-    the whole turns then add up along the frames."""
+    cases are worked out for every frame at once, and that choice follows along the frames
+    (_chosen_branches); the whole turns then add up along the frames."""
     i, j, k, _ = _order_axes(order)
     other = angles.copy()  # the other branch of each rotation: (a + π, π - b, c + π)
     other[..., i] += math.pi
@@ -104,10 +123,7 @@ def compatible_eulers(angles, first, order="XYZ"):
     # after[b][:, f]: frame f + 1 takes the other branch when frame f took branch b (1: other)
     after = [_distance(other[:, 1:], before[:, :-1]) < _distance(angles[:, 1:], before[:, :-1]) - 1e-12
              for before in (angles, other)]
-    took = np.empty(angles.shape[:2], dtype=bool)
-    took[:, 0] = _distance(other[:, 0], first) < _distance(angles[:, 0], first) - 1e-12
-    for frame in range(1, angles.shape[1]):
-        took[:, frame] = np.where(took[:, frame - 1], after[1][:, frame - 1], after[0][:, frame - 1])
+    took = _chosen_branches(_distance(other[:, 0], first) < _distance(angles[:, 0], first) - 1e-12, *after)
     values = np.where(took[..., None], other, angles)
     turns = np.empty_like(values)
     turns[:, 0] = np.round((first - values[:, 0]) / TAU)

@@ -4,7 +4,7 @@ baked scene goes to the solver (the library's steps) and how much to the add-on 
 them into the scene). One Blender process, each scene built afresh for every run.
 
     blender -b --factory-startup --python-exit-code 1 -P bench/blender/addon_share.py -- \
-        [--repeats 3] [--cases heap400,drape64] [--addon FOLDER] [--phases] [--cpu] [--profile [--sort cumulative] [--lines 25]] [--out OUT.json]
+        [--repeats 3] [--cases heap400,drape64] [--addon FOLDER] [--preload] [--phases] [--cpu] [--profile [--sort cumulative] [--lines 25]] [--out OUT.json]
 
 Cases (the rows of bench/run's matrix, built by the side-by-side benchmarks' own builders):
 - heap100, heap400, heap1000: N boxes of 0.2 m, each turned by a random rotation (seeded),
@@ -36,6 +36,9 @@ wall clock's; but reading the CPU clock every frame moves where that load's wait
 runs without --cpu. Printed and written as
 medians over the runs, and each run's figures. --profile runs each case once more under
 cProfile (the process's CPU time) and prints the 25 (--lines) functions with the most own time (not counted in the medians).
+The first bake of a Blender process loads the library (ctypes.CDLL, its LAPACK and OpenMP with
+it: about 11 ms of CPU in Blender 3.4 against 2 ms in a plain Python, measured 2026-11-27), so a
+run of --repeats 1 counts that in the add-on's begin; --preload loads it before the timed bakes.
 --addon: the folder holding the simbake package to bake with (default: this repository's
 addon/), e.g. an older commit's, to compare; give it the library with SIMBAKE_LIBRARY."""
 
@@ -67,6 +70,8 @@ def arguments():
     parser.add_argument("--cpu", action="store_true", help="CPU seconds of every phase and the solver too")
     parser.add_argument("--phases", action="store_true", help="time prepare and collect, every frame, apart too")
     parser.add_argument("--lines", type=int, default=25, help="the profile's functions printed")
+    parser.add_argument("--preload", action="store_true",
+                        help="load the library before the timed bakes (the first bake of a Blender process loads it)")
     parser.add_argument("--out")
     return parser.parse_args(sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else [])
 
@@ -194,6 +199,9 @@ def one_bake(objects):
 def main():
     args = ARGS
     print(f"SimBake add-on share: baking with the add-on in {os.path.dirname(simbake.__file__)}", flush=True)
+    if args.preload:
+        from simbake import native
+        native.load()
     results = {}
     for case in args.cases.split(","):
         runs = [one_bake(CASES[case]()) for _ in range(args.repeats)]

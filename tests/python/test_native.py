@@ -271,6 +271,13 @@ class Bindings(unittest.TestCase):
             everything = world.body_transforms()
             self.assertEqual(len(everything), 48)
             self.assertEqual(list(everything[16:32]), list(world.body_transform(box)))
+            log = array("d", [7.0]) * 52  # written from index 2, the rest untouched
+            world.body_transforms_into(log, 2)
+            self.assertEqual(list(log[2:50]), list(everything))
+            self.assertEqual(list(log[:2]) + list(log[50:]), [7.0] * 4)
+            for wrong in ((log, 5), (array("f", bytes(4 * 48)), 0), (log, -1)):
+                with self.assertRaises(ValueError):
+                    world.body_transforms_into(*wrong)
             with self.assertRaises(native.NativeError) as caught:
                 world.add_body("DYNAMIC", "SPHERE", radius=-1.0)
             self.assertIn("radius", str(caught.exception))

@@ -117,6 +117,20 @@ class SameAsFrameByFrame(unittest.TestCase):
             values = self.check(order, bases, [0.0, 0.0, 0.0], tolerance=1e-9)
             self.assertGreater(np.abs(values).max(), 4 * math.pi)  # it did go on past ±π
 
+    def test_branch_choice_without_a_loop_is_the_loop(self):
+        """_chosen_branches against the frame-by-frame rule, on random steps of all four kinds
+        (set either way, kept, flipped) and on runs of one kind."""
+        rng = np.random.default_rng(7)
+        for bodies, frames in ((5, 300), (3, 1), (2, 2), (4, 40)):
+            for p in (0.5, 0.05, 0.95):
+                after = [rng.random((bodies, frames - 1)) < p for _ in range(2)]
+                start = rng.random(bodies) < 0.5
+                expected = np.empty((bodies, frames), dtype=bool)
+                expected[:, 0] = start
+                for f in range(1, frames):
+                    expected[:, f] = np.where(expected[:, f - 1], after[1][:, f - 1], after[0][:, f - 1])
+                np.testing.assert_array_equal(rc._chosen_branches(start, *after), expected)
+
     def test_bodies_of_several_modes_in_one_call_keep_their_order(self):
         rng = random.Random(9)
         modes = ["ZXY", "QUATERNION", "XYZ", "AXIS_ANGLE", "ZXY"]
