@@ -4,6 +4,9 @@ import random
 import unittest
 from array import array
 
+from unittest import mock
+
+from simbake import scene_io
 from simbake.scene_io import canonical_triangles
 
 
@@ -34,6 +37,16 @@ class CanonicalTriangles(unittest.TestCase):
 
     def test_no_triangles(self):
         self.assertEqual(len(canonical_triangles(array("i"))), 0)
+
+    def test_without_numpy_the_same_order(self):
+        """Debian's Blender may have no numpy: the plain-Python path gives the same list,
+        degenerate triangles (a repeated index) included."""
+        rng = random.Random(5)
+        flat = array("i", [rng.randrange(40) for _ in range(3 * 500)] + [7, 7, 3, 3, 9, 3, 9, 3, 3])
+        with_numpy = canonical_triangles(flat)
+        with mock.patch.object(scene_io, "numpy", None):
+            self.assertEqual(canonical_triangles(flat), with_numpy)
+            self.assertEqual(len(canonical_triangles(array("i"))), 0)
 
 
 if __name__ == "__main__":
