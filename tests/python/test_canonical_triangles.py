@@ -6,8 +6,8 @@ from array import array
 
 from unittest import mock
 
-from simbake import scene_io
-from simbake.scene_io import canonical_triangles
+from simbake import triangle_order
+from simbake.triangle_order import canonical_triangles
 
 
 def signed_triangles(flat):
@@ -44,7 +44,7 @@ class CanonicalTriangles(unittest.TestCase):
         rng = random.Random(5)
         flat = array("i", [rng.randrange(40) for _ in range(3 * 500)] + [7, 7, 3, 3, 9, 3, 9, 3, 3])
         with_numpy = canonical_triangles(flat)
-        with mock.patch.object(scene_io, "numpy", None):
+        with mock.patch.object(triangle_order, "numpy", None):
             self.assertEqual(canonical_triangles(flat), with_numpy)
             self.assertEqual(len(canonical_triangles(array("i"))), 0)
 
