@@ -39,6 +39,20 @@ static bool minkowski_face(vec3 a, vec3 b, vec3 c, vec3 d)
 
 enum { EDGE_ARCS_MAX = 64, FACE_SIDES_MAX = 64 };
 
+/* Edges a (from pa along da) and b (from pb along db) measured along their cross product,
+ * turned away from A's centre: false where they are nearly parallel (a face axis covers them). */
+static inline bool edge_pair_separation(vec3 pa, vec3 da, double length_a, vec3 pb, vec3 db, double length_b,
+                                        vec3 center_a, vec3 *axis, double *separation)
+{
+    vec3 n = v3_cross(da, db);
+    double len = v3_len(n);
+    if (len < 1e-9 * length_a * length_b) return false;
+    n = v3_scale(n, 1.0 / len);
+    if (v3_dot(n, v3_sub(pa, center_a)) < 0.0) n = v3_scale(n, -1.0);
+    *axis = n, *separation = v3_dot(n, v3_sub(pb, pa));
+    return true;
+}
+
 /* The edges of box t (a bitmask) along u_k whose Gauss arcs hold a direction m at right angles
  * to u_k: those joining the faces of the other two pairs on m's side of each, either face of a
  * pair when m is within `tol` of its plane (the arc's end: round-off decides there). */
@@ -125,7 +139,7 @@ static double box_edge_query(const world_poly *a, const world_poly *b, const uin
         vec3 pa = a->v[a->edges[2 * i]], qa = a->v[a->edges[2 * i + 1]], da = v3_sub(qa, pa);
         vec3 na = a->edge_normals[2 * i], nb = a->edge_normals[2 * i + 1];
         vec3 bxa = v3_cross(nb, na);
-        double length_a = -1.0; /* when first needed */
+        double length_a = v3_len(da);
         for (int32_t j = 0; j < 12; j++) {
             if (!(try_b[i] & (1u << j))) continue;
             double cba = v3_dot(v3_scale(b->n[b->edge_faces[2 * j]], -1.0), bxa);
@@ -134,14 +148,9 @@ static double box_edge_query(const world_poly *a, const world_poly *b, const uin
             vec3 arc_dxc = v3_cross(v3_scale(b->edge_normals[2 * j + 1], -1.0), v3_scale(b->edge_normals[2 * j], -1.0));
             double adc = v3_dot(na, arc_dxc), bdc = v3_dot(nb, arc_dxc);
             if (!(adc * bdc < 0.0 && cba * bdc > 0.0)) continue;
-            vec3 pb = b->v[b->edges[2 * j]], db = v3_sub(b->v[b->edges[2 * j + 1]], pb);
-            vec3 axis = v3_cross(da, db);
-            double len = v3_len(axis);
-            if (length_a < 0.0) length_a = v3_len(da);
-            if (len < 1e-9 * length_a * v3_len(db)) continue;
-            axis = v3_scale(axis, 1.0 / len);
-            if (v3_dot(axis, v3_sub(pa, a->center)) < 0.0) axis = v3_scale(axis, -1.0);
-            double sep = v3_dot(axis, v3_sub(pb, pa));
+            vec3 pb = b->v[b->edges[2 * j]], db = v3_sub(b->v[b->edges[2 * j + 1]], pb), axis;
+            double sep;
+            if (!edge_pair_separation(pa, da, length_a, pb, db, v3_len(db), a->center, &axis, &sep)) continue;
             if (sep > best) best = sep, *edge_a = i, *edge_b = j, *axis_out = axis;
             if (best > margin) return best;
         }
@@ -189,14 +198,11 @@ double poly_edge_query(const world_poly *a, const world_poly *b, double margin, 
                 vec3 nc = v3_scale(b->edge_normals[2 * j], -1.0), nd = v3_scale(b->edge_normals[2 * j + 1], -1.0);
                 if (!minkowski_face(na, nb, nc, nd)) continue;
             }
-            vec3 pb = b->v[b->edges[2 * j]], db = v3_sub(b->v[b->edges[2 * j + 1]], pb);
-            vec3 axis = v3_cross(da, db);
-            double len = v3_len(axis);
-            /* parallel: a face axis covers it */
-            if (len < 1e-9 * length_a * (cached ? length_b[j] : v3_len(db))) continue;
-            axis = v3_scale(axis, 1.0 / len);
-            if (v3_dot(axis, v3_sub(pa, a->center)) < 0.0) axis = v3_scale(axis, -1.0);
-            double sep = v3_dot(axis, v3_sub(pb, pa));
+            vec3 pb = b->v[b->edges[2 * j]], db = v3_sub(b->v[b->edges[2 * j + 1]], pb), axis;
+            double sep;
+            if (!edge_pair_separation(pa, da, length_a, pb, db, cached ? length_b[j] : v3_len(db), a->center, &axis,
+                                      &sep))
+                continue;
             if (sep > best) best = sep, *edge_a = i, *edge_b = j, *axis_out = axis;
             if (best > margin) return best;
         }

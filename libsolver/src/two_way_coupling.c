@@ -6,7 +6,7 @@
 #include "cloth.h"
 #include "cloth_strain_limit.h"
 #include "collider.h"
-#include "collision_bvh.h"
+#include "collision_scratch.h"
 #include "rigid_body.h"
 
 /* The ratio of the contacts' apparent mass to the body's effective mass a step may reach:
@@ -37,13 +37,9 @@ static bool near_cloth(const sb_world *w, int32_t k, double margin)
     for (int32_t ci = 0; ci < w->cloth_count; ci++) {
         const cloth *c = w->cloths[ci];
         if (!cloth_meets_collider(&c->model, k)) continue;
-        aabb near = aabb_inflate(box, margin + c->model.thickness + col->model.thickness);
-        for (int32_t i = 0; i < c->model.vertex_count; i++) {
-            vec3 p = v3_load(&c->state.x[3 * (size_t)i]);
-            if (p.x >= near.lo.x && p.x <= near.hi.x && p.y >= near.lo.y && p.y <= near.hi.y && p.z >= near.lo.z &&
-                p.z <= near.hi.z)
-                return true;
-        }
+        double reach = margin + c->model.thickness + col->model.thickness;
+        for (int32_t i = 0; i < c->model.vertex_count; i++)
+            if (within_box(&box, v3_load(&c->state.x[3 * (size_t)i]), reach)) return true;
     }
     return false;
 }
