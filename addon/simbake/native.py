@@ -868,7 +868,7 @@ class World:
     def body_transforms(self):
         """body_transform of every body in id order, 16 doubles each, flat."""
         out = array("d", bytes(16 * 8 * self._body_count))
-        _check(self._lib.sb_world_get_body_transforms(self._handle, _ptr(out, ctypes.c_double), self._body_count))
+        self.body_transforms_into(out)
         return out
 
     @property
