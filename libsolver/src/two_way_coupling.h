@@ -180,7 +180,14 @@
  * m/s). Left: the sphere still sits 3-10 mm above the table, within its rigid contact's margin, and
  * is carried by that contact (53 of 61 frame ends, 0 N sideways there) and the springs by turns
  * (v_z ±0.1-0.2 m/s frame to frame); the strain limit's share up to 0.0075 N·s sideways and
- * 0.0009 N·m·s a step: 0.01-0.04 m/s. In the add-on's sample (one bake each, chaotic)
+ * 0.0009 N·m·s a step: 0.01-0.04 m/s. And nothing holds it sideways: the squeeze springs act
+ * along n only, with no friction between the body and the squeezed cloth. With SQUEEZE_STIFFNESS 4
+ * (a scratch build) the ball from (13, 21) mm rides the springs above the rigid contact's reach
+ * at most frame ends (25 of 61 with it) and glides from frame 12 to 72 at a constant 0.0118 m/s
+ * (0.031 m from its start after 3 s), no source giving it any sideways impulse: what it kept from
+ * its landing. Next: Coulomb friction on the squeeze springs (μ of the body and the cloth, bounded
+ * by their normal impulse, opposite on the vertex), then the stiffness raised off the table's
+ * contact margin. In the add-on's sample (one bake each, chaotic)
  * from frame 60 to 72 the sphere moves 0.106 m, cube 0.038, cylinder 0.061, cone 0.048 (on
  * a232467: 0.150, 0.066, 0.097, 0.067); the sphere from frame 24 to 72 0.167 m (0.482).
  *
