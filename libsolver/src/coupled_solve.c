@@ -112,6 +112,7 @@ static void visit_collider_triangle(void *ctx, int32_t tri)
         edge_contact e = {.i = q->ci, .j = q->cj, .slot = q->slot, .t = t, .n = n,
                           .r = v3_sub(body_end, q->cb->bodies[q->slot].center), .stiffness = stiffness,
                           .gap_impulse = stiffness / h * gap};
+        e.arm = v3_cross(e.r, n);
         if (!coupled_push_edge(q->cb, &e)) q->out_of_memory = true;
     }
 }
@@ -140,7 +141,8 @@ bool coupled_find_edges(const cloth *c, coupled_bodies *cb)
 static double edge_speed(const coupled_bodies *cb, const edge_contact *e, const double *dv, int at)
 {
     vec3 vi = v3_load(&dv[3 * (size_t)e->i]), vj = v3_load(&dv[3 * (size_t)e->j]);
-    return v3_dot(e->n, v3_sub(lerp(vi, vj, e->t), point_velocity(&cb->bodies[e->slot].work[at], e->r)));
+    const double *u = &cb->bodies[e->slot].work[at];
+    return v3_dot(e->n, v3_sub(lerp(vi, vj, e->t), v3(u[0], u[1], u[2]))) - v3_dot(e->arm, v3(u[3], u[4], u[5]));
 }
 
 /* f += g (scale_e), the cloth's part; the bodies' part (-scale_e Jᵀ n) into their work at `to` */
@@ -155,7 +157,7 @@ static void edge_cloth_part(const coupled_bodies *cb, const edge_contact *e, dou
 static void edge_body_part(const coupled_bodies *cb, const edge_contact *e, double scale, int to)
 {
     double *o = &cb->bodies[e->slot].work[to];
-    vec3 f = v3_scale(e->n, -scale), moment = v3_cross(e->r, f);
+    vec3 f = v3_scale(e->n, -scale), moment = v3_scale(e->arm, -scale);
     o[0] += f.x, o[1] += f.y, o[2] += f.z, o[3] += moment.x, o[4] += moment.y, o[5] += moment.z;
 }
 
@@ -296,7 +298,7 @@ static void build_preconditioner(const cloth *c, const coupled_bodies *cb, cg_wo
                 for (int q = 0; q < 3; q++)
                     blocks[9 * (size_t)ends[end] + 3 * p + q] +=
                         ec->stiffness * weight[end] * weight[end] * v3_comp(ec->n, p) * v3_comp(ec->n, q);
-        vec3 moment = v3_cross(ec->r, ec->n);
+        vec3 moment = ec->arm;
         double g[6] = {ec->n.x, ec->n.y, ec->n.z, moment.x, moment.y, moment.z};
         double *m = &cb->bodies[ec->slot].work[BODY_PRE];
         for (int p = 0; p < 6; p++)
@@ -462,7 +464,7 @@ cg_result coupled_solve(cloth *c, const coupled_bodies *cb, double tolerance, in
         coupled_body *b = &cb->bodies[e->slot];
         vec3 j = v3_scale(e->n, e->impulse);
         b->impulse = v3_sub(b->impulse, j);
-        b->moment = v3_sub(b->moment, v3_cross(e->r, j));
+        b->moment = v3_sub(b->moment, v3_scale(e->arm, e->impulse));
     }
     return result;
 }

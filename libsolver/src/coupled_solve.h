@@ -44,6 +44,8 @@ typedef struct edge_contact {
     int32_t i, j, slot;
     double t;
     vec3 n, r;             /* from the body's surface to the cloth; the body's point from its centre */
+    vec3 arm;              /* the body's angular row: ω·arm its surface's speed along n there (r × n
+                            * for a point that moves with it; coupled_squeeze.c's differs) */
     double stiffness;      /* h² κ */
     double gap_impulse;    /* h κ (reach - d0 - h w0) */
     double impulse;        /* out: what the cloth's point took along n */

@@ -31,6 +31,7 @@ typedef struct squeeze_query {
     vec3 point;     /* the nearest point at the step's start */
     vec3 end;       /* where it goes over the step */
     vec3 face_normal; /* of the nearest triangle, outward, not unit */
+    int32_t tri;      /* the nearest triangle */
 } squeeze_query;
 
 static void visit_triangle(void *ctx, int32_t tri)
@@ -43,9 +44,26 @@ static void visit_triangle(void *ctx, int32_t tri)
     vec3 point = closest_point_triangle(q->p, a, b, c, bary);
     double d = v3_len(v3_sub(q->p, point));
     if (d >= q->best) return;
-    q->best = d, q->point = point, q->end = v3(0, 0, 0);
+    q->best = d, q->point = point, q->end = v3(0, 0, 0), q->tri = tri;
     q->face_normal = v3_cross(v3_sub(b, a), v3_sub(c, a));
     for (int k = 0; k < 3; k++) q->end = v3_madd(q->end, v3_load(&x1[3 * (size_t)v[k]]), bary[k]);
+}
+
+/* The angular row of a squeeze spring (coupled_solve.h's arm). On a flat part of the body's mesh
+ * (a corner of the nearest triangle sharp, collider.h) the point's own, r × n. On a smooth part the
+ * mesh stands for a curved surface, and there the row has no moment: the spring pushes along n
+ * through the centre. Exact for a sphere, whose gaps no turn changes: with r × n (levers of 2.5-4.5
+ * cm), the facet's normal or the vertex normals' (5 mm) the solve kept turning the sample's sphere
+ * to close gaps that turning does not close, and it rolled (two_way_coupling.h, "Why the sphere
+ * rolls"). The pair's momentum is kept (the impulse along n, equal and opposite); the couple
+ * between the vertex's line and the centre's goes to the collider that holds the vertex along n.
+ * The price: a smooth body that is not round (a cylinder on its side) gets no righting moment from
+ * the springs when it tilts along its length. */
+static vec3 squeeze_arm(const collider *col, int32_t tri, vec3 r, vec3 n)
+{
+    const int32_t *v = &col->model.triangles[3 * (size_t)tri];
+    const uint8_t *sharp = col->model.sharp_vertex;
+    return sharp[v[0]] || sharp[v[1]] || sharp[v[2]] ? v3_cross(r, n) : v3(0, 0, 0);
 }
 
 bool coupled_find_squeezed(const cloth *c, coupled_bodies *cb)
@@ -63,7 +81,7 @@ bool coupled_find_squeezed(const cloth *c, coupled_bodies *cb)
             /* the nearest point within reach, or within reach of the far side of a layer the
              * body has sunk into */
             double look = 2.0 * reach;
-            squeeze_query q = {col, p, look, v3(0, 0, 0), v3(0, 0, 0), v3(0, 0, 0)};
+            squeeze_query q = {col, p, look, v3(0, 0, 0), v3(0, 0, 0), v3(0, 0, 0), -1};
             aabb box = aabb_inflate(aabb_add_point(aabb_empty(), p), look);
             bvh_query(&col->state.tree, &box, visit_triangle, &q);
             double fl = v3_len(q.face_normal);
@@ -81,6 +99,7 @@ bool coupled_find_squeezed(const cloth *c, coupled_bodies *cb)
             edge_contact e = {.i = i, .j = i, .slot = slot, .t = 0.0, .n = n,
                               .r = v3_sub(q.end, cb->bodies[slot].center), .stiffness = stiffness,
                               .gap_impulse = stiffness / h * gap};
+            e.arm = squeeze_arm(col, q.tri, e.r, n);
             if (!coupled_push_edge(cb, &e)) return false;
         }
     }

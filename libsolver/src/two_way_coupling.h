@@ -159,6 +159,37 @@
  * SQUEEZE_STIFFNESS 10 (0.4 mm; with the first order for every body near cloth) rests it still
  * centred (0.0000 m/s from frame 9) but rolls it 0.83 m from a start 13, 21 mm off centre (0.49 m/s;
  * 4: 0.23 m; 1: 0.04 m): the springs' moment (below), so it stays 1.
+ * Fixed in part (2026-11-27, coupled_squeeze.c squeeze_arm; edge_contact.arm, the body's angular
+ * row, may now differ from r × n): split by source per step (a scratch build, the start 13, 21 mm
+ * off, frames 12-72), the sphere's angular impulse came from the squeeze springs (mean 0.0013, up
+ * to 0.0056 N·m·s a step, alternating in sign) and the strain limit's capped share (mean 0.00045,
+ * up to 0.0033); none from vertex or edge contacts or the end-of-step reactions; the table's rigid
+ * contact acted at 51 of 61 frame ends (up to 3.9 N sideways): the solve kept turning it to close
+ * gaps that turning a sphere does not close. On the smooth part
+ * of a body's mesh (no corner of the nearest triangle sharp) the springs now have no moment; on
+ * flat parts r × n as before (boxes, the caps and rim triangles of cylinders and cones unchanged).
+ * diag_rollsphere over 3 s (most horizontal speed and spin after 0.5 s, moved from the start),
+ * starts (0, 0), (13, 21), (-20, 7), (25, 25) mm: 0.023, 0.024, 0.038, 0.011 m/s; 0.29, 0.24, 0.38,
+ * 0.13 rad/s; 0.015, 0.039, 0.064, 0.014 m (r × n: 0.062, 0.124, 0.144, 0.068 m/s; 0.61, 1.45,
+ * 1.65, 0.60 rad/s; 0.025, 0.147, 0.178, 0.037 m). Tried and dropped, same starts: the exact
+ * derivative of the gap along n, r × u / (u·n), u the facet's normal (0.12-0.49 m, up to 0.41 m/s:
+ * the UV sphere's facets tilt 8° off the radius), the vertex normals interpolated (levers still
+ * 5 mm: 0.037-0.198 m, 0.065-0.101 m/s), the lever moved down the surface's slope to its lowest
+ * point within half a cell (0.010-0.117 m, 0.039-0.075 m/s); with no moment, SQUEEZE_STIFFNESS 4
+ * rests it centred (0.0000 m/s) but rolls it from (13, 21) mm (0.26 m/s), 10 both (0.30, 0.35
+ * m/s). Left: the sphere still sits 3-10 mm above the table, within its rigid contact's margin, and
+ * is carried by that contact (53 of 61 frame ends, 0 N sideways there) and the springs by turns
+ * (v_z ±0.1-0.2 m/s frame to frame); the strain limit's share up to 0.0075 N·s sideways and
+ * 0.0009 N·m·s a step: 0.01-0.04 m/s. And nothing holds it sideways: the squeeze springs act
+ * along n only, with no friction between the body and the squeezed cloth. With SQUEEZE_STIFFNESS 4
+ * (a scratch build) the ball from (13, 21) mm rides the springs above the rigid contact's reach
+ * at most frame ends (25 of 61 with it) and glides from frame 12 to 72 at a constant 0.0118 m/s
+ * (0.031 m from its start after 3 s), no source giving it any sideways impulse: what it kept from
+ * its landing. Next: Coulomb friction on the squeeze springs (μ of the body and the cloth, bounded
+ * by their normal impulse, opposite on the vertex), then the stiffness raised off the table's
+ * contact margin. In the add-on's sample (one bake each, chaotic)
+ * from frame 60 to 72 the sphere moves 0.106 m, cube 0.038, cylinder 0.061, cone 0.048 (on
+ * a232467: 0.150, 0.066, 0.097, 0.067); the sphere from frame 24 to 72 0.167 m (0.482).
  *
  * Step length. coupling_stable halves a step while the contacts held on one collider, moving
  * together along their normals, resist as an apparent mass
