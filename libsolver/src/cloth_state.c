@@ -165,9 +165,9 @@ bool cloth_state_read(cloth *c, int32_t index, int32_t collider_count, state_rea
                              (int)triangles, (int)pins);
         if (fingerprint != cloth_model_hash(m))
             return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: cloth %d's rest "
-                             "shape, masses, pins (or the body carrying them) or material (or its goal springs, springs, collision groups or "
-                             "the colliders it meets) differ from the state's (the rest shape includes the warp and "
-                             "weft its UVs give)", (int)index);
+                             "shape, masses, pins or material (or its goal springs, springs, collision groups, the "
+                             "colliders it meets or the body carrying its pins) differ from the state's (the rest "
+                             "shape includes the warp and weft its UVs give)", (int)index);
     }
     size_t n = (size_t)vertices;
     return state_read_positions(in, s->x, 3 * n, "cloth positions") &&
