@@ -231,11 +231,14 @@ static void misuse(sb_world *world, const sb_cloth_def *def, sb_cloth_id cloth, 
         CHECKED(sb_collider_set_positions(world, bad_collider, 1e9, point, 1));
         CHECKED(sb_collider_follow_body(world, bad_collider, (sb_body_id){0}));
         CHECKED(sb_collider_follow_body(world, collider, (sb_body_id){bad_ids[i]}));
+        CHECKED(sb_cloth_attach_pins_to_body(world, bad_cloth, (sb_body_id){0}));
+        CHECKED(sb_cloth_attach_pins_to_body(world, cloth, (sb_body_id){bad_ids[i]}));
     }
     /* one past the last: the world has no bodies, at most two cloths and one collider */
     CHECKED(sb_cloth_get_info(world, (sb_cloth_id){2}, &info));
     CHECKED(sb_collider_set_positions(world, (sb_collider_id){1}, 1e9, point, 1));
     CHECKED(sb_collider_follow_body(world, collider, (sb_body_id){0}));
+    CHECKED(sb_cloth_attach_pins_to_body(NULL, cloth, (sb_body_id){0}));
     fuzz_require(sb_world_get_time(NULL) == 0.0);
     sb_world_destroy(NULL);
 }
@@ -263,6 +266,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     step_by(&in, world, 0.02);
     read_back(&in, world, cloth, &c);
     misuse(world, &c.def, cloth, collider);
+    /* last, so the inputs before it read as they did: the pins carried by the ball (body 0, when
+     * there is one) or a hostile id, then moved by hand (refused once attached) and stepped */
+    if (fuzz_bool(&in)) {
+        CHECKED(sb_cloth_attach_pins_to_body(world, cloth, (sb_body_id){fuzz_choice(&in, 2)}));
+        set_pin_targets(&in, world, cloth, &c);
+        step_by(&in, world, 0.02);
+        read_back(&in, world, cloth, &c);
+    }
 
     sb_world_destroy(world);
     fuzz_mesh_free(&collider_mesh);

@@ -163,6 +163,14 @@ def cloth_seeds():
                                                                           for i in (0, 3, 12, 15)
                                                                           for k, c in enumerate(g4[0][i])])),
         "grid4_self_collision": cloth(g4, self_collision=1),
+        # the corner pins carried by a falling ball of radius 0.1 with its cube collider (feels_cloth
+        # 0), the world's reads of pin and collider targets taken as they come, then
+        # sb_cloth_attach_pins_to_body to the ball, pin targets by hand (refused), a step of 0.02 s
+        "grid4_pins_on_ball": (world() + mesh(*g4) + byte(0) + DEFAULT * 8 + i32(0) + byte(2) + bytes((0, 3)) +
+                               byte(0) + byte(1) + mesh(*cube(0.1, (0, 0, 1.3))) + DEFAULT * 2 + byte(1) +
+                               nums((0, 0, 1.3)) + num(0.1) + DEFAULT * 4 + byte(0) + byte(0) + num(0.02) +
+                               byte(0) * 2 + pin_targets(2) + DEFAULT * 28 + byte(0) * 2 + DEFAULT + byte(0) * 2 +
+                               byte(1) + byte(0) + pin_targets(2) + num(0.02) + byte(0) * 2),
         "two_cloths_stacked": cloth(draped, collider=quad(1.0, 0.5), second=(0.0625, 0.0625, 0.0625)),
         "grid3_rk4": cloth(g3, world_bytes=world(integrator=3)),
         "grid3_midpoint": cloth(g3, world_bytes=world(integrator=2)),

@@ -46,6 +46,7 @@ class ClothJob:
         self.input = None
         self.cloth_id = None
         self.has_goals = False  # soft pins: goal springs that follow the animated mesh
+        self.carrier = None  # the RigidJob of the bake whose body carries its pins (a parent)
         self.output = None
         self.inverse = None  # of its world matrix at the start (for a cloth that stays put)
 
@@ -269,7 +270,7 @@ class Bake(BakeResume):
             positions = self._world.positions(job.cloth_id)
             if job.strands:  # the strands' vertices back in the mesh's order
                 positions = job.input.mesh_positions(positions, self._matrices.get(job))
-            self._write_frame(job, positions, self._matrices.get(job))
+            self._write_frame(job, positions, self._carried_matrix(job))
         if self.rigid_jobs:
             self._motions.record(self._world, self._depsgraph)
         self.progress(self.frame, self.frame - self.frame_start, self.total_frames)
@@ -410,6 +411,7 @@ class Bake(BakeResume):
                     rigid_bake.add_cloth_collider(world, job, self.warnings)
         for obstacle in self.obstacles:
             self._add_rigid(rigid_bake.add_obstacle, world, obstacle, depsgraph)
+        self._attach_pins(world)
         self._choose_colliders(world)
         self._report_tangles(world)
         if self.rigid_jobs:
@@ -424,6 +426,26 @@ class Bake(BakeResume):
         self._start_outputs()
         self._follow = bool(self._fields) or any(
             job.animated for job in self.jobs + self.colliders + self.rigid_jobs + self.obstacles)
+
+    def _attach_pins(self, world):
+        """A cloth whose parent (or a parent of its parent) is a moving rigid body of the bake:
+        its pins ride that body (the nearest such parent), as they would ride the body's
+        animation once baked; a resumed bake makes the same calls before loading its state."""
+        bodies = {job.obj: job for job in self.rigid_jobs}
+        for job in self.jobs:
+            if job.strands or not len(job.input.pins):
+                continue
+            node = job.obj.parent
+            while node is not None and node not in bodies:
+                node = node.parent
+            if node is None:
+                continue
+            with _named_errors(job.obj):
+                world.attach_pins_to_body(job.cloth_id, bodies[node].body_id)
+            job.carrier = bodies[node]
+            if job.has_goals:
+                self.warnings.append(f"{job.obj.name}: its soft pins (pin weights below 1) follow the scene's "
+                                     f"animation, not the simulated motion of {node.name}, which carries its pins")
 
     def _choose_colliders(self, world):
         """Blender cloths meet the colliders their Object Collisions settings choose (every
@@ -468,7 +490,7 @@ class Bake(BakeResume):
                 continue
             if len(job.input.pins) or job.has_goals:
                 sample = scene_io.sample_positions(job.obj, depsgraph, job.input.vertex_count)
-                if len(job.input.pins):
+                if len(job.input.pins) and job.carrier is None:
                     world.set_pin_targets(job.cloth_id, now, scene_io.gather(sample.positions, job.input.pins))
                 if job.has_goals:  # soft pins: goal springs toward the animated mesh
                     world.set_goal_targets(job.cloth_id, now, sample.positions)
@@ -595,6 +617,17 @@ class Bake(BakeResume):
             raise BakeError(f"{job.obj.name}: cannot write the cache {path}: {error.strerror}") from error
         except pc2.PC2Busy as error:
             raise BakeError(f"{job.obj.name}: {error}") from error
+
+    def _carried_matrix(self, job):
+        """A cloth's world matrix now (None: as at the start). Under the body that carries its
+        pins it is where the baked body's keys will take it: the body's displacement since the
+        start times the cloth's matrix in the scene (during the bake the body does not move in
+        the scene)."""
+        matrix = self._matrices.get(job)
+        if job.carrier is None:
+            return matrix
+        own = list(matrix) if matrix is not None else list(job.input.sample.matrix)
+        return transforms.multiply(list(self._world.body_transform(job.carrier.body_id)), own)
 
     def _write_frame(self, job, world_positions, world_matrix=None):
         """A frame of a cloth in its object's space: `world_matrix` is its object's now, if

@@ -10,7 +10,7 @@ import os
 from array import array
 
 # The add-on works with library versions of this major.minor.
-REQUIRED_VERSION = (0, 16)
+REQUIRED_VERSION = (0, 17)
 LIBRARY_NAME = "libsimbake.so"
 
 INTEGRATORS = {"IMPLICIT_EULER": 0, "EXPLICIT_EULER": 1, "MIDPOINT": 2, "RK4": 3}
@@ -387,6 +387,7 @@ _SIGNATURES = {
         ctypes.c_int, [ctypes.c_void_p, ColliderId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_collider_follow_body": (ctypes.c_int, [ctypes.c_void_p, ColliderId, BodyId]),
     "sb_cloth_set_colliders": (ctypes.c_int, [ctypes.c_void_p, ClothId, _P(ColliderId), ctypes.c_int32]),
+    "sb_cloth_attach_pins_to_body": (ctypes.c_int, [ctypes.c_void_p, ClothId, BodyId]),
     "sb_cloth_set_pin_targets": (
         ctypes.c_int, [ctypes.c_void_p, ClothId, ctypes.c_double, _P(ctypes.c_double), ctypes.c_int32]),
     "sb_cloth_set_goal_targets": (
@@ -926,6 +927,11 @@ class World:
             return
         ids = (ColliderId * max(1, len(colliders)))(*[ColliderId(int(k)) for k in colliders])
         _check(self._lib.sb_cloth_set_colliders(self._handle, ClothId(cloth), ids, len(colliders)))
+
+    def attach_pins_to_body(self, cloth, body):
+        """From now on the cloth's pins are carried by the body, where they are in its frame now
+        (one way: the cloth's pull does not reach the body); set_pin_targets is then refused."""
+        _check(self._lib.sb_cloth_attach_pins_to_body(self._handle, ClothId(cloth), BodyId(body)))
 
     def set_pin_targets(self, cloth, time, positions):
         positions = _as_array(positions, "d")

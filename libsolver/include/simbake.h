@@ -30,7 +30,7 @@ extern "C" {
 /* ==== Versions and errors ================================================================ */
 
 #define SB_VERSION_MAJOR 0
-#define SB_VERSION_MINOR 16
+#define SB_VERSION_MINOR 17
 #define SB_VERSION_PATCH 0
 /* The minor version changes with every change of the API or of a public struct's layout: a
  * binding works with the major.minor it was written for (the add-on refuses any other). */
@@ -289,10 +289,21 @@ SB_API sb_result sb_cloth_count_vertices_inside_collider(const sb_world *world, 
 
 /* Pinned vertices move in a straight line from where they are now to `positions` (pin_count
  * x 3, in the order of sb_cloth_def.pins), arriving at `time`; after that they stay. Errors:
- * NOT_FOUND, INVALID_ARGUMENT (pin_count is not the cloth's, NULL positions, a non-finite
- * target, `time` not finite or not after the world's time). */
+ * NOT_FOUND, INVALID_ARGUMENT (the pins follow a body, pin_count is not the cloth's, NULL
+ * positions, a non-finite target, `time` not finite or not after the world's time). */
 SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, sb_cloth_id cloth, double time,
                                           const double *positions, int32_t pin_count);
+/* From now on the cloth's (or strands') pins are carried by the rigid body: each pin's position
+ * now (where its target path puts it at the world's time) stays fixed in the body's frame, and
+ * over every step the pins move in a straight line from the body's points at the step's start
+ * to its points at the step's end, landing on them exactly. One way: the body moves the pins,
+ * the cloth's pull on them does not reach the body (a body that feels the cloth through a
+ * collider it carries still feels the cloth's contacts). Part of the model, like
+ * sb_collider_follow_body: a world rebuilt to load a saved state attaches the pins again at
+ * the same point of its building (the state's fingerprint covers the body and the pins in its
+ * frame). Errors: NOT_FOUND (either id), INVALID_ARGUMENT (the cloth has no pins, or they
+ * already follow a body; sb_cloth_set_pin_targets is then refused), OUT_OF_MEMORY. */
+SB_API sb_result sb_cloth_attach_pins_to_body(sb_world *world, sb_cloth_id cloth, sb_body_id body);
 /* The goals of the cloth's goal springs (sb_cloth_def.goal_stiffness) move in a straight line
  * from where they are now to `positions` (vertex_count x 3, every vertex's; those without a
  * goal are not read beyond the checks), arriving at `time`; after that they stay. Errors:

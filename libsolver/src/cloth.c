@@ -505,6 +505,7 @@ void cloth_destroy(cloth *c)
     cloth_model *m = &c->model;
     free(m->rest_positions), free(m->mass), free(m->vertex_area), free(m->triangles), free(m->rest);
     free(m->hinges), free(m->hinge_weight), free(m->hinge_rest_angle), free(m->pins), free(m->pinned);
+    free(m->pin_local);
     free(m->goals), free(m->goal_stiffness);
     topology_free(&m->topo);
     rest_neighbours_free(&m->near_at_rest);
@@ -554,6 +555,34 @@ void cloth_pin_state(const cloth *c, int32_t p, double t, double pos[3], double 
 {
     const cloth_state *s = &c->state;
     path_point(&s->pin_from[3 * (size_t)p], &s->pin_to[3 * (size_t)p], s->pin_time_from, s->pin_time_to, t, pos, vel);
+}
+
+bool cloth_attach_pins(cloth *c, int32_t body, vec3 x, quat q, double t)
+{
+    size_t len = 3 * (size_t)c->model.pin_count;
+    if (!c->model.pin_local && !(c->model.pin_local = malloc(len * sizeof *c->model.pin_local))) return false;
+    mat3 r = q_to_m3(q);
+    for (int32_t p = 0; p < c->model.pin_count; p++) {
+        double pos[3], vel[3];
+        cloth_pin_state(c, p, t, pos, vel);
+        v3_store(&c->model.pin_local[3 * (size_t)p], m3_tmul_v(r, v3_sub(v3_load(pos), x))); /* Rᵀ (p - x) */
+    }
+    c->model.pin_body = body;
+    return true;
+}
+
+void cloth_carry_pins(cloth *c, vec3 x0, quat q0, vec3 x1, quat q1, double t, double h)
+{
+    mat3 r0 = q_to_m3(q0), r1 = q_to_m3(q1);
+    cloth_state *s = &c->state;
+    for (int32_t p = 0; p < c->model.pin_count; p++) {
+        size_t k = 3 * (size_t)p;
+        vec3 local = v3_load(&c->model.pin_local[k]);
+        v3_store(&s->pin_from[k], v3_add(m3_mul_v(r0, local), x0));
+        v3_store(&s->pin_to[k], v3_add(m3_mul_v(r1, local), x1));
+    }
+    s->pin_time_from = t;
+    s->pin_time_to = t + h;
 }
 
 void cloth_goal_motion(const cloth *c, int32_t p, double t0, double t1, double pos[3], double vel[3])

@@ -84,6 +84,10 @@ typedef struct cloth_model {
     int32_t pin_count;
     int32_t *pins;
     uint8_t *pinned;             /* vertex_count: 1 for pinned vertices */
+    /* sb_cloth_attach_pins_to_body: the body carrying the pins, and the pins in its frame
+     * (pin_count x 3); NULL: the caller moves them (sb_cloth_set_pin_targets) */
+    int32_t pin_body;
+    double *pin_local;
     int32_t goal_count;          /* unpinned vertices with a goal spring */
     int32_t *goals;              /* goal_count vertex indices, ascending */
     double *goal_stiffness;      /* goal_count, N/m */
@@ -175,6 +179,12 @@ bool cloth_init_dynamics(cloth *c, double time, const double gravity[3]);
 
 /* Target position and velocity of pin p at time t. */
 void cloth_pin_state(const cloth *c, int32_t p, double t, double pos[3], double vel[3]);
+/* The pins carried by body `body` at pose (x, q) now: keeps their positions at time t in
+ * the body's frame; false when out of memory. */
+bool cloth_attach_pins(cloth *c, int32_t body, vec3 x, quat q, double t);
+/* The pins of a cloth carried by a body over [t, t + h], the body going from pose 0 to pose 1:
+ * a straight path between the body's points, so a pin lands exactly on its point at t + h. */
+void cloth_carry_pins(cloth *c, vec3 x0, quat q0, vec3 x1, quat q1, double t, double h);
 /* Position of goal p (of model.goals) at t1, and its mean velocity over [t0, t1] (t1 > t0) or
  * its velocity at t1 (t1 == t0). */
 void cloth_goal_motion(const cloth *c, int32_t p, double t0, double t1, double pos[3], double vel[3]);

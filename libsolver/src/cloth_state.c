@@ -12,7 +12,7 @@ enum { CONTACT_BYTES = 4 + 7 * 8 + 2 };
 
 #if UINTPTR_MAX == UINT64_MAX
 _Static_assert(sizeof(cloth_state) == 120, "a cloth_state field was added: save it in cloth_state_write/read");
-_Static_assert(sizeof(cloth_model) == 808, "a cloth_model field was added: fingerprint it in cloth_model_hash "
+_Static_assert(sizeof(cloth_model) == 824, "a cloth_model field was added: fingerprint it in cloth_model_hash "
                                            "if the definition gives it");
 #endif
 
@@ -72,6 +72,11 @@ uint64_t cloth_model_hash(const cloth_model *m)
     if (m->left_out.triangle) {
         h = state_hash(h, m->left_out.vertex, (size_t)m->vertex_count);
         h = state_hash(h, m->left_out.triangle, triangles);
+    }
+    /* pins carried by a body (sb_cloth_attach_pins_to_body): the body and the pins in its frame */
+    if (m->pin_local) {
+        STATE_HASH(h, m->pin_body);
+        h = state_hash(h, m->pin_local, 3 * (size_t)m->pin_count * sizeof(double));
     }
     /* only with a limit, so a cloth without keeps its fingerprint of before */
     if (m->max_stretch > 0.0 || m->max_compression > 0.0)
@@ -160,9 +165,9 @@ bool cloth_state_read(cloth *c, int32_t index, int32_t collider_count, state_rea
                              (int)triangles, (int)pins);
         if (fingerprint != cloth_model_hash(m))
             return STATE_FAIL(in, SB_ERROR_INVALID_ARGUMENT, "saved state does not fit this world: cloth %d's rest "
-                             "shape, masses, pins or material (or its goal springs, springs, collision groups or "
-                             "the colliders it meets) differ from the state's (the rest shape includes the warp and "
-                             "weft its UVs give)", (int)index);
+                             "shape, masses, pins or material (or its goal springs, springs, collision groups, the "
+                             "colliders it meets or the body carrying its pins) differ from the state's (the rest "
+                             "shape includes the warp and weft its UVs give)", (int)index);
     }
     size_t n = (size_t)vertices;
     return state_read_positions(in, s->x, 3 * n, "cloth positions") &&

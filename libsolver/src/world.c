@@ -573,6 +573,9 @@ SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, sb_cloth_id cloth_id,
     int32_t id = cloth_id.index;
     sb_result r = find_cloth(world, cloth_id, &c);
     if (r != SB_OK) return r;
+    if (c->model.pin_local)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "the pins of cloth %d follow body %d; they cannot be moved by hand",
+                         (int)id, (int)c->model.pin_body);
     if (pin_count != c->model.pin_count)
         return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth %d has %d pins, got %d targets", (int)id,
                          (int)c->model.pin_count, (int)pin_count);
@@ -592,6 +595,25 @@ SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, sb_cloth_id cloth_id,
     if (pin_count > 0) memcpy(c->state.pin_to, positions, 3 * (size_t)pin_count * sizeof *positions);
     c->state.pin_time_from = world->time;
     c->state.pin_time_to = time;
+    return SB_OK;
+}
+
+SB_API sb_result sb_cloth_attach_pins_to_body(sb_world *world, sb_cloth_id cloth_id, sb_body_id body_id)
+{
+    cloth *c = NULL;
+    rigid_body *b = NULL;
+    int32_t id = cloth_id.index;
+    sb_result r = find_cloth(world, cloth_id, &c);
+    if (r == SB_OK) r = find_body(world, body_id, &b);
+    if (r != SB_OK) return r;
+    if (c->model.pin_count == 0)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "cloth %d has no pins to attach to body %d", (int)id,
+                         (int)body_id.index);
+    if (c->model.pin_local)
+        return error_set(SB_ERROR_INVALID_ARGUMENT, "the pins of cloth %d already follow body %d", (int)id,
+                         (int)c->model.pin_body);
+    if (!cloth_attach_pins(c, body_id.index, b->state.x, b->state.q, world->time))
+        return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory attaching the pins of cloth %d", (int)id);
     return SB_OK;
 }
 

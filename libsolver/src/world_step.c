@@ -72,6 +72,37 @@ static void carry_colliders(sb_world *w, double t, double h)
     }
 }
 
+/* Pins carried by bodies (sb_cloth_attach_pins_to_body) move with them over the step the
+ * bodies just took. */
+static void carry_pins(sb_world *w, double t, double h)
+{
+    for (int32_t i = 0; i < w->cloth_count; i++) {
+        cloth *c = w->cloths[i];
+        if (!c->model.pin_local) continue;
+        vec3 x0, x1;
+        quat q0, q1;
+        rigid_system_step_poses(&w->rigid, c->model.pin_body, &x0, &q0, &x1, &q1);
+        cloth_carry_pins(c, x0, q0, x1, q1, t, h);
+    }
+}
+
+/* After the coupled solve moved the bodies that feel the cloth: carried pins land on their
+ * bodies' new points, with the velocity that takes them there over the step. */
+static void replace_carried_pins(sb_world *w, double t, double h)
+{
+    carry_pins(w, t, h);
+    for (int32_t i = 0; i < w->cloth_count; i++) {
+        cloth *c = w->cloths[i];
+        if (!c->model.pin_local) continue;
+        for (int32_t p = 0; p < c->model.pin_count; p++) {
+            size_t k = 3 * (size_t)c->model.pins[p];
+            double vel[3];
+            cloth_pin_state(c, p, t + h, &c->scratch.x_new[k], vel);
+            for (int a = 0; a < 3; a++) c->scratch.v_new[k + a] = (c->scratch.x_new[k + a] - c->state.x[k + a]) / h;
+        }
+    }
+}
+
 /* Impact zones are the failsafe of the response, and a harsh one: a zone moves rigidly, held
  * where it began when it touches a still collider, while its neighbours take the solve's
  * paths, so the triangles between them stretch by up to h times their relative speed
@@ -101,8 +132,9 @@ static sb_result move_colliders(sb_world *w, double h)
     sb_result rigid = rigid_system_advance(&w->rigid, w->time, h, &w->failure);
     if (rigid != SB_OK) return rigid;
     carry_colliders(w, w->time, h);
+    carry_pins(w, w->time, h);
     coupling_mark_colliders(w);
-    if (coupling_first_order_near_cloth(w, h)) carry_colliders(w, w->time, h);
+    if (coupling_first_order_near_cloth(w, h)) carry_colliders(w, w->time, h), carry_pins(w, w->time, h);
     for (int32_t i = 0; i < w->collider_count; i++)
         if (!collider_prepare_step(w->colliders[i], w->time, h)) {
             rigid_system_undo_advance(&w->rigid);
@@ -144,6 +176,7 @@ static bool solve_cloths(sb_world *w, double h, const implicit_params *params, s
     if (outcome == STEP_ACCEPTED && coupling.count > 0) {
         coupling_move_bodies(w, &coupling, h);
         carry_colliders(w, w->time, h);
+        replace_carried_pins(w, w->time, h);
         for (int32_t k = 0; k < w->collider_count && memory; k++)
             if (coupling.slot[k] >= 0) memory = collider_prepare_step(w->colliders[k], w->time, h);
     }

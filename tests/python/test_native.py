@@ -246,6 +246,25 @@ class Bindings(unittest.TestCase):
                     lib.sb_collider_follow_body(world._handle, *wrong)
             world.follow_body(collider, body)
 
+    def test_pins_ride_a_body_through_the_bindings(self):
+        with native.World() as world:
+            pusher = world.add_body("KINEMATIC", "SPHERE", radius=0.1, center=(0, 0, 2))
+            bare = world.add_cloth([0, 0, 0, 1, 0, 0, 0, 1, 0], [0, 1, 2])
+            cloth = world.add_cloth([0, 0, 1, 1, 0, 1, 0, 1, 1], [0, 1, 2], pins=[0, 1])
+            with self.assertRaises(native.NativeError) as caught:
+                world.attach_pins_to_body(bare, pusher)
+            self.assertIn("no pins", str(caught.exception))
+            with self.assertRaises(native.NativeError):
+                world.attach_pins_to_body(cloth, 5)
+            world.attach_pins_to_body(cloth, pusher)
+            with self.assertRaises(native.NativeError) as caught:
+                world.set_pin_targets(cloth, 0.5, [0, 0, 1, 1, 0, 1])
+            self.assertIn("follow body", str(caught.exception))
+            world.set_body_target(pusher, 0.5, array("d", [1, 0, 0, 0.25, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]))
+            world.step_to(0.5)
+            # the pins slid 0.25 m along x with the body
+            self.assertEqual([round(v, 12) for v in list(world.positions(cloth))[:6]], [0.25, 0, 1, 1.25, 0, 1])
+
     def test_the_thread_count_is_part_of_the_world(self):
         with native.World(threads=2) as world:
             world.add_cloth([0, 0, 0, 1, 0, 0, 0, 1, 0], [0, 1, 2])
