@@ -190,6 +190,25 @@
  * contact margin. In the add-on's sample (one bake each, chaotic)
  * from frame 60 to 72 the sphere moves 0.106 m, cube 0.038, cylinder 0.061, cone 0.048 (on
  * a232467: 0.150, 0.066, 0.097, 0.067); the sphere from frame 24 to 72 0.167 m (0.482).
+ * Tried and not kept (branch squeezefriction, 2026-11-27): Coulomb friction on the squeeze springs,
+ * a pass after the solve, each spring's sideways impulse at the body's surface point at most μ
+ * times its normal impulse and never reversing the sliding, the vertex's held directions' share
+ * going to the collider that holds it. A box set down sliding
+ * at 0.05 m/s on cloth over a table slides 1.0 mm (8.3 mm before; Coulomb and one step 1.3 mm,
+ * test_squeeze). diag_rollsphere over 3 s, starts (0,0), (13,21), (-20,7), (25,25) mm: moved
+ * 0.0048, 0.0294, 0.0539, 0.0131 m (0.0146, 0.0390, 0.0642, 0.0142 before); most speed after 0.5
+ * s 0.004, 0.028, 0.037, 0.020 m/s (0.023, 0.024, 0.038, 0.011): the ball still rolls, friction
+ * at its contact points turns sliding into rolling and nothing resists rolling. Why not kept: in the
+ * sample from frame 60 to 72 the sphere moves 0.007 m, cylinder 0.033, cone 0.001, but the cube,
+ * landed and still at frame 40, is kicked at frames 41-45 (up 27 mm, turning) and slides off the
+ * table at 0.7 m/s (frames 45-57); with the vertex taking nothing (the body stopped against a fixed
+ * point, a scratch build) the cube stays (0.001 m) but the cone, on landing, slides off at 0.5 m/s.
+ * Scratch builds, one sample bake each (frames 60-72): friction through the centre (no moment)
+ * keeps all four on the table (sphere 0.005 m, cube 0.005, cylinder 0.059, cone 0.045) but the
+ * diag's ball rolls further (0.087, 0.094, 0.016, 0.057 m; up to 0.062 m/s); the moment on smooth
+ * parts only: the cylinder is kicked to 1.2 m/s. The friction's moment is what kicks; where the
+ * energy comes from is not yet measured (the pass itself takes it from the pair: maybe the turn
+ * coupling_move_bodies gives the pose, and the response after it).
  *
  * Step length. coupling_stable halves a step while the contacts held on one collider, moving
  * together along their normals, resist as an apparent mass
