@@ -30,14 +30,10 @@ Test(diag_rollsphere, the_samples_sphere_on_cloth_over_a_table, .timeout = 900)
     const double fps = 24.0, span = 0.8, radius = 0.12, mass = 1.0;
     const int32_t n = (int32_t)env_or("DIAG_GRID", 17);
     const int frames = (int)lround(env_or("DIAG_SECONDS", 3.0) * fps);
-    sb_world_def wd = sb_default_world_def();
-    sb_world *w;
-    cr_assert_eq(sb_world_create(&wd, &w), SB_OK, "%s", sb_last_error());
     solid_mesh table;
-    double table_thickness;
-    cr_assert(add_table(w, &table, &table_thickness), "%s", sb_last_error());
-
-    double reach = sb_default_cloth_def().thickness + table_thickness;
+    double reach;
+    sb_world *w = world_with_table(&table, &reach);
+    cr_assert(w, "%s", sb_last_error());
     grid_mesh sheet = grid_mesh_make(n, span, reach);
     sb_cloth_def cd = grid_cloth_def(&sheet);
     double spacing = span / (n - 1);

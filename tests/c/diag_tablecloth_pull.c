@@ -108,14 +108,10 @@ typedef struct pull_run {
  * contacts take μ = cloth_friction; the cup's and table's bodies 0.5 each (μ = 0.25). */
 static pull_run pull_cloth(int32_t n, double pull_time, double cloth_friction, double end)
 {
-    sb_world_def wd = sb_default_world_def();
-    sb_world *w;
-    cr_assert_eq(sb_world_create(&wd, &w), SB_OK, "%s", sb_last_error());
     solid_mesh table;
-    double table_thickness;
-    cr_assert(add_table(w, &table, &table_thickness), "%s", sb_last_error());
-
-    double reach = sb_default_cloth_def().thickness + table_thickness;
+    double reach;
+    sb_world *w = world_with_table(&table, &reach);
+    cr_assert(w, "%s", sb_last_error());
     grid_mesh sheet = grid_mesh_make(n, SPAN, reach);
     sb_cloth_def cd = grid_cloth_def(&sheet);
     cd.friction = cloth_friction;

@@ -35,14 +35,10 @@ typedef struct landing {
  * `seconds` s at the default steps. */
 static landing land(int32_t n, double vertex_mass, const double half[3], double mass, double drop, double seconds)
 {
-    sb_world_def wd = sb_default_world_def();
-    sb_world *w;
-    cr_assert_eq(sb_world_create(&wd, &w), SB_OK, "%s", sb_last_error());
     solid_mesh table;
-    double table_thickness;
-    cr_assert(add_table(w, &table, &table_thickness), "%s", sb_last_error());
-
-    double reach = sb_default_cloth_def().thickness + table_thickness;
+    double reach;
+    sb_world *w = world_with_table(&table, &reach);
+    cr_assert(w, "%s", sb_last_error());
     grid_mesh sheet = grid_mesh_make(n, SPAN, reach);
     sb_cloth_def cd = grid_cloth_def(&sheet);
     double spacing = SPAN / (n - 1);
@@ -169,13 +165,10 @@ Test(squeeze, a_ball_off_centre_on_cloth_over_a_table_does_not_roll, .timeout = 
 {
     const double radius = 0.12, mass = 1.0, seconds = 3.0, vertex_mass = 0.3;
     const int32_t n = 17;
-    sb_world_def wd = sb_default_world_def();
-    sb_world *w;
-    cr_assert_eq(sb_world_create(&wd, &w), SB_OK, "%s", sb_last_error());
     solid_mesh table;
-    double table_thickness;
-    cr_assert(add_table(w, &table, &table_thickness), "%s", sb_last_error());
-    double reach = sb_default_cloth_def().thickness + table_thickness;
+    double reach;
+    sb_world *w = world_with_table(&table, &reach);
+    cr_assert(w, "%s", sb_last_error());
     grid_mesh sheet = grid_mesh_make(n, SPAN, reach);
     sb_cloth_def cd = grid_cloth_def(&sheet);
     double spacing = SPAN / (n - 1);

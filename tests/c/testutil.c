@@ -309,6 +309,20 @@ bool add_table(sb_world *w, solid_mesh *mesh, double *collider_thickness)
     return sb_world_add_body(w, &body, &body_id) == SB_OK && sb_world_add_collider(w, &collider, &collider_id) == SB_OK;
 }
 
+sb_world *world_with_table(solid_mesh *table, double *reach)
+{
+    sb_world_def wd = sb_default_world_def();
+    sb_world *w;
+    if (sb_world_create(&wd, &w) != SB_OK) return NULL;
+    double table_thickness;
+    if (!add_table(w, table, &table_thickness)) {
+        sb_world_destroy(w);
+        return NULL;
+    }
+    *reach = sb_default_cloth_def().thickness + table_thickness;
+    return w;
+}
+
 addon_hammock addon_hammock_make(int32_t n, const double half[3], double drop)
 {
     addon_hammock h = {.sheet = grid_mesh_make(n, 1.2, 0.0)};

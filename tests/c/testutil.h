@@ -55,6 +55,10 @@ sb_collider_def solid_collider_def(const solid_mesh *mesh);
  * it), *collider_thickness its contact thickness; false if the world refused either. */
 extern const double TABLE_HALF[3];
 bool add_table(sb_world *w, solid_mesh *mesh, double *collider_thickness);
+/* A world of the library's defaults with add_table's table; *reach is where a cloth of the default
+ * thickness lies on it (the cloth's thickness plus the table's). NULL if the world or the table
+ * was refused (sb_last_error says why). */
+sb_world *world_with_table(solid_mesh *table, double *reach);
 
 /* Issue 32's hammock as the add-on bakes it (the Blender scene of the issue): a 1.2 m grid of n²
  * vertices pinned along x = ±0.6, SimBake's default cloth as the add-on maps it (props.py:
