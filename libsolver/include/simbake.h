@@ -296,9 +296,11 @@ SB_API sb_result sb_cloth_set_pin_targets(sb_world *world, sb_cloth_id cloth, do
 /* From now on the cloth's (or strands') pins are carried by the rigid body: each pin's position
  * now (where its target path puts it at the world's time) stays fixed in the body's frame, and
  * over every step the pins move in a straight line from the body's points at the step's start
- * to its points at the step's end, landing on them exactly. One way: the body moves the pins,
- * the cloth's pull on them does not reach the body (a body that feels the cloth through a
- * collider it carries still feels the cloth's contacts). Part of the model, like
+ * to its points at the step's end, landing on them exactly. A dynamic body whose feels_cloth is 1
+ * takes the pins' pull on the cloth, equal and opposite, in the cloth's implicit solve (its joints'
+ * locked axes held in that solve too); otherwise
+ * (feels_cloth 0, kinematic, asleep) one way: the body moves the pins and does not feel them.
+ * Part of the model, like
  * sb_collider_follow_body: a world rebuilt to load a saved state attaches the pins again at
  * the same point of its building (the state's fingerprint covers the body and the pins in its
  * frame). Errors: NOT_FOUND (either id), INVALID_ARGUMENT (the cloth has no pins, or they
@@ -656,7 +658,8 @@ typedef struct sb_body_def {
     int32_t feels_cloth;        /* 1: a dynamic body feels the cloth that meets the colliders it
                                    carries (sb_collider_follow_body): two-way coupling, the contact
                                    and friction impulses the cloth gets, equal and opposite, at the
-                                   contact points; 0: one way, the body moves as if the cloth were
+                                   contact points, and the pull of the pins it carries
+                                   (sb_cloth_attach_pins_to_body); 0: one way, the body moves as if the cloth were
                                    not there (0: a heavy body rocking on a pinned cloth at its strain
                                    limit can still be thrown off, see README) */
 } sb_body_def;

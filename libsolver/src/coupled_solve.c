@@ -13,8 +13,10 @@ _Static_assert(BODY_PRE + 36 == COUPLED_BODY_WORK, "a body's work");
 
 int32_t coupled_slot(const cloth *c, const coupled_bodies *cb, int32_t i)
 {
+    if (!cb || cb->count == 0) return -1;
+    if (c->model.pin_local && c->model.pinned[i]) return cb->body_slot[c->model.pin_body];
     int32_t k = c->state.contacts[i].collider;
-    if (!cb || k < 0 || c->scratch.filter_kind[i] == FILTER_FREE) return -1;
+    if (k < 0 || c->scratch.filter_kind[i] == FILTER_FREE) return -1;
     return cb->slot[k];
 }
 
@@ -25,6 +27,39 @@ bool coupled_any(const cloth *c, const coupled_bodies *cb)
     for (int32_t i = 0; i < c->model.vertex_count; i++)
         if (coupled_slot(c, cb, i) >= 0) return true;
     return false;
+}
+
+void coupled_hold_row(coupled_body *b, const double g[6])
+{
+    if (b->held_count == 6) return;
+    double u[6], scale = 0.0;
+    for (int a = 0; a < 6; a++) u[a] = g[a], scale += g[a] * g[a];
+    for (int pass = 0; pass < 2; pass++) /* Gram-Schmidt twice: orthogonal to round-off */
+        for (int32_t k = 0; k < b->held_count; k++) {
+            double d = 0.0;
+            for (int a = 0; a < 6; a++) d += b->held[k][a] * u[a];
+            for (int a = 0; a < 6; a++) u[a] -= d * b->held[k][a];
+        }
+    double len2 = 0.0;
+    for (int a = 0; a < 6; a++) len2 += u[a] * u[a];
+    if (!(len2 > 1e-12 * scale)) return;
+    for (int a = 0; a < 6; a++) b->held[b->held_count][a] = u[a] / sqrt(len2);
+    b->held_count++;
+}
+
+/* u (6) onto the null space of body b's held rows */
+static void hold(const coupled_body *b, double *u)
+{
+    for (int32_t k = 0; k < b->held_count; k++) {
+        double d = 0.0;
+        for (int a = 0; a < 6; a++) d += b->held[k][a] * u[a];
+        for (int a = 0; a < 6; a++) u[a] -= d * b->held[k][a];
+    }
+}
+
+static void hold_all(const coupled_bodies *cb, int at)
+{
+    for (int32_t s = 0; s < cb->count; s++) hold(&cb->bodies[s], &cb->bodies[s].work[at]);
 }
 
 /* S_i v: the free part of v at vertex i */
@@ -231,6 +266,7 @@ static void apply(const cloth *c, const coupled_bodies *cb, const double *y, int
         edge_body_part(cb, e, speed, to);
     }
     reduce(c, cb, adv, out, to);
+    hold_all(cb, to);
 }
 
 /* Cholesky of the 6x6 SPD block a into l (lower, row-major); false if not positive definite */
@@ -354,6 +390,7 @@ static double precondition(const cloth *c, const coupled_bodies *cb, const cg_wo
     for (int32_t s = 0; s < cb->count; s++) {
         double *work = cb->bodies[s].work;
         cholesky6_solve(&work[BODY_PRE], &work[BODY_R], &work[BODY_Z]);
+        hold(&cb->bodies[s], &work[BODY_Z]);
         for (int a = 0; a < 6; a++) rz += work[BODY_R + a] * work[BODY_Z + a];
     }
     return rz;
@@ -402,6 +439,7 @@ cg_result coupled_solve(cloth *c, const coupled_bodies *cb, double tolerance, in
         edge_body_part(cb, e, push, BODY_R);
     }
     reduce(c, cb, adv, r, BODY_R);
+    hold_all(cb, BODY_R);
     double *b_norm_z = sc->force; /* P⁻¹ rhs', for the relative residual */
     double bb = precondition(c, cb, ws, r, b_norm_z);
     /* r = rhs' - A' x0 */
@@ -465,6 +503,14 @@ cg_result coupled_solve(cloth *c, const coupled_bodies *cb, double tolerance, in
         vec3 j = v3_scale(e->n, e->impulse);
         b->impulse = v3_sub(b->impulse, j);
         b->moment = v3_sub(b->moment, v3_scale(e->arm, e->impulse));
+    }
+    /* a body on joints takes the change of momentum the solve gave it; its joints the rest */
+    for (int32_t s = 0; s < cb->count; s++) {
+        coupled_body *b = &cb->bodies[s];
+        if (b->held_count == 0) continue;
+        const double *u = &b->work[BODY_X];
+        b->impulse = v3_scale(v3(u[0], u[1], u[2]), b->mass);
+        b->moment = m3_mul_v(b->inertia, v3(u[3], u[4], u[5]));
     }
     return result;
 }

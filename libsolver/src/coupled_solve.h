@@ -12,7 +12,16 @@
  * the body takes, in the same solve, the opposite of the impulse the contacts gave the cloth.
  * Nothing is explicit between them, so a stiff contact cannot pump energy into the body (the
  * staggered scheme before it did: two_way_coupling.h). Preconditioned by blocks: 3x3 per
- * vertex as cg_solve's block Jacobi, 6x6 per body. */
+ * vertex as cg_solve's block Jacobi, 6x6 per body.
+ * Pins carried by a body that feels the cloth (sb_cloth_attach_pins_to_body) are such vertices
+ * held in all three directions (FILTER_FIXED: C_i = I), r_i to the pin's point at the step's end.
+ * A body on joints has ΔU kept in the null space of its joints' locked rows (G ΔU = 0, G's rows
+ * orthonormal: ΔU = (I - GᵀG) u, the body's rows and its preconditioner projected alike), so the
+ * solve moves it only as its joints let it; it then takes M_b ΔU, the joints the rest of the
+ * cloth's impulse (to the world: a joint to another body treats that body as fixed over the
+ * solve, which then takes nothing). Left free, a 0.05 kg pole on a hinge under a 0.8 kg flag was
+ * thrown off its hinge by the solve and the joint's correction jerked it back: the cloth failed
+ * at frame 17, vertices at 83 m/s (tests/c/test_body_pins_two_way.c). */
 #ifndef SB_COUPLED_SOLVE_H
 #define SB_COUPLED_SOLVE_H
 
@@ -30,6 +39,10 @@ typedef struct coupled_body {
     mat3 inertia;   /* world frame, at the step's end */
     vec3 v0, w0;    /* its velocity before the cloths' solves */
     vec3 impulse, moment; /* out: what the last solve gave it, the moment about its centre */
+    /* its joints' locked rows (to the world or another body, that body taken as fixed over the
+     * solve), orthonormal: ΔU stays in their null space, and the joint takes the rest */
+    double held[6][6];
+    int32_t held_count;
     double *work;   /* COUPLED_BODY_WORK doubles of the solve's own */
 } coupled_body;
 
@@ -65,6 +78,8 @@ typedef struct coupled_bodies {
     int32_t count;
     coupled_body *bodies;
     int32_t *slot; /* per collider: the slot of the body it pushes, or -1 */
+    int32_t *body_slot; /* per rigid body: its slot, or -1 */
+    int32_t *slot_body; /* per slot: the rigid body's id */
     double *work;  /* the bodies' work, one block */
     double h;      /* the step */
     collider *const *colliders;
@@ -73,9 +88,14 @@ typedef struct coupled_bodies {
     int32_t edge_count, edge_capacity;
 } coupled_bodies;
 
+/* Adds row g (6: linear, angular) to body b's held rows, orthonormalised (dropped when it is
+ * within the span of those already there). */
+void coupled_hold_row(coupled_body *b, const double g[6]);
 /* (I - S_i) v: the part of v along vertex i's constrained directions. */
 vec3 coupled_held_part(const cloth *c, int32_t i, vec3 v);
-/* The coupled body slot holding vertex i of cloth c, or -1. */
+/* The coupled body slot holding vertex i of cloth c, or -1: for a pin carried by a body
+ * (sb_cloth_attach_pins_to_body) that body's, held in all three directions (FILTER_FIXED),
+ * else the body of the collider its contact holds it on. */
 int32_t coupled_slot(const cloth *c, const coupled_bodies *cb, int32_t i);
 /* From body slot's centre to where the collider's point under vertex i goes over the step: J_i's
  * lever arm. */

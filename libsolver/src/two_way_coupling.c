@@ -8,11 +8,20 @@
 #include "collider.h"
 #include "collision_scratch.h"
 #include "rigid_body.h"
+#include "rigid_joint.h"
 
 /* The ratio of the contacts' apparent mass to the body's effective mass a step may reach:
  * symplectic Euler on a spring of stiffness k holds for h² k / M < 4; with the damping and
  * the cloth's own mass in S, and the rocking of a body on several contacts, half of that. */
 #define COUPLING_MASS_RATIO 2.0
+
+/* Whether body id feels the cloth in this step: dynamic, awake and asking for it. A body asleep
+ * stands still until a body or joint wakes it (rigid_sleep.h): the cloth meets it as a static one. */
+static bool body_feels(const sb_world *w, int32_t id)
+{
+    const rigid_body *b = w->rigid.bodies[id];
+    return rigid_body_awake(b) && b->model.feels_cloth;
+}
 
 void coupling_mark_colliders(sb_world *w)
 {
@@ -20,10 +29,7 @@ void coupling_mark_colliders(sb_world *w)
         collider *c = w->colliders[i];
         c->scratch.pushes_body = false;
         if (c->model.body < 0) continue;
-        const rigid_body *b = w->rigid.bodies[c->model.body];
-        /* a body asleep stands still until a body or joint wakes it (rigid_sleep.h): the cloth
-         * meets it as it meets a static one */
-        c->scratch.pushes_body = rigid_body_awake(b) && b->model.feels_cloth;
+        c->scratch.pushes_body = body_feels(w, c->model.body);
     }
 }
 
@@ -221,48 +227,69 @@ void coupling_strain_limit(sb_world *w, cloth *c, double h)
     }
 }
 
+/* Gives body id a slot in cb if it has none. */
+static void add_body(const sb_world *w, coupled_bodies *cb, int32_t id)
+{
+    if (cb->body_slot[id] >= 0) return;
+    const rigid_body *b = w->rigid.bodies[id];
+    coupled_body *s = &cb->bodies[cb->count];
+    mat3 d = {{{b->model.inertia.x, 0, 0}, {0, b->model.inertia.y, 0}, {0, 0, b->model.inertia.z}}};
+    *s = (coupled_body){.center = b->state.x, .mass = b->model.mass,
+                        .inertia = m3_mul(m3_mul(b->state.R, d), m3_transpose(b->state.R)),
+                        .v0 = b->state.v, .w0 = b->state.w, .work = cb->work + COUPLED_BODY_WORK * (size_t)cb->count};
+    /* its joints' locked rows (rigid_joint.h), as the joint holds them over the step */
+    for (int32_t k = 0; k < w->rigid.joint_count; k++) {
+        const rigid_joint *j = &w->rigid.joints[k];
+        if (j->broken || (j->a != id && j->b != id)) continue;
+        joint_ends e = rigid_joint_ends(j, w->rigid.bodies[j->a], j->b >= 0 ? w->rigid.bodies[j->b] : NULL);
+        contact_row rows[JOINT_SLOTS];
+        int32_t n = rigid_joint_correction_rows(j, &e, 0, 1, cb->h, rows);
+        for (int32_t r = 0; r < n; r++) {
+            if (rows[r].lo == 0.0) continue; /* a limit passed: one-sided, left to the bodies' step */
+            vec3 ang = j->a == id ? rows[r].ang_a : rows[r].ang_b;
+            double g[6] = {rows[r].lin.x, rows[r].lin.y, rows[r].lin.z, ang.x, ang.y, ang.z};
+            coupled_hold_row(s, g);
+        }
+    }
+    cb->slot_body[cb->count] = id;
+    cb->body_slot[id] = cb->count++;
+}
+
+/* The bodies in the solves: those of the colliders that push a body, and those carrying a
+ * cloth's pins (sb_cloth_attach_pins_to_body) that feel the cloth. */
 bool coupling_begin_solves(const sb_world *w, double h, coupled_bodies *cb)
 {
     *cb = (coupled_bodies){.h = h, .colliders = w->colliders, .collider_count = w->collider_count};
-    int32_t pushing = 0;
-    for (int32_t k = 0; k < w->collider_count; k++) pushing += w->colliders[k]->scratch.pushes_body;
-    if (pushing == 0) return true;
-    int32_t *body_slot = malloc((size_t)w->rigid.body_count * sizeof *body_slot);
-    cb->slot = malloc((size_t)w->collider_count * sizeof *cb->slot);
-    cb->bodies = calloc((size_t)pushing, sizeof *cb->bodies);
-    double *work = cb->work = calloc(COUPLED_BODY_WORK * (size_t)pushing, sizeof *work);
-    if (!body_slot || !cb->slot || !cb->bodies || !work) {
-        free(body_slot), coupling_end_solves(cb);
+    int32_t most = 0;
+    for (int32_t k = 0; k < w->collider_count; k++) most += w->colliders[k]->scratch.pushes_body;
+    for (int32_t i = 0; i < w->cloth_count; i++)
+        most += w->cloths[i]->model.pin_local && body_feels(w, w->cloths[i]->model.pin_body);
+    if (most == 0) return true;
+    cb->body_slot = malloc((size_t)w->rigid.body_count * sizeof *cb->body_slot);
+    cb->slot_body = malloc((size_t)most * sizeof *cb->slot_body);
+    cb->slot = malloc(((size_t)w->collider_count + 1) * sizeof *cb->slot);
+    cb->bodies = calloc((size_t)most, sizeof *cb->bodies);
+    cb->work = calloc(COUPLED_BODY_WORK * (size_t)most, sizeof *cb->work);
+    if (!cb->body_slot || !cb->slot_body || !cb->slot || !cb->bodies || !cb->work) {
+        coupling_end_solves(cb);
         return false;
     }
-    for (int32_t i = 0; i < w->rigid.body_count; i++) body_slot[i] = -1;
+    for (int32_t i = 0; i < w->rigid.body_count; i++) cb->body_slot[i] = -1;
     for (int32_t k = 0; k < w->collider_count; k++) {
         const collider *col = w->colliders[k];
         cb->slot[k] = -1;
         if (!col->scratch.pushes_body) continue;
-        int32_t id = col->model.body;
-        if (body_slot[id] < 0) {
-            const rigid_body *b = w->rigid.bodies[id];
-            coupled_body *s = &cb->bodies[cb->count];
-            mat3 d = {{{b->model.inertia.x, 0, 0}, {0, b->model.inertia.y, 0}, {0, 0, b->model.inertia.z}}};
-            *s = (coupled_body){.center = b->state.x, .mass = b->model.mass,
-                                .inertia = m3_mul(m3_mul(b->state.R, d), m3_transpose(b->state.R)),
-                                .v0 = b->state.v, .w0 = b->state.w, .work = work + COUPLED_BODY_WORK * (size_t)cb->count};
-            body_slot[id] = cb->count++;
-        }
-        cb->slot[k] = body_slot[id];
+        add_body(w, cb, col->model.body);
+        cb->slot[k] = cb->body_slot[col->model.body];
     }
-    free(body_slot);
+    for (int32_t i = 0; i < w->cloth_count; i++)
+        if (w->cloths[i]->model.pin_local && body_feels(w, w->cloths[i]->model.pin_body))
+            add_body(w, cb, w->cloths[i]->model.pin_body);
     return true;
 }
 
 /* The body of slot s */
-static rigid_body *slot_body(sb_world *w, const coupled_bodies *cb, int32_t s)
-{
-    for (int32_t k = 0; k < w->collider_count; k++)
-        if (cb->slot[k] == s) return w->rigid.bodies[w->colliders[k]->model.body];
-    return NULL;
-}
+static rigid_body *slot_body(sb_world *w, const coupled_bodies *cb, int32_t s) { return w->rigid.bodies[cb->slot_body[s]]; }
 
 void coupling_take_solve(sb_world *w, const cloth *c, const coupled_bodies *cb)
 {
@@ -277,7 +304,7 @@ void coupling_take_solve(sb_world *w, const cloth *c, const coupled_bodies *cb)
 
 void coupling_end_solves(coupled_bodies *cb)
 {
-    free(cb->work), free(cb->bodies), free(cb->slot), free(cb->edges);
+    free(cb->work), free(cb->bodies), free(cb->slot), free(cb->body_slot), free(cb->slot_body), free(cb->edges);
     *cb = (coupled_bodies){0};
 }
 

@@ -4,7 +4,8 @@ every frame, the flag's pinned vertices sit where the baked pole's motion takes 
 rest of the flag hangs from them: once the pole has come to rest hanging down, so does the
 flag, in the pole's plane (with its pins left where the pole was let go, the flag was simulated
 hanging from a pole that stayed tilted, and the baked pole carried that drooping shape with it:
-151.8 mm out of the pole's plane at the last frame, 4.6 mm with the pins carried)."""
+151.8 mm out of the pole's plane at the last frame, 4.4 mm with the pins carried one way, 28.0 mm
+two way: below)."""
 
 import math
 import os
@@ -47,8 +48,10 @@ def flag_on_a_pole(cuts=8):
 
 
 class BodyPins(unittest.TestCase):
-    def test_the_flags_pins_ride_the_swinging_pole(self):
+    def ride(self, feels_cloth, most_offset):
+        """Bakes the flag on the pole (the pole feeling the cloth or not) and checks the pins rode it."""
         scene, pole, flag, pins = flag_on_a_pole()
+        pole.simbake.feels_cloth = feels_cloth
         scene.frame_set(1)
         start = pole.matrix_world.inverted()
         vertices = blender_test.world_vertices(flag)
@@ -70,7 +73,7 @@ class BodyPins(unittest.TestCase):
             offset = sum((inverse @ Vector(vertices[3 * i:3 * i + 3])).x for i in range(len(vertices) // 3))
             offset /= len(vertices) // 3
         swing = max(angles) - min(angles)
-        print(f"flag on a swinging pole: pins off the pole's points by {worst * 1000:.4f} mm at most; the pole "
+        print(f"flag on a swinging pole ({'two' if feels_cloth else 'one'} way): pins off the pole's points by {worst * 1000:.4f} mm at most; the pole "
               f"swung through {swing:.3f} rad and ended at {angles[-1]:.3f} rad; the flag ended {offset * 1000:.1f} mm "
               "out of the pole's plane", flush=True)
         # the cache holds single-precision positions in the flag's own space
@@ -79,7 +82,19 @@ class BodyPins(unittest.TestCase):
         # the flag stays whole between its pins and below the pole's top
         self.assertTrue(all(z > 0.5 for z in lowest), lowest)
         self.assertLess(abs(angles[-1]), 0.05, "the pole has not come to rest hanging down")
-        self.assertLess(abs(offset), 0.02, "the flag hangs as if the pole were still where it was let go")
+        self.assertLess(abs(offset), most_offset, "the flag hangs as if the pole were still where it was let go")
+
+    def test_the_flags_pins_ride_the_swinging_pole(self):
+        """One way (Feels Cloth off): the pole swings as without the flag; the flag ends 4.4 mm out
+        of the pole's plane."""
+        self.ride(False, 0.02)
+
+    def test_the_flags_pins_ride_a_pole_that_feels_them(self):
+        """Two way (Feels Cloth on, the default): the flag's pull on its pins reaches the pole. The
+        flag ends 28.0 mm out of the pole's plane, steady from frame 73 on: turned about the hanging
+        pole's axis (a door's motion) it neither rises nor falls, so where it settles depends on the
+        swing it took; far from the 151.8 mm of pins left where the pole was let go."""
+        self.ride(True, 0.05)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 /* Cloth pins carried by a rigid body (sb_cloth_attach_pins_to_body, issue 32's flag on a pole
  * that swings on a hinge): the pins sit on the body's points after every step, move with the
- * body's velocity, leave the body's motion as it was (one way), resume bit for bit, and bad
- * calls are refused with a message. */
+ * body's velocity, leave the motion of a body that does not feel the cloth as it was (one way;
+ * a body that does: test_body_pins_two_way.c), resume bit for bit, and bad calls are refused
+ * with a message. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -240,7 +241,8 @@ Test(body_pins, a_ropes_root_rides_a_turning_kinematic_body)
     sb_world_destroy(w);
 }
 
-/* One way: the cloth's pull does not reach the pole, which swings bit for bit as without it. */
+/* One way (the pole does not feel the cloth, sb_body_def.feels_cloth 0): the cloth's pull does not
+ * reach the pole, which swings bit for bit as without it (two way: test_body_pins_two_way.c). */
 Test(body_pins, the_pole_swings_as_it_would_without_the_flag)
 {
     flag_scene with = build(true, true, false), without = build(false, false, false);
