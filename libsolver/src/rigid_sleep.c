@@ -87,7 +87,7 @@ static bool ready(const rigid_body *b)
     return m->use_deactivation && b->state.still_time >= m->sleep_time;
 }
 
-void rigid_sleep_update(rigid_system *sys, rigid_scratch *s, double h)
+bool rigid_sleep_update(rigid_system *sys, rigid_scratch *s, double h)
 {
     int32_t n = sys->body_count;
     bool any = false;
@@ -99,7 +99,8 @@ void rigid_sleep_update(rigid_system *sys, rigid_scratch *s, double h)
         b->state.still_time = slow ? b->state.still_time + h : 0.0;
         any = any || ready(b);
     }
-    if (!any) return;
+    if (!any) return false;
+    bool fell = false;
     /* s->parent: this step's islands (find_contacts); woken marks islands not all ready */
     memset(s->woken, 0, (size_t)n);
     for (int32_t i = 0; i < n; i++)
@@ -111,8 +112,10 @@ void rigid_sleep_update(rigid_system *sys, rigid_scratch *s, double h)
         b->state.sleep_group = root;
         b->state.P = b->state.L = v3(0, 0, 0);
         rigid_body_update_derived(b);
+        fell = true;
     }
     memset(s->woken, 0, (size_t)n);
+    return fell;
 }
 
 int32_t rigid_sleep_count(const rigid_system *sys)
