@@ -25,8 +25,6 @@ typedef struct contact_entry {
     int32_t a, b, island;
     vec3 point, normal;
     double separation, approach, restitution;
-    vec3 arm_a, arm_b;       /* where it was found, from a's and b's centres (world) */
-    double found_separation; /* the separation then (rigid_step.c: carried contacts) */
     bool was_inexact; /* it was there the step before, its island not solved by pivoting */
     bool exact;       /* its island was solved by pivoting */
 } contact_entry;
@@ -41,8 +39,6 @@ struct rigid_scratch {
     int32_t capacity;
     vec3 *x_saved, *p_saved, *l_saved; /* at the start of the advance: undo, carried colliders */
     quat *q_saved;
-    vec3 *x_found;          /* the bodies' poses when the contacts were found */
-    quat *q_found;
     double *still_saved;    /* and their sleep: still times, groups */
     int32_t *group_saved;
     vec3 *v, *w, *v_start, *v_forced, *pv, *pw;
@@ -78,8 +74,6 @@ struct rigid_scratch {
     int32_t (*sleep_pairs)[2]; /* sleeping bodies whose bounds overlap (rigid_sleep.h) */
     int32_t sleep_pair_count, sleep_pair_capacity;
     uint8_t *woken;            /* per body: woken this step (rigid_sleep.c's scratch) */
-    int32_t cover;             /* substeps the contacts being found must last (rigid_substep) */
-    bool contacts_stale;       /* a body fell asleep or a joint broke: find the contacts anew */
     bool out_of_memory;
 };
 
@@ -99,16 +93,9 @@ bool rigid_joints_build_rows(const rigid_system *sys, rigid_scratch *s, const ve
 void rigid_joints_remember(rigid_system *sys, rigid_scratch *s, double end, double h);
 bool rigid_joints_correct(rigid_system *sys, rigid_scratch *s, double h);
 
-/* Substeps between which contacts are carried rather than found anew (rigid_step.c). */
-#ifndef RIGID_CONTACT_CARRY
-#define RIGID_CONTACT_CARRY 1
-#endif
-
 /* One substep of every body over the world's [t, t + span], of length h in the bodies' own
  * time (h = span x the world's rigid_time_scale; kinematic bodies follow the world's clock);
- * false when out of memory, the bodies then part way. cover > 0: the contacts are found, with
- * a reach for `cover` such substeps; 0: those found before are carried, their separations
- * moved with the bodies (s->contacts_stale says when that must not be done). */
-bool rigid_substep(rigid_system *sys, double t, double span, double h, int32_t cover);
+ * false when out of memory, the bodies then part way. */
+bool rigid_substep(rigid_system *sys, double t, double span, double h);
 
 #endif

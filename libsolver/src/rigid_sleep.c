@@ -87,7 +87,7 @@ static bool ready(const rigid_body *b)
     return m->use_deactivation && b->state.still_time >= m->sleep_time;
 }
 
-bool rigid_sleep_update(rigid_system *sys, rigid_scratch *s, double h)
+void rigid_sleep_update(rigid_system *sys, rigid_scratch *s, double h)
 {
     int32_t n = sys->body_count;
     bool any = false;
@@ -99,8 +99,7 @@ bool rigid_sleep_update(rigid_system *sys, rigid_scratch *s, double h)
         b->state.still_time = slow ? b->state.still_time + h : 0.0;
         any = any || ready(b);
     }
-    if (!any) return false;
-    bool fell = false;
+    if (!any) return;
     /* s->parent: this step's islands (find_contacts); woken marks islands not all ready */
     memset(s->woken, 0, (size_t)n);
     for (int32_t i = 0; i < n; i++)
@@ -112,10 +111,8 @@ bool rigid_sleep_update(rigid_system *sys, rigid_scratch *s, double h)
         b->state.sleep_group = root;
         b->state.P = b->state.L = v3(0, 0, 0);
         rigid_body_update_derived(b);
-        fell = true;
     }
     memset(s->woken, 0, (size_t)n);
-    return fell;
 }
 
 int32_t rigid_sleep_count(const rigid_system *sys)

@@ -33,8 +33,8 @@ bool rigid_sleep_note_pair(rigid_scratch *s, int32_t a, int32_t b);
 /* Wakes the groups that the step's manifolds and joints touch (see above), flags each body woken
  * in s->woken; the number woken. */
 int32_t rigid_sleep_wake(rigid_system *sys, rigid_scratch *s);
-/* After the step: still times, and the islands that fall asleep; whether any did. */
-bool rigid_sleep_update(rigid_system *sys, rigid_scratch *s, double h);
+/* After the step: still times, and the islands that fall asleep. */
+void rigid_sleep_update(rigid_system *sys, rigid_scratch *s, double h);
 /* Bodies asleep now. */
 int32_t rigid_sleep_count(const rigid_system *sys);
 

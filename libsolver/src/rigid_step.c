@@ -37,7 +37,7 @@ enum { JOINT_DIRECT_MAX = 240 };
 void rigid_scratch_free(rigid_scratch *s)
 {
     if (!s) return;
-    free(s->x_saved), free(s->p_saved), free(s->l_saved), free(s->q_saved), free(s->x_found), free(s->q_found);
+    free(s->x_saved), free(s->p_saved), free(s->l_saved), free(s->q_saved);
     free(s->v), free(s->w), free(s->v_start), free(s->v_forced), free(s->pv), free(s->pw);
     free(s->inv_mass), free(s->bounce_at), free(s->inv_inertia), free(s->bounds), free(s->parent);
     broadphase_free(&s->bp);
@@ -54,25 +54,24 @@ void rigid_scratch_free(rigid_scratch *s)
 bool rigid_scratch_reserve(rigid_scratch *s, int32_t n)
 {
     if (n <= s->capacity) return true;
-    vec3 **vectors[] = {&s->x_saved, &s->x_found, &s->p_saved, &s->l_saved, &s->v, &s->w, &s->v_start, &s->v_forced, &s->pv, &s->pw};
+    vec3 **vectors[] = {&s->x_saved, &s->p_saved, &s->l_saved, &s->v, &s->w, &s->v_start, &s->v_forced, &s->pv, &s->pw};
     for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++) {
         free(*vectors[i]);
         if (!(*vectors[i] = malloc((size_t)n * sizeof(vec3)))) return false;
     }
-    free(s->q_saved), free(s->q_found), free(s->inv_mass), free(s->bounce_at), free(s->inv_inertia), free(s->bounds), free(s->parent);
+    free(s->q_saved), free(s->inv_mass), free(s->bounce_at), free(s->inv_inertia), free(s->bounds), free(s->parent);
     free(s->woken), free(s->still_saved), free(s->group_saved), free(s->island_first);
     s->woken = malloc((size_t)n);
     s->island_first = malloc(((size_t)n + 1) * sizeof *s->island_first);
     s->still_saved = malloc((size_t)n * sizeof *s->still_saved);
     s->group_saved = malloc((size_t)n * sizeof *s->group_saved);
     s->q_saved = malloc((size_t)n * sizeof *s->q_saved);
-    s->q_found = malloc((size_t)n * sizeof *s->q_found);
     s->inv_mass = malloc((size_t)n * sizeof *s->inv_mass);
     s->bounce_at = malloc((size_t)n * sizeof *s->bounce_at);
     s->inv_inertia = malloc((size_t)n * sizeof *s->inv_inertia);
     s->bounds = malloc((size_t)n * sizeof *s->bounds);
     s->parent = malloc((size_t)n * sizeof *s->parent);
-    if (!s->q_saved || !s->q_found || !s->inv_mass || !s->bounce_at || !s->inv_inertia || !s->bounds || !s->parent || !s->woken ||
+    if (!s->q_saved || !s->inv_mass || !s->bounce_at || !s->inv_inertia || !s->bounds || !s->parent || !s->woken ||
         !s->still_saved || !s->group_saved || !s->island_first)
         return false;
     s->capacity = n;
@@ -111,9 +110,7 @@ static void load_body(rigid_system *sys, rigid_scratch *s, int32_t i, double end
             }
             s->v_forced[i] = s->v[i];
         }
-        if (s->cover == 0) return; /* contacts carried: no broad phase */
         double sweep = h * (v3_len(s->v[i]) + v3_len(s->w[i]) * b->model.radius);
-        if (s->cover > 1) sweep = s->cover * (sweep + h * h * s->cover * v3_len(g));
         s->bounds[i] = rigid_body_bounds(b, sys->settings.contact_margin + sweep);
     }
 }
@@ -188,8 +185,6 @@ static bool collide_pairs(const rigid_system *sys, rigid_scratch *s, double h)
         /* as far as the pair can close within the step, plus the contact margin */
         double closing_speed = v3_len(v3_sub(s->v[a], s->v[b])) + v3_len(s->w[a]) * ba->model.radius +
                                v3_len(s->w[b]) * bb->model.radius;
-        /* carried over `cover` substeps: as far as it can close in them, gravity's change too */
-        if (s->cover > 1) closing_speed = s->cover * (closing_speed + h * s->cover * v3_len(sys->settings.gravity));
         double reach = sys->settings.contact_margin + h * closing_speed;
         rigid_manifold *m = &s->manifolds[i];
         if (!collide_bodies(ba, bb, reach, &s->narrow[thread_index()], m)) {
@@ -253,46 +248,12 @@ static bool find_contacts(const rigid_system *sys, rigid_scratch *s, double h)
     for (int32_t i = 0; i < count; i++) {
         const rigid_manifold *mf = &s->manifolds[keys[i].manifold];
         const rigid_contact *c = &mf->points[keys[i].point];
-        const rigid_body *a = sys->bodies[mf->a], *b = sys->bodies[mf->b];
-        double restitution = a->model.restitution * b->model.restitution;
-        s->contacts[first[keys[i].island]++] = (contact_entry){
-            mf->a, mf->b, keys[i].island, c->point, c->normal, c->separation, 0.0, restitution,
-            v3_sub(c->point, a->state.x), v3_sub(c->point, b->state.x), c->separation, false, false};
+        double restitution = sys->bodies[mf->a]->model.restitution * sys->bodies[mf->b]->model.restitution;
+        s->contacts[first[keys[i].island]++] = (contact_entry){mf->a, mf->b, keys[i].island, c->point, c->normal,
+                                                              c->separation, 0.0, restitution, false, false};
     }
     s->contact_count = count;
-    for (int32_t i = 0; i < sys->body_count; i++) s->x_found[i] = sys->bodies[i]->state.x, s->q_found[i] = sys->bodies[i]->state.q;
     return true;
-}
-
-/* Where body i's point that was at arm r from its centre has moved since the contacts were
- * found, to first order in its turn θ (exact along the normal for a rolling sphere, whose
- * material point leaves the floor at second order while the contact stays). */
-static vec3 moved_since_found(const rigid_system *sys, const rigid_scratch *s, int32_t i, vec3 r)
-{
-    const rigid_body_state *st = &sys->bodies[i]->state;
-    vec3 turn = q_to_rotation_vector(q_mul(st->q, q_conj(s->q_found[i])));
-    return v3_add(v3_sub(st->x, s->x_found[i]), v3_cross(turn, r));
-}
-
-static bool round_body(const rigid_system *sys, int32_t i)
-{
-    shape_kind k = sys->bodies[i]->model.shape;
-    return k == SHAPE_SPHERE || k == SHAPE_CAPSULE || k == SHAPE_CYLINDER || k == SHAPE_CONE;
-}
-
-/* The contacts found at an earlier substep where the bodies are now (Box2D v3's way): the
- * gap along the normal (held in the world) has changed by the bodies' points' moves. */
-static void carry_contacts(const rigid_system *sys, rigid_scratch *s)
-{
-    for (int32_t i = 0; i < s->contact_count; i++) {
-        contact_entry *c = &s->contacts[i];
-        vec3 da = moved_since_found(sys, s, c->a, c->arm_a), db = moved_since_found(sys, s, c->b, c->arm_b);
-        /* a round body's contact stays under its centre as it rolls; a polytope's on its feature */
-        vec3 point_move = round_body(sys, c->a) ? v3_sub(sys->bodies[c->a]->state.x, s->x_found[c->a])
-                          : round_body(sys, c->b) ? v3_sub(sys->bodies[c->b]->state.x, s->x_found[c->b]) : db;
-        c->point = v3_add(v3_add(s->x_found[c->b], c->arm_b), point_move);
-        c->separation = c->found_separation + v3_dot(v3_sub(da, db), c->normal);
-    }
 }
 
 static int compare_cache(const void *pa, const void *pb)
@@ -561,18 +522,13 @@ static bool solve_island(const rigid_system *sys, rigid_scratch *s, velocity_vie
     return bounce(sys, s, view, begin, end, h, direct_max, joint_begin, joint_begin + joint_rows);
 }
 
-bool rigid_substep(rigid_system *sys, double t, double span, double h, int32_t cover)
+bool rigid_substep(rigid_system *sys, double t, double span, double h)
 {
     rigid_scratch *s = sys->scratch;
     double t_end = t + span;
-    s->cover = cover;
     load_velocities(sys, s, t_end, h);
     if (!rigid_joints_filter(sys, s)) return false;
-    int32_t broken = 0;
-    for (int32_t i = 0; i < sys->joint_count; i++) broken += sys->joints[i].broken;
-    if (cover == 0) carry_contacts(sys, s);
-    else s->contacts_stale = false;
-    for (; cover > 0;) { /* again with the bodies that wake, until none does */
+    for (;;) { /* again with the bodies that wake, until none does */
         if (!find_contacts(sys, s, h)) return false;
         sys->pair_tests += s->pair_count;
         if (rigid_sleep_wake(sys, s) == 0) break;
@@ -599,9 +555,7 @@ bool rigid_substep(rigid_system *sys, double t, double span, double h, int32_t c
     rigid_joints_remember(sys, s, t_end, h);
     integrate(sys, s, t_end, h);
     if (!correct_overlaps(sys, s, h) || !rigid_joints_correct(sys, s, h)) return false;
-    if (rigid_sleep_update(sys, s, h)) s->contacts_stale = true;
-    for (int32_t i = 0; i < sys->joint_count; i++) broken -= sys->joints[i].broken;
-    if (broken != 0) s->contacts_stale = true;
+    rigid_sleep_update(sys, s, h);
     return true;
 }
 

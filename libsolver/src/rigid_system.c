@@ -95,16 +95,12 @@ sb_result rigid_system_advance(rigid_system *sys, double t, double h, sb_failure
     int32_t substeps = (int32_t)fmax(1.0, ceil(own / sys->settings.max_step - 1e-9));
     sys->pair_tests = sys->body_moves = 0;
     double hs = h / substeps, own_step = own / substeps;
-    s->contacts_stale = true;
-    for (int32_t k = 0, left = 0; k < substeps; k++, left--) {
-        int32_t cover = 0;
-        if (left <= 0 || s->contacts_stale) left = cover = RIGID_CONTACT_CARRY < substeps - k ? RIGID_CONTACT_CARRY : substeps - k;
-        if (!rigid_substep(sys, t + k * hs, hs, own_step, cover)) {
+    for (int32_t k = 0; k < substeps; k++)
+        if (!rigid_substep(sys, t + k * hs, hs, own_step)) {
             rollback(sys);
             *failure = (sb_failure){.kind = SB_FAILURE_OUT_OF_MEMORY, .time = t};
             return error_set(SB_ERROR_OUT_OF_MEMORY, "out of memory in the rigid-body step at t = %g s", t + k * hs);
         }
-    }
     double max_speed = sys->settings.max_speed;
     for (int32_t i = 0; i < sys->body_count; i++) {
         const rigid_body *b = sys->bodies[i];
