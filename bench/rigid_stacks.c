@@ -18,6 +18,17 @@
 #include "simbake.h"
 #include "testutil.h"
 
+/* The world's defaults, but for BENCH_RIGID_SUBSTEPS (rigid substeps a second) and
+ * BENCH_RIGID_ITERATIONS (Gauss-Seidel sweeps) when set: the trade between the two. */
+static sb_world_def world_def(void)
+{
+    sb_world_def wd = sb_default_world_def();
+    const char *substeps = getenv("BENCH_RIGID_SUBSTEPS"), *iterations = getenv("BENCH_RIGID_ITERATIONS");
+    if (substeps && atof(substeps) > 0) wd.rigid_max_step = 1.0 / atof(substeps);
+    if (iterations && atoi(iterations) > 0) wd.rigid_iterations = atoi(iterations);
+    return wd;
+}
+
 static sb_body_id add_turned_box(sb_world *w, int type, const double c[3], const double half[3], const double spin[3],
                                  const double rotation[4])
 {
@@ -62,7 +73,7 @@ static double *run_frames(sb_world *w, int frames)
 
 static void tower(void)
 {
-    sb_world_def wd = sb_default_world_def();
+    sb_world_def wd = world_def();
     sb_world *w = NULL;
     sb_world_create(&wd, &w);
     add_floor(w);
@@ -86,7 +97,7 @@ static void tower(void)
 
 static void pile(int count)
 {
-    sb_world_def wd = sb_default_world_def();
+    sb_world_def wd = world_def();
     sb_world *w = NULL;
     sb_world_create(&wd, &w);
     add_floor(w);
@@ -141,7 +152,7 @@ static double uniform(uint64_t *seed)
  * heap400 of bench/blender/addon_share.py, number for number. */
 static void heap(int count)
 {
-    sb_world_def wd = sb_default_world_def();
+    sb_world_def wd = world_def();
     sb_world *w = NULL;
     sb_world_create(&wd, &w);
     add_box(w, SB_BODY_STATIC, (double[3]){0, 0, -0.5}, (double[3]){10, 10, 0.5}, (double[3]){0});
