@@ -267,10 +267,10 @@ class Bake(BakeResume):
         """Main thread: keeps the frame's result."""
         self.frame += 1
         for job in self.jobs:
-            positions = self._world.positions(job.cloth_id)
-            if job.strands:  # the strands' vertices back in the mesh's order
-                positions = job.input.mesh_positions(positions, self._matrices.get(job))
-            self._write_frame(job, positions, self._carried_matrix(job))
+            positions, matrix = self._world.positions(job.cloth_id), self._carried_matrix(job)
+            if job.strands:  # the strands' vertices back in the mesh's order (those in no edge: matrix's)
+                positions = job.input.mesh_positions(positions, matrix)
+            self._write_frame(job, positions, matrix)
         if self.rigid_jobs:
             self._motions.record(self._world, self._depsgraph)
         self.progress(self.frame, self.frame - self.frame_start, self.total_frames)
@@ -428,12 +428,12 @@ class Bake(BakeResume):
             job.animated for job in self.jobs + self.colliders + self.rigid_jobs + self.obstacles)
 
     def _attach_pins(self, world):
-        """A cloth whose parent (or a parent of its parent) is a moving rigid body of the bake:
-        its pins ride that body (the nearest such parent), as they would ride the body's
+        """A cloth or strands whose parent (or a parent of its parent) is a moving rigid body of
+        the bake: its pins ride that body (the nearest such parent), as they would ride the body's
         animation once baked; a resumed bake makes the same calls before loading its state."""
         bodies = {job.obj: job for job in self.rigid_jobs}
         for job in self.jobs:
-            if job.strands or not len(job.input.pins):
+            if not len(job.input.pins):
                 continue
             node = job.obj.parent
             while node is not None and node not in bodies:
@@ -619,10 +619,10 @@ class Bake(BakeResume):
             raise BakeError(f"{job.obj.name}: {error}") from error
 
     def _carried_matrix(self, job):
-        """A cloth's world matrix now (None: as at the start). Under the body that carries its
-        pins it is where the baked body's keys will take it: the body's displacement since the
-        start times the cloth's matrix in the scene (during the bake the body does not move in
-        the scene)."""
+        """A cloth's (or strands') world matrix now (None: as at the start). Under the body that
+        carries its pins it is where the baked body's keys will take it: the body's displacement
+        since the start times the cloth's matrix in the scene (during the bake the body does not
+        move in the scene)."""
         matrix = self._matrices.get(job)
         if job.carrier is None:
             return matrix

@@ -5,7 +5,8 @@ rest of the flag hangs from them: once the pole has come to rest hanging down, s
 flag, in the pole's plane (with its pins left where the pole was let go, the flag was simulated
 hanging from a pole that stayed tilted, and the baked pole carried that drooping shape with it:
 151.8 mm out of the pole's plane at the last frame, 4.4 mm with the pins carried one way, 28.0 mm
-two way: below)."""
+two way: below). Strands parented to the pole (role Strands, pinned roots) are carried the same
+way: they end hanging under the pole, not turned by its swing."""
 
 import math
 import os
@@ -23,10 +24,9 @@ ANGLE = 0.6  # rad from the vertical, let go
 DAMPING = 0.999  # Blender's angular damping: the swing dies down within the bake
 
 
-def flag_on_a_pole(cuts=8):
+def swinging_pole():
     """A 1 m pole (a rigid body, its swing damped) on a hinge about y at (0, 0, 2), let go at
-    ANGLE; a 0.4 m flag parented to it in its yz plane (the hinge's axis and the pole), pinned
-    along its edge 1 cm off the pole's side."""
+    ANGLE."""
     scene = blender_test.rigid_scene(FRAMES)
     anchor = blender_test.box("Anchor", (0.0, 0.0, 2.15), (0.1, 0.1, 0.1), kind="PASSIVE")
     pole = blender_test.box("Pole", (0.5 * math.sin(ANGLE), 0.0, 2.0 - 0.5 * math.cos(ANGLE)), (0.03, 0.03, 0.5),
@@ -36,6 +36,13 @@ def flag_on_a_pole(cuts=8):
     hinge.name = "Hinge"
     bpy.ops.rigidbody.constraint_add(type="HINGE")
     hinge.rigid_body_constraint.object1, hinge.rigid_body_constraint.object2 = anchor, pole
+    return scene, pole
+
+
+def flag_on_a_pole(cuts=8):
+    """The swinging pole; a 0.4 m flag parented to it in its yz plane (the hinge's axis and the
+    pole), pinned along its edge 1 cm off the pole's side."""
+    scene, pole = swinging_pole()
     flag = blender_test.grid_object("Flag", size=0.4, cuts=cuts, location=(0.0, 0.0, 0.0))
     flag.parent = pole
     flag.matrix_parent_inverse = Matrix.Identity(4)
@@ -45,6 +52,32 @@ def flag_on_a_pole(cuts=8):
     flag.simbake.pin_group = "Pin"
     bpy.context.view_layer.update()
     return scene, pole, flag, pins
+
+
+STRANDS, POINTS, SPACING = 3, 6, 0.05  # 25 cm strands
+
+
+def strands_on_a_pole(blender_cloth=False):
+    """The swinging pole; STRANDS strands of loose edges (role Strands, or with `blender_cloth`
+    role None and Blender's Cloth modifier) parented to it, rooted 1 cm off its side near its
+    lower end and sticking out across it in its plane of swing (the pole's local +x); the roots
+    pinned. Vertex s * POINTS + k is strand s's k-th point."""
+    scene, pole = swinging_pole()
+    coords = [(0.04 + SPACING * k, 0.02 * (s - 1), -0.45) for s in range(STRANDS) for k in range(POINTS)]
+    edges = [(s * POINTS + k, s * POINTS + k + 1) for s in range(STRANDS) for k in range(POINTS - 1)]
+    mesh = bpy.data.meshes.new("Hair")
+    mesh.from_pydata(coords, edges, [])
+    hair = bpy.data.objects.new("Hair", mesh)
+    scene.collection.objects.link(hair)
+    hair.parent = pole  # the pole's own frame: the mesh's coordinates are the pole's
+    roots = [s * POINTS for s in range(STRANDS)]
+    hair.vertex_groups.new(name="Root").add(roots, 1.0, "REPLACE")
+    if blender_cloth:
+        hair.modifiers.new("Cloth", "CLOTH").settings.vertex_group_mass = "Root"
+    else:
+        hair.simbake.role, hair.simbake.pin_group = "STRANDS", "Root"
+    bpy.context.view_layer.update()
+    return scene, pole, hair, roots
 
 
 class BodyPins(unittest.TestCase):
@@ -95,6 +128,51 @@ class BodyPins(unittest.TestCase):
         pole's axis (a door's motion) it neither rises nor falls, so where it settles depends on the
         swing it took; far from the 151.8 mm of pins left where the pole was let go."""
         self.ride(True, 0.05)
+
+
+    def strands_ride(self, blender_cloth):
+        """Strands carried as the flag is (two way): their roots stay on the pole's points, and
+        once the pole hangs down they hang under it (with the roots left where the pole was let
+        go, the baked pole turned their hanging shape by its swing: tips ANGLE off the vertical)."""
+        scene, pole, hair, roots = strands_on_a_pole(blender_cloth)
+        scene.frame_set(1)
+        start = pole.matrix_world.inverted()
+        vertices = blender_test.world_vertices(hair)
+        local = [start @ Vector(vertices[3 * i:3 * i + 3]) for i in roots]
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"}, scene.simbake.last_bake_message)
+        warnings = scene.simbake.last_bake_warnings
+        # Blender's cloth names the settings strands leave out; none is about the pins
+        self.assertTrue(blender_cloth or "Hair" not in warnings, warnings)
+        self.assertNotIn("pin", warnings.lower(), warnings)
+        worst = 0.0
+        for frame in range(1, FRAMES + 1):
+            scene.frame_set(frame)
+            vertices = blender_test.world_vertices(hair)
+            for i, p in zip(roots, local):
+                worst = max(worst, (Vector(vertices[3 * i:3 * i + 3]) - pole.matrix_world @ p).length)
+        axis = pole.matrix_world.col[2]
+        bottom = (pole.matrix_world @ Vector((0.0, 0.0, -0.5))).z
+        # each strand's root-to-tip direction from the vertical, and how far its tip is below the pole's end
+        tilts = []
+        for s in range(STRANDS):
+            root, tip = (Vector(vertices[3 * i:3 * i + 3]) for i in (s * POINTS, s * POINTS + POINTS - 1))
+            tilts.append(math.atan2((tip - root).xy.length, root.z - tip.z))
+        lowest = min(vertices[2::3])
+        print(f"strands ({'Cloth modifier' if blender_cloth else 'role Strands'}) on a swinging pole (two way): roots off the pole's points by {worst * 1000:.4f} mm at most; "
+              f"the pole ended at {math.atan2(axis[0], axis[2]):.3f} rad; strands ended "
+              f"{', '.join(f'{t:.3f}' for t in tilts)} rad off the vertical, the lowest point "
+              f"{(bottom - lowest) * 1000:.1f} mm below the pole's end", flush=True)
+        self.assertLess(worst, 1e-5, "the roots left the pole")
+        self.assertLess(abs(math.atan2(axis[0], axis[2])), 0.05, "the pole has not come to rest hanging down")
+        self.assertLess(max(tilts), 0.2, "the strands hang as if the pole were still where it was let go")
+        self.assertGreater(bottom - lowest, 0.1, "the strands do not hang below the pole")
+
+    def test_strands_roots_ride_a_pole_that_feels_them(self):
+        self.strands_ride(False)
+
+    def test_blender_cloth_strands_roots_ride_a_pole_that_feels_them(self):
+        """A Cloth modifier on the loose edges (role None) bakes as strands, carried the same way."""
+        self.strands_ride(True)
 
 
 if __name__ == "__main__":
