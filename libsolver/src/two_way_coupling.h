@@ -228,6 +228,30 @@
  * its faces, where vertex contacts on the body push it). Next: keep the squeezed vertices squeezed
  * (a vertex under a body's face facing the table, within reach of both, a squeeze spring rather
  * than a contact on the body), or cap those contacts' push-out and find the cylinder's.
+ * The push-out capped (2026-11-27, branch pushcap, not kept): a vertex contact on a body that
+ * feels the cloth pushed out at COUPLED_PUSH_SPEED at most (cloth_contact.c, min(depth, 0.1 h)),
+ * and the coupled solve's edge contacts too (coupled_solve.c, coupled_gap(reach - d, w0, h): their
+ * gap was undone in one step however short; the sample with the first cap alone kicked its resting
+ * cylinder at t = 1.125 s in steps of 1/96 to 1/1536 s by 0.19, 0.55, 1.48, 4.98, 19.5 J, its speed
+ * ∝ 1/h, 2.2 mm a step, from the edge contacts' gaps, h κ gap up to 3.2 -> 38.9 N·s). The C suite
+ * passed with the first (55 of 55); with both test_hammock failed (sag 0.136 m against a static
+ * 0.119; in the strain-limited hammock of the add-on's cloth the box fell through at frame 42).
+ * Bodies off the table by frame 72, five bakes each (the sample, substeps 2, scattered ±2 mm with
+ * seeds 1-3):
+ * main 0, 1, 0, 0, 0 (the cube); vertex cap 2, 2, 1, 0, 1 (cylinder and sphere, cube and sphere,
+ * cube, cube); edge cap 0, 2, 0, 0, 1 (cube and sphere, cylinder); both 0, 0, 1, 1, 1 (cylinder,
+ * cube, cylinder). Both kept the sample's four on the table, frames 60-72 moved 0.002-0.039 m
+ * (main 0.038-0.106), but each seed lost one. Nor did they end the solve's kicks: accepted steps
+ * after 0.5 s in which the solve gave a body on the table (z > 0.84 m) over 0.05 J, per bake:
+ * main 15, 8, 6, 6, 5, at most 0.56 J; both 4, 42, 9, 17, 31, at most 2.2 J (the cube at substeps
+ * 2, t = 1.117 s, already tipping at 3.7 rad/s over cloth hanging off the table). In those steps
+ * the vertices held on the kicked body pulled it (the impulse they took along -n, toward the body:
+ * within the solve a held contact holds both ways) more than they pushed in
+ * 2, 40, 2, 6, 23 of them (pulls 0.9, 21.4, 0.7, 3.3, 9.1 N·s in all; pushes 0.4, 4.4, 2.6, 2.3,
+ * 8.2), on main in 0, 0, 2, 0, 0 (pulls 0.0, 0.1, 0.8, 0.1, 0.0; pushes 8.6, 5.3, 1.8, 3.2, 2.3):
+ * capped, a vertex stays in the contact band longer, held there it is pulled off by the cloth
+ * around it and the body with it. Next: no pull from a held vertex on a body in the solve (release
+ * the pulling ones and solve again), then the caps measured again.
  *
  * Step length. coupling_stable halves a step while the contacts held on one collider, moving
  * together along their normals, resist as an apparent mass
