@@ -14,6 +14,20 @@
 enum { N = 7 };
 static const double G = 9.81, SIZE = 0.4;
 
+/* The grid as cloth of `density` kg/m² (no air drag), its first column (vertices k N) pinned to
+ * `body`; `pins` holds the N pinned vertices. */
+static sb_cloth_id add_cloth_pinned_to_body(sb_world *world, grid_mesh *grid, double density, int32_t *pins,
+                                            sb_body_id body)
+{
+    for (int k = 0; k < N; k++) pins[k] = k * N;
+    sb_cloth_def c = grid_cloth_def(grid);
+    c.density = density, c.air_drag = 0.0, c.pin_count = N, c.pins = pins;
+    sb_cloth_id cloth;
+    cr_assert_eq(sb_world_add_cloth(world, &c, &cloth), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_cloth_attach_pins_to_body(world, cloth, body), SB_OK, "%s", sb_last_error());
+    return cloth;
+}
+
 typedef struct pair {
     sb_world *world;
     grid_mesh grid;
@@ -46,11 +60,7 @@ static pair pair_make(double gravity, double max_step, double body_mass, double 
     d.half_extents[0] = d.half_extents[1] = d.half_extents[2] = 0.05;
     memcpy(d.linear_velocity, v, sizeof d.linear_velocity), memcpy(d.angular_velocity, w, sizeof d.angular_velocity);
     cr_assert_eq(sb_world_add_body(s.world, &d, &s.body), SB_OK, "%s", sb_last_error());
-    for (int k = 0; k < N; k++) s.pins[k] = k * N;
-    sb_cloth_def c = grid_cloth_def(&s.grid);
-    c.density = density, c.air_drag = 0.0, c.pin_count = N, c.pins = s.pins;
-    cr_assert_eq(sb_world_add_cloth(s.world, &c, &s.cloth), SB_OK, "%s", sb_last_error());
-    cr_assert_eq(sb_cloth_attach_pins_to_body(s.world, s.cloth, s.body), SB_OK, "%s", sb_last_error());
+    s.cloth = add_cloth_pinned_to_body(s.world, &s.grid, density, s.pins, s.body);
     return s;
 }
 
@@ -280,11 +290,7 @@ static pole pole_make(bool flag, bool feels, double pole_mass, double density)
     }
     for (int32_t t = 0; t < s.grid.triangle_count; t++)
         for (int k = 0; k < 3; k++) s.mass[s.grid.triangles[3 * t + k]] += density * SIZE * SIZE / s.grid.triangle_count / 3.0;
-    for (int k = 0; k < N; k++) s.pins[k] = k * N;
-    sb_cloth_def c = grid_cloth_def(&s.grid);
-    c.density = density, c.air_drag = 0.0, c.pin_count = N, c.pins = s.pins;
-    cr_assert_eq(sb_world_add_cloth(s.world, &c, &s.cloth), SB_OK, "%s", sb_last_error());
-    cr_assert_eq(sb_cloth_attach_pins_to_body(s.world, s.cloth, s.body), SB_OK, "%s", sb_last_error());
+    s.cloth = add_cloth_pinned_to_body(s.world, &s.grid, density, s.pins, s.body);
     return s;
 }
 
