@@ -29,24 +29,6 @@ bool coupled_any(const cloth *c, const coupled_bodies *cb)
     return false;
 }
 
-void coupled_hold_row(coupled_body *b, const double g[6])
-{
-    if (b->held_count == 6) return;
-    double u[6], scale = 0.0;
-    for (int a = 0; a < 6; a++) u[a] = g[a], scale += g[a] * g[a];
-    for (int pass = 0; pass < 2; pass++) /* Gram-Schmidt twice: orthogonal to round-off */
-        for (int32_t k = 0; k < b->held_count; k++) {
-            double d = 0.0;
-            for (int a = 0; a < 6; a++) d += b->held[k][a] * u[a];
-            for (int a = 0; a < 6; a++) u[a] -= d * b->held[k][a];
-        }
-    double len2 = 0.0;
-    for (int a = 0; a < 6; a++) len2 += u[a] * u[a];
-    if (!(len2 > 1e-12 * scale)) return;
-    for (int a = 0; a < 6; a++) b->held[b->held_count][a] = u[a] / sqrt(len2);
-    b->held_count++;
-}
-
 /* u (6) onto the null space of body b's held rows */
 static void hold(const coupled_body *b, double *u)
 {
@@ -55,6 +37,19 @@ static void hold(const coupled_body *b, double *u)
         for (int a = 0; a < 6; a++) d += b->held[k][a] * u[a];
         for (int a = 0; a < 6; a++) u[a] -= d * b->held[k][a];
     }
+}
+
+void coupled_hold_row(coupled_body *b, const double g[6])
+{
+    if (b->held_count == 6) return;
+    double u[6], scale = 0.0;
+    for (int a = 0; a < 6; a++) u[a] = g[a], scale += g[a] * g[a];
+    hold(b, u), hold(b, u); /* Gram-Schmidt twice: orthogonal to round-off */
+    double len2 = 0.0;
+    for (int a = 0; a < 6; a++) len2 += u[a] * u[a];
+    if (!(len2 > 1e-12 * scale)) return;
+    for (int a = 0; a < 6; a++) b->held[b->held_count][a] = u[a] / sqrt(len2);
+    b->held_count++;
 }
 
 static void hold_all(const coupled_bodies *cb, int at)

@@ -227,6 +227,13 @@ void coupling_strain_limit(sb_world *w, cloth *c, double h)
     }
 }
 
+/* Whether cloth i's pins ride a body (sb_cloth_attach_pins_to_body) that feels the cloth. */
+static bool pins_pull_body(const sb_world *w, int32_t i)
+{
+    const cloth *c = w->cloths[i];
+    return c->model.pin_local && body_feels(w, c->model.pin_body);
+}
+
 /* Gives body id a slot in cb if it has none. */
 static void add_body(const sb_world *w, coupled_bodies *cb, int32_t id)
 {
@@ -263,11 +270,11 @@ bool coupling_begin_solves(const sb_world *w, double h, coupled_bodies *cb)
     int32_t most = 0;
     for (int32_t k = 0; k < w->collider_count; k++) most += w->colliders[k]->scratch.pushes_body;
     for (int32_t i = 0; i < w->cloth_count; i++)
-        most += w->cloths[i]->model.pin_local && body_feels(w, w->cloths[i]->model.pin_body);
+        most += pins_pull_body(w, i);
     if (most == 0) return true;
     cb->body_slot = malloc((size_t)w->rigid.body_count * sizeof *cb->body_slot);
     cb->slot_body = malloc((size_t)most * sizeof *cb->slot_body);
-    cb->slot = malloc(((size_t)w->collider_count + 1) * sizeof *cb->slot);
+    cb->slot = malloc(((size_t)w->collider_count + 1) * sizeof *cb->slot); /* + 1: never malloc(0) */
     cb->bodies = calloc((size_t)most, sizeof *cb->bodies);
     cb->work = calloc(COUPLED_BODY_WORK * (size_t)most, sizeof *cb->work);
     if (!cb->body_slot || !cb->slot_body || !cb->slot || !cb->bodies || !cb->work) {
@@ -283,8 +290,7 @@ bool coupling_begin_solves(const sb_world *w, double h, coupled_bodies *cb)
         cb->slot[k] = cb->body_slot[col->model.body];
     }
     for (int32_t i = 0; i < w->cloth_count; i++)
-        if (w->cloths[i]->model.pin_local && body_feels(w, w->cloths[i]->model.pin_body))
-            add_body(w, cb, w->cloths[i]->model.pin_body);
+        if (pins_pull_body(w, i)) add_body(w, cb, w->cloths[i]->model.pin_body);
     return true;
 }
 
