@@ -11,6 +11,7 @@ way: they end hanging under the pole, not turned by its swing."""
 import math
 import os
 import sys
+import tempfile
 import unittest
 
 import bpy
@@ -18,6 +19,7 @@ from mathutils import Matrix, Vector
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # Blender does not add it
 import blender_test  # noqa: E402
+from simbake import bake, checkpoint  # noqa: E402
 
 FRAMES = 96
 ANGLE = 0.6  # rad from the vertical, let go
@@ -40,9 +42,14 @@ def swinging_pole():
 
 
 def flag_on_a_pole(cuts=8):
-    """The swinging pole; a 0.4 m flag parented to it in its yz plane (the hinge's axis and the
-    pole), pinned along its edge 1 cm off the pole's side."""
+    """The swinging pole and add_flag's flag on it."""
     scene, pole = swinging_pole()
+    flag, pins = add_flag(pole, cuts)
+    return scene, pole, flag, pins
+
+
+def add_flag(pole, cuts=8):
+    """A 0.4 m flag parented to `pole` in its yz plane, pinned along its edge 1 cm off the pole's side."""
     flag = blender_test.grid_object("Flag", size=0.4, cuts=cuts, location=(0.0, 0.0, 0.0))
     flag.parent = pole
     flag.matrix_parent_inverse = Matrix.Identity(4)
@@ -51,7 +58,7 @@ def flag_on_a_pole(cuts=8):
     flag.vertex_groups.new(name="Pin").add(pins, 1.0, "REPLACE")
     flag.simbake.pin_group = "Pin"
     bpy.context.view_layer.update()
-    return scene, pole, flag, pins
+    return flag, pins
 
 
 STRANDS, POINTS, SPACING = 3, 6, 0.05  # 25 cm strands
@@ -173,6 +180,48 @@ class BodyPins(unittest.TestCase):
     def test_blender_cloth_strands_roots_ride_a_pole_that_feels_them(self):
         """A Cloth modifier on the loose edges (role None) bakes as strands, carried the same way."""
         self.strands_ride(True)
+
+    def test_a_resumed_bake_carries_the_flag_and_strands_as_one_straight_through(self):
+        """A bake with a flag and strands carried by the pole, paused at a checkpoint mid-swing and
+        resumed from it, has the frames of the bake straight through: the carried pins are part of
+        the world the checkpoint resumes into, and the frames after it are written under the baked
+        pole's motion as before."""
+        scene, pole, hair, roots = strands_on_a_pole()
+        flag, _ = add_flag(pole)
+        movers = (pole, hair, flag)
+
+        def frames():
+            out = []
+            for frame in range(1, FRAMES + 1):
+                scene.frame_set(frame)
+                out.append([list(blender_test.world_vertices(o)) for o in (hair, flag)] +
+                           [[v for row in pole.matrix_world for v in row]])
+            return out
+
+        self.assertEqual(bpy.ops.simbake.bake(), {"FINISHED"}, scene.simbake.last_bake_message)
+        straight = frames()
+        self.assertEqual(bpy.ops.simbake.free_bake(), {"FINISHED"})
+        scene.frame_set(1)
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "bake.checkpoint")
+            objects = bake.bakeable_objects(scene)
+            self.assertTrue(all(o in objects for o in movers), objects)
+            job = bake.Bake(bpy.context, objects, checkpoints=checkpoint.Plan(path, 10, 30))
+            with self.assertRaises(bake.BakePaused):
+                job.run()
+            job = bake.Bake(bpy.context, bake.bakeable_objects(scene), checkpoints=checkpoint.Plan(path, 10),
+                            resume=True)
+            job.run()
+            self.assertEqual(job.resumed_at, 30)
+        resumed = frames()
+        worst = max(abs(a - b) for f, g in zip(resumed, straight) for m, n in zip(f, g) for a, b in zip(m, n))
+        swing = max(abs(f[2][2]) for f in straight)  # the pole's axis along x: it swings
+        print(f"flag and strands on the pole, resumed at frame 30: {worst * 1000:.6f} mm off the straight bake "
+              "at most", flush=True)
+        self.assertGreater(swing, 0.3, "the pole did not swing")
+        # the caches hold single-precision positions: a few ulps of a metre
+        self.assertLess(worst, 1e-5, "the resumed bake is not the bake straight through")
+
 
 
 if __name__ == "__main__":
