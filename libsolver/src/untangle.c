@@ -18,8 +18,8 @@ typedef struct pair_context {
 
 static void untangle_clear(untangle_plan *p)
 {
-    free(p->region), free(p->group), free(p->mover_of), free(p->pulled), free(p->mark), free(p->push), free(p->target);
-    p->region = p->group = p->mover_of = NULL, p->pulled = p->mark = NULL, p->push = NULL, p->target = NULL;
+    free(p->region), free(p->group), free(p->mover_of), free(p->pulled), free(p->push), free(p->target);
+    p->region = p->group = p->mover_of = NULL, p->pulled = NULL, p->push = NULL, p->target = NULL;
     p->capacity = 0;
 }
 
@@ -106,15 +106,6 @@ static void visit_pair(void *ctx, int32_t ta, int32_t tb)
     if (!triangles_intersect(pa, pb, shared_a, shared_b)) return;
     pc->count++;
     if (!pc->record) return;
-    for (int k = 0; k < 3; k++) {
-        if (!(shared_a >> k & 1)) continue;
-        analysis *an = pc->an;
-        if (!grow((void **)&an->shared, &an->shared_capacity, an->shared_count + 1, sizeof *an->shared)) {
-            an->out_of_memory = true;
-            return;
-        }
-        an->shared[an->shared_count++] = a->first + ia[k];
-    }
     record_crossings(pc, a, ia, pa, b, ib, pb, pc->a, pc->b);
     record_crossings(pc, b, ib, pb, a, ia, pa, pc->b, pc->a);
 }
@@ -133,7 +124,7 @@ int64_t intersecting_pairs(const cloth *a, const cloth *b, const collider *k)
 {
     mesh_view views[2] = {cloth_view(a, 0), b ? cloth_view(b, 0) : collider_view(k, 0)};
     if (!b) views[1].x = k->scratch.x1; /* where the last step left it (where it was made, before any) */
-    analysis an = {.views = views, .view_count = 2};
+    analysis an = {views, 2, NULL, NULL, 0, 0, false};
     int64_t count = -1;
     bool self = b == a;
     if (view_tree(&views[0]) && (self || view_tree(&views[1]))) count = pairs_between(&an, 0, self ? 0 : 1, false);
@@ -172,10 +163,9 @@ bool untangle_reserve(untangle_plan *p, int32_t n)
     /* zeroed: a collider's vertices are never pulled, and their flags are read beside the cloth's */
     p->mover_of = malloc(m * sizeof *p->mover_of);
     p->pulled = calloc(m, sizeof *p->pulled);
-    p->mark = calloc(m, sizeof *p->mark);
     p->push = calloc(m, sizeof *p->push);
     p->target = calloc(m, sizeof *p->target);
-    if (!p->region || !p->group || !p->mover_of || !p->pulled || !p->mark || !p->push || !p->target) {
+    if (!p->region || !p->group || !p->mover_of || !p->pulled || !p->push || !p->target) {
         untangle_clear(p);
         return false;
     }
@@ -232,9 +222,8 @@ static uint64_t edge_key(int32_t a, int32_t b)
     return a < b ? (uint64_t)a << 32 | (uint32_t)b : (uint64_t)b << 32 | (uint32_t)a;
 }
 
-/* Regions: vertices joined by the edges no crossing cuts, and no isolated vertex ends (NULL:
- * none); a collider is one region. */
-static bool find_regions(untangle_plan *p, const analysis *an, const uint8_t *isolated)
+/* Regions: vertices joined by the edges no crossing cuts; a collider is one region. */
+static bool find_regions(untangle_plan *p, const analysis *an)
 {
     uint64_t *cut = malloc(((size_t)an->crossing_count + 1) * sizeof *cut);
     if (!cut) return false;
@@ -251,7 +240,6 @@ static bool find_regions(untangle_plan *p, const analysis *an, const uint8_t *is
         for (int32_t e = 0; e < v->topo->edge_count && v->triangle_count > 0; e++) {
             int32_t a = v->first + v->topo->edges[2 * e], b = v->first + v->topo->edges[2 * e + 1];
             uint64_t key = edge_key(a, b);
-            if (isolated && (isolated[a] || isolated[b])) continue;
             if (!bsearch(&key, cut, (size_t)an->crossing_count, sizeof *cut, compare_keys))
                 union_find_unite(p->region, a, b);
         }
@@ -263,9 +251,8 @@ static bool find_regions(untangle_plan *p, const analysis *an, const uint8_t *is
 
 static bool generic(const analysis *an, const crossing *c) { return !c->collider_edge && !an->views[c->object].closed; }
 
-/* Tangles, and in each the smallest cloth region at either end of a cut edge, other than an
- * isolated vertex (NULL: none): it is pulled. */
-static void choose_movers(const untangle_plan *p, const analysis *an, region_scratch *r, const uint8_t *isolated)
+/* Tangles, and in each the smallest cloth region at either end of a cut edge: it is pulled. */
+static void choose_movers(const untangle_plan *p, const analysis *an, region_scratch *r)
 {
     for (int32_t o = 0; o < an->view_count; o++)
         if (an->views[o].is_cloth)
@@ -275,7 +262,6 @@ static void choose_movers(const untangle_plan *p, const analysis *an, region_scr
         if (!generic(an, c)) continue;
         int32_t ends[5] = {c->p, c->q, c->t[0], c->t[1], c->t[2]};
         for (int k = 0; k < 5; k++) {
-            p->mark[ends[k]] |= UNTANGLE_ON_CURVE;
             r->in_tangle[p->region[ends[k]]] = 1;
             union_find_unite(r->tangle, p->region[c->p], p->region[ends[k]]);
         }
@@ -288,7 +274,6 @@ static void choose_movers(const untangle_plan *p, const analysis *an, region_scr
         int32_t *best = &r->mover[r->tangle[rp]];
         for (int k = 0; k < 2; k++) {
             int32_t candidate = k ? rq : rp;
-            if (isolated && isolated[candidate]) continue;
             if (*best < 0 || r->size[candidate] < r->size[*best] ||
                 (r->size[candidate] == r->size[*best] && candidate < *best))
                 *best = candidate;
@@ -413,44 +398,6 @@ static bool pull_border_tips(untangle_plan *p, const analysis *an, cloth *const 
     return true;
 }
 
-/* Where a tangle's curves cut no region off, the vertices they pass through without crossing
- * an edge: those two intersecting triangles of a cloth share (the fold's own curve ends at
- * its crease there, and the pocket it bounds leaks through them), and the corners of a
- * triangle a border edge pierces (the curve stops one cell short of the border there).
- * Isolating them (every edge at them cut) closes the curves, so the pocket is a region that
- * can be pulled. Returns their number, *isolated flagging them (per global vertex), or -1
- * when out of memory. */
-static int32_t isolate_ends(const untangle_plan *p, const analysis *an, int32_t cloth_count, const region_scratch *r,
-                            uint8_t **isolated)
-{
-    int32_t border_count = 0, count = 0;
-    uint64_t *border = border_edges(an, cloth_count, &border_count);
-    *isolated = calloc((size_t)p->vertex_count + 1, 1);
-    if (!border || !*isolated) {
-        free(border);
-        return -1;
-    }
-    uint8_t *flag = *isolated;
-    const mesh_view *last = cloth_count > 0 ? &an->views[cloth_count - 1] : NULL;
-    int32_t cloth_vertices = last ? last->first + last->vertex_count : 0;
-    for (int32_t i = 0; i < an->shared_count; i++) {
-        int32_t g = an->shared[i], region = p->region[g];
-        if (r->in_tangle[region] && r->mover[r->tangle[region]] < 0 && !flag[g]) flag[g] = 1, count++;
-    }
-    for (int32_t i = 0; i < an->crossing_count; i++) {
-        const crossing *c = &an->crossings[i];
-        int32_t rp = p->region[c->p];
-        uint64_t key = edge_key(c->p, c->q);
-        if (!generic(an, c) || !r->in_tangle[rp] || r->mover[r->tangle[rp]] >= 0 ||
-            !bsearch(&key, border, (size_t)border_count, sizeof *border, compare_keys))
-            continue;
-        for (int k = 0; k < 3; k++)
-            if (c->t[k] < cloth_vertices && !flag[c->t[k]] && c->t[k] != c->p && c->t[k] != c->q) flag[c->t[k]] = 1, count++;
-    }
-    free(border);
-    return count;
-}
-
 /* --- the whole analysis ---------------------------------------------------------------------- */
 
 /* Pairs of every object pair that collides, crossings recorded; the cloth-collider counts
@@ -489,18 +436,9 @@ static bool plan_pulls(untangle_plan *p, const analysis *an, cloth *const *cloth
 {
     *hidden = 0;
     region_scratch r;
-    uint8_t *isolated = NULL;
-    bool ok = region_scratch_init(&r, p->vertex_count) && find_regions(p, an, NULL);
-    if (ok) choose_movers(p, an, &r, NULL);
-    int32_t isolated_count = ok && !getenv("UF_NO_BC") ? isolate_ends(p, an, cloth_count, &r, &isolated) : 0;
-    if (isolated_count < 0) ok = false;
-    if (ok && isolated_count > 0) { /* the curves closed through those vertices: regions anew */
-        region_scratch_free(&r);
-        ok = region_scratch_init(&r, p->vertex_count) && find_regions(p, an, isolated);
-        if (ok) choose_movers(p, an, &r, isolated);
-    }
-    free(isolated);
+    bool ok = region_scratch_init(&r, p->vertex_count) && find_regions(p, an);
     if (ok) {
+        choose_movers(p, an, &r);
         pull_directions(p, an, &r);
         for (int32_t g = 0; g < p->vertex_count; g++) {
             int32_t region = p->region[g];
@@ -532,7 +470,6 @@ static bool plan_pulls(untangle_plan *p, const analysis *an, cloth *const *cloth
             }
         bool out_of_colliders = false;
         *hidden = untangle_pull_out_of_colliders(p, an, cloths, cloth_count, meets, &out_of_colliders);
-        if (*hidden < 0) ok = false, *hidden = 0;
         /* out of the colliders first: their pulls move parts of the sheets through each other */
         if (!out_of_colliders) ok = pull_border_tips(p, an, cloths, cloth_count, &r);
     }
@@ -552,8 +489,8 @@ bool untangle_analyse(untangle_plan *p, cloth *const *cloths, int32_t cloth_coun
     for (int32_t i = 0; i < collider_count; i++) n += colliders[i]->model.vertex_count;
     if (!p->analysed) p->pairs_at_start = -1;
     bool keep = p->analysed && p->vertex_count == n && p->region;
-    analysis an = {.views = calloc((size_t)objects + 1, sizeof *an.views), .view_count = objects,
-                   .x = malloc(((size_t)n + 1) * sizeof *an.x)};
+    analysis an = {calloc((size_t)objects + 1, sizeof *an.views), objects, malloc(((size_t)n + 1) * sizeof *an.x),
+                   NULL, 0, 0, false};
     int64_t *meets = calloc((size_t)cloth_count * (size_t)collider_count + 1, sizeof *meets);
     bool ok = an.views && an.x && meets && n <= INT32_MAX && untangle_reserve(p, (int32_t)n);
     p->analysed = true, p->active = false, p->pairs = 0;
@@ -568,7 +505,7 @@ bool untangle_analyse(untangle_plan *p, cloth *const *cloths, int32_t cloth_coun
     ok = ok && find_pairs(&an, cloths, cloth_count, collider_count, meets, &total);
     if (ok) {
         p->vertex_count = (int32_t)n;
-        for (int32_t g = 0; g < p->vertex_count; g++) p->mover_of[g] = -1, p->mark[g] = 0;
+        for (int32_t g = 0; g < p->vertex_count; g++) p->mover_of[g] = -1;
         /* with no pair too: a cloth may lie wholly inside a closed collider */
         int64_t hidden = 0;
         ok = plan_pulls(p, &an, cloths, cloth_count, meets, keep, &hidden);
@@ -591,7 +528,7 @@ bool untangle_analyse(untangle_plan *p, cloth *const *cloths, int32_t cloth_coun
             cloths[i]->scratch.tangle = &p->group[at];
     if (!ok) p->active = false, p->analysed = false;
     for (int32_t i = 0; an.views && i < objects; i++) view_free(&an.views[i]);
-    free(an.views), free(an.x), free(an.crossings), free(an.shared), free(meets);
+    free(an.views), free(an.x), free(an.crossings), free(meets);
     return ok;
 }
 

@@ -41,10 +41,6 @@
 /* A pulled region moves its deepest vertex through (plus both thicknesses) in this long. */
 #define UNTANGLE_SECONDS 0.2
 
-/* A vertex at an end of an edge that crosses a triangle of a tangle, or a corner of that
- * triangle; a vertex pulled out of a closed collider; a vertex of a collider pulled out of. */
-enum { UNTANGLE_ON_CURVE = 1, UNTANGLE_OUT_OF_COLLIDER = 2, UNTANGLE_PULLED_OUT_OF = 4 };
-
 typedef struct untangle_plan {
     bool analysed;         /* since the world was made or loaded, or objects were added */
     int64_t pairs;         /* intersecting triangle pairs at the last analysis, and cloth
@@ -56,7 +52,6 @@ typedef struct untangle_plan {
     int32_t *group;        /* per vertex: the tangle of its region, -1: none */
     int32_t *mover_of;     /* per pulled vertex: the tangle it passes through, -1: none */
     uint8_t *pulled;       /* per vertex: pulled this step (cloth_contact.c holds it in no contact) */
-    uint8_t *mark;         /* per vertex: UNTANGLE_ON_CURVE, UNTANGLE_OUT_OF_COLLIDER */
     vec3 *push;            /* per pulled vertex: the velocity of the pull */
     double *target;        /* per pulled vertex: pulled while x · push / |push| is below it */
 } untangle_plan;
@@ -79,42 +74,16 @@ static inline bool untangle_due(const untangle_plan *p) { return !p->analysed ||
 void untangle_pull(const untangle_plan *p, cloth *const *cloths, int32_t cloth_count, double h);
 
 /* Whether the response skips the pair of features v[0..split) and v[split..4) (global ids):
- * a pulled vertex on one side; on the other a pulled vertex (pulls in one scene can cross: a
- * sheet folded through itself where a sphere cuts both layers, the sphere pulls its vertices
- * out through the other layer; stopping them there left collisions that impulses could not
- * end, and impact zones at every step, the hostile case 7x slower), a vertex on a curve (the
- * pull passes back through the triangles it crosses), or a collider vertices are pulled out
- * of. Skipping every pair of the tangle, which spans the whole folded sheet, pulled one layer
- * straight through the other away from the curves (the fold's pairs 46 -> 65 at frame 2). */
-#include <stdlib.h>
+ * a pulled vertex on one side, a vertex of any tangle or pulled on the other. Pulls in one
+ * scene can cross (a sheet folded through itself where a sphere cuts both layers: the sphere
+ * pulls its vertices out through the other layer); stopping them there left collisions that
+ * impulses could not end, and impact zones at every step (the hostile case, 7x slower). */
 static inline bool untangle_skips(const untangle_plan *p, const int32_t v[4], int split)
 {
-    static int mode = -1;
-    if (mode < 0) mode = getenv("UF_SKIP") ? atoi(getenv("UF_SKIP")) : 2;
-    if (mode == 0) {
-        for (int i = 0; i < 4; i++) {
-            if (p->mover_of[v[i]] < 0) continue;
-            for (int j = i < split ? split : 0; j < (i < split ? 4 : split); j++)
-                if (p->group[v[j]] >= 0 || p->mover_of[v[j]] >= 0) return true;
-        }
-        return false;
-    }
-    if (mode == 3 || mode == 4) {
-        for (int i = 0; i < 4; i++) {
-            if (p->mover_of[v[i]] < 0) continue;
-            bool on = p->mark[v[i]] & UNTANGLE_ON_CURVE;
-            for (int j = i < split ? split : 0; j < (i < split ? 4 : split); j++) {
-                if (p->mark[v[j]] & UNTANGLE_PULLED_OUT_OF) return true;
-                if (on && (p->mark[v[j]] & UNTANGLE_ON_CURVE)) return true;
-                if (mode == 4 && p->mover_of[v[j]] >= 0 && p->mover_of[v[j]] != p->mover_of[v[i]]) return true;
-            }
-        }
-        return false;
-    }
     for (int i = 0; i < 4; i++) {
         if (p->mover_of[v[i]] < 0) continue;
         for (int j = i < split ? split : 0; j < (i < split ? 4 : split); j++)
-            if (p->mover_of[v[j]] >= 0 || (p->mark[v[j]] & (UNTANGLE_ON_CURVE | UNTANGLE_PULLED_OUT_OF))) return true;
+            if (p->group[v[j]] >= 0 || p->mover_of[v[j]] >= 0) return true;
     }
     return false;
 }

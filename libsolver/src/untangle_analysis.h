@@ -34,17 +34,13 @@ typedef struct analysis {
     vec3 *x;              /* every vertex now, global numbering */
     crossing *crossings;
     int32_t crossing_count, crossing_capacity;
-    int32_t *shared;      /* vertices two intersecting triangles of a cloth share: a curve runs
-                           * through them, crossing no edge there */
-    int32_t shared_count, shared_capacity;
     bool out_of_memory;
 } analysis;
 
 /* Cloth vertices inside a closed collider they meet (meets: the pairs of each cloth and
  * collider, -1 where the cloth does not meet it), and cloth edges and triangles that pass
  * through one: pulled out to its nearest surface. Returns the vertices pulled out of colliders
- * that no pair shows them in (a cloth wholly inside), -1 when out of memory; *pulled_any:
- * whether any vertex is. */
+ * that no pair shows them in (a cloth wholly inside); *pulled_any: whether any vertex is. */
 int64_t untangle_pull_out_of_colliders(untangle_plan *p, const analysis *an, cloth *const *cloths, int32_t cloth_count,
                                        const int64_t *meets, bool *pulled_any);
 

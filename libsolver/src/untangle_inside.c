@@ -5,11 +5,9 @@
  * are found by points along them, and pulled out the way their deepest point comes out. A
  * cloth, or a part of one, wholly inside a closed collider crosses no triangle of it: its
  * vertices are found by the same ray test, and pulled out the same way. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "collision_geometry.h"
-#include "union_find.h"
 #include "untangle_analysis.h"
 
 typedef struct ray_context {
@@ -72,7 +70,6 @@ static void pull_vertex(untangle_plan *p, const cloth *c, const mesh_view *cv, i
     p->push[g] = v3_scale(out, depth / UNTANGLE_SECONDS);
     p->target[g] = target;
     p->mover_of[g] = tangle;
-    p->mark[g] |= UNTANGLE_OUT_OF_COLLIDER;
     p->pulled[g] = 1;
 }
 
@@ -160,66 +157,6 @@ static bool pull_chords(untangle_plan *p, const analysis *an, const cloth *c, co
     return any;
 }
 
-/* How far p (inside) is from the surface of v along unit d: its nearest crossing. */
-static double exit_along(const mesh_view *v, vec3 p, vec3 d)
-{
-    aabb root = v->tree.nodes[0].box;
-    ray_context r = {v, p, d, 0, INFINITY};
-    bvh_ray(&v->tree, p, d, 2.0 * v3_len(v3_sub(root.hi, root.lo)), count_crossing, &r);
-    return r.first;
-}
-
-/* The vertices of cloth view cv inside closed collider kv, pulled out one way per patch (the
- * vertices inside joined by edges of one region: a layer's piece inside): along the mean of
- * their ways to the nearest surface, each as far as the surface lies that way. Pulled each
- * to its own nearest point, a layer cut by a sphere left on both sides of it at once, its
- * middle stretched across the inside and held there (three vertices 1 cm in for 8 frames).
- * Returns the vertices pulled, or -1 when out of memory. */
-static int32_t pull_patches_out(untangle_plan *p, const cloth *c, const mesh_view *cv, const mesh_view *kv,
-                                int32_t tangle)
-{
-    int32_t n = cv->vertex_count, pulled = 0;
-    vec3 *way = malloc(((size_t)n + 1) * sizeof *way), *mean = calloc((size_t)n + 1, sizeof *mean);
-    int32_t *patch = malloc(((size_t)n + 1) * sizeof *patch);
-    if (!way || !mean || !patch) {
-        free(way), free(mean), free(patch);
-        return -1;
-    }
-    union_find_reset(patch, n);
-    for (int32_t i = 0; i < n; i++) {
-        vec3 nearest, x = v3_load(&cv->x[3 * (size_t)i]);
-        way[i] = v3(0, 0, 0);
-        if (!c->model.pinned[i] && inside_closed(kv, x, &nearest)) way[i] = v3_sub(nearest, x);
-    }
-    const topology *t = cv->topo;
-    for (int32_t e = 0; e < t->edge_count; e++) {
-        int32_t a = t->edges[2 * e], b = t->edges[2 * e + 1];
-        if (v3_len(way[a]) > 0.0 && v3_len(way[b]) > 0.0 && p->region[cv->first + a] == p->region[cv->first + b])
-            union_find_unite(patch, a, b);
-    }
-    for (int32_t i = 0; i < n; i++) mean[union_find_root(patch, i)] = v3_add(mean[union_find_root(patch, i)], way[i]);
-    double margin = cv->thickness + kv->thickness;
-    for (int32_t i = 0; i < n; i++) {
-        double depth = v3_len(way[i]), len = v3_len(mean[patch[i]]);
-        if (!(depth > 0.0)) continue;
-        vec3 x = v3_load(&cv->x[3 * (size_t)i]), out = v3_scale(way[i], 1.0 / depth);
-        if (len > 0.0 && !getenv("UF_NO_D")) {
-            vec3 d = v3_scale(mean[patch[i]], 1.0 / len);
-            double exit = exit_along(kv, x, d);
-            if (exit < INFINITY) out = d, depth = exit;
-        }
-        int32_t g = cv->first + i;
-        p->push[g] = v3_scale(out, (depth + margin) / UNTANGLE_SECONDS);
-        p->target[g] = v3_dot(x, out) + depth + margin;
-        p->mover_of[g] = tangle;
-        p->mark[g] |= UNTANGLE_OUT_OF_COLLIDER;
-        p->pulled[g] = 1;
-        pulled++;
-    }
-    free(way), free(mean), free(patch);
-    return pulled;
-}
-
 int64_t untangle_pull_out_of_colliders(untangle_plan *p, const analysis *an, cloth *const *cloths, int32_t cloth_count,
                                        const int64_t *meets, bool *pulled_any)
 {
@@ -233,13 +170,24 @@ int64_t untangle_pull_out_of_colliders(untangle_plan *p, const analysis *an, clo
             /* pairs < 0: the cloth does not meet the collider; 0: it may still lie wholly inside */
             if (!kv->closed || pairs < 0) continue;
             int32_t tangle = p->region[kv->first];
-            int32_t inside = pull_patches_out(p, cloths[a], cv, kv, tangle);
-            if (inside < 0) return -1;
-            bool any = inside > 0;
-            hidden += pairs == 0 ? inside : 0;
+            bool any = false;
+            for (int32_t i = 0; i < cv->vertex_count; i++) {
+                int32_t g = cv->first + i;
+                vec3 nearest, x = an->x[g];
+                if (cloths[a]->model.pinned[i] || !inside_closed(kv, x, &nearest)) continue;
+                vec3 out = v3_sub(nearest, x);
+                double depth = v3_len(out);
+                if (!(depth > 0.0)) continue;
+                double speed = (depth + cv->thickness + kv->thickness) / UNTANGLE_SECONDS;
+                p->push[g] = v3_scale(out, speed / depth);
+                p->target[g] = v3_dot(nearest, out) / depth + cv->thickness + kv->thickness;
+                p->mover_of[g] = tangle;
+                p->pulled[g] = 1;
+                any = true;
+                hidden += pairs == 0;
+            }
             if (pairs > 0) any |= pull_chords(p, an, cloths[a], cv, cloth_count + k, tangle);
-            for (int32_t i = 0; i < kv->vertex_count && any; i++)
-                p->group[kv->first + i] = tangle, p->mark[kv->first + i] |= UNTANGLE_PULLED_OUT_OF;
+            for (int32_t i = 0; i < kv->vertex_count && any; i++) p->group[kv->first + i] = tangle;
             p->active |= any, *pulled_any |= any;
         }
     return hidden;
