@@ -80,19 +80,31 @@ def _floats(values):
     return values if isinstance(values, array) and values.typecode == "f" else array("f", values)
 
 
-def key_linear(curve, frames, values, linear=None):
-    """Fills an empty F-curve with LINEAR keys (frame, value) in two bulk calls, from buffers
-    foreach_set copies whole (float32 keys, int enums); `frames` and `values` may be float32
-    arrays already, and `linear` the array of LINEAR_INTERPOLATION as long (shared by the
-    curves of a bake)."""
+def pairs(frames, values):
+    """Keys' (frame, value) pairs, flat float32, as foreach_set("co") takes them."""
     co = array("f", bytes(8 * len(frames)))
     co[0::2] = _floats(frames)
     co[1::2] = _floats(values)
-    curve.keyframe_points.add(len(frames))
-    curve.keyframe_points.foreach_set("co", co)
-    if linear is None or len(linear) != len(frames):
-        linear = array("i", [LINEAR_INTERPOLATION]) * len(frames)
-    curve.keyframe_points.foreach_set("interpolation", linear)
+    return co
+
+
+def key_linear(curve, frames, values, linear=None):
+    """Fills an empty F-curve with LINEAR keys (frame, value): key_pairs of their pairs()."""
+    key_pairs(curve, pairs(frames, values), linear)
+
+
+def key_pairs(curve, co, linear=None):
+    """Fills an empty F-curve with LINEAR keys from `co`, their (frame, value) pairs flat in a
+    float32 buffer that foreach_set copies whole (an array("f") or a contiguous float32 numpy
+    array), in two bulk calls; `linear`: the int array of LINEAR_INTERPOLATION as long as the
+    keys (shared by the curves of a bake). update() sorts the keys and sets their handles."""
+    count = len(co) // 2
+    points = curve.keyframe_points
+    points.add(count)
+    points.foreach_set("co", co)
+    if linear is None or len(linear) != count:
+        linear = array("i", [LINEAR_INTERPOLATION]) * count
+    points.foreach_set("interpolation", linear)
     curve.update()
 
 
