@@ -5,9 +5,10 @@ meant to make the keys faster must leave them the same bit for bit.
         --addon FOLDER --cases tower,heap100,dominoes100,wall200 --out KEYS.json
 
 Each case is built as rigid_vs_blender.py builds it and baked by bake.Bake (as addon_share.py
-bakes it). Per action, per F-curve: data path, index, group, extrapolation, auto smoothing and
-its modifiers' count, and of every key, read with foreach_get: co, handles, handle types,
-interpolation, easing and key type; floats as the hex of their float32 bits. Compare two dumps
+bakes it). Per object: its action's name, slot, users and fake user; per F-curve: data path,
+index, group, extrapolation, auto smoothing, flags and its modifiers' count, and of every key: co
+and handles (foreach_get, the hex of their float32 bits), handle types, interpolation, easing,
+key type and selection. Compare two dumps
 with cmp or diff."""
 
 import argparse
@@ -36,18 +37,21 @@ import rigid_vs_blender  # noqa: E402  (after simbake: it would take this reposi
 
 FLOATS = ("co", "handle_left", "handle_right")
 ENUMS = ("handle_left_type", "handle_right_type", "interpolation", "easing", "type")
+FLAGS = ("select_control_point", "select_left_handle", "select_right_handle")
+CURVE_FLAGS = ("select", "hide", "lock", "mute", "is_valid", "color_mode")
 
 
 def curve_dump(curve):
     points = curve.keyframe_points
     out = {"data_path": curve.data_path, "index": curve.array_index,
            "group": curve.group.name if curve.group else None, "extrapolation": curve.extrapolation,
-           "auto_smoothing": curve.auto_smoothing, "modifiers": len(curve.modifiers), "keys": len(points)}
+           "auto_smoothing": curve.auto_smoothing, "modifiers": len(curve.modifiers), "keys": len(points),
+           **{name: getattr(curve, name) for name in CURVE_FLAGS}}
     for name in FLOATS:
         values = array("f", bytes(8 * len(points)))
         points.foreach_get(name, values)
         out[name] = values.tobytes().hex()
-    for name in ENUMS:  # enums as their names: foreach_get does not read enums in every version
+    for name in ENUMS + FLAGS:  # enums as their names: foreach_get does not read enums in every version
         out[name] = [getattr(point, name) for point in points]
     return out
 
@@ -65,8 +69,11 @@ def dump_case(case):
         anim = obj.animation_data
         if anim is None or anim.action is None:
             continue
-        curves = actions.Channels(anim.action, obj, actions.playing(obj)["slot"]).fcurves
-        out[obj.name] = {"action": anim.action.name, "rotation_mode": obj.rotation_mode,
+        slot = actions.playing(obj)["slot"]
+        curves = actions.Channels(anim.action, obj, slot).fcurves
+        out[obj.name] = {"action": anim.action.name, "rotation_mode": obj.rotation_mode, "slot": slot,
+                         "fake_user": anim.action.use_fake_user, "users": anim.action.users,
+                         "id_root": getattr(anim.action, "id_root", None),
                          "kinematic": obj.rigid_body.kinematic if obj.rigid_body else None,
                          "curves": [curve_dump(curve) for curve in curves]}
     return out
