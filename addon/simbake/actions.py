@@ -68,6 +68,16 @@ class Channels:
         for curve in [c for c in self.fcurves if c.data_path in data_paths]:
             self.fcurves.remove(curve)
 
+    @property
+    def slot_identifier(self):
+        return self.slot.identifier if self.slot is not None else None
+
+    def name_slot(self, idblock):
+        """Names the slot after `idblock` (as new() names a slot it makes): a copied action's slot
+        keeps the name of the ID block its original was made for."""
+        if self.slot is not None and self.slot.name_display != idblock.name:
+            self.slot.name_display = idblock.name
+
     def assign_to(self, idblock):
         """Makes `idblock` play this action, from these channels' slot."""
         anim = idblock.animation_data or idblock.animation_data_create()
@@ -105,6 +115,16 @@ def key_pairs(curve, co, linear=None):
     if linear is None or len(linear) != count:
         linear = array("i", [LINEAR_INTERPOLATION]) * count
     points.foreach_set("interpolation", linear)
+    curve.update()
+
+
+def rekey(curve, co):
+    """Writes the values of an F-curve's keys again, from `co` (key_pairs'), keeping everything
+    else of them (interpolation, handle types); update() sets their handles for the new values."""
+    points = curve.keyframe_points
+    if len(points) != len(co) // 2:
+        raise ValueError(f"rekey: {curve.data_path}[{curve.array_index}] has {len(points)} keys, not {len(co) // 2}")
+    points.foreach_set("co", co)
     curve.update()
 
 

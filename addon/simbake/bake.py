@@ -648,9 +648,10 @@ class Bake(BakeResume):
             outputs.free(job.obj)  # baking again replaces the old bake
         written = []
         try:
+            made = {}  # actions to copy (keyframes.apply)
             for job in self.rigid_jobs:
                 record = {}
-                keyframes.apply(job.obj, values[job], record)
+                keyframes.apply(job.obj, values[job], record, made)
                 outputs.write_record(job.obj, record, self.frame_start, self.frame_end, self.seconds)
                 written.append(job)
             for job in self.jobs:
