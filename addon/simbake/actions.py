@@ -68,6 +68,16 @@ class Channels:
         for curve in [c for c in self.fcurves if c.data_path in data_paths]:
             self.fcurves.remove(curve)
 
+    @property
+    def slot_identifier(self):
+        return self.slot.identifier if self.slot is not None else None
+
+    def name_slot(self, idblock):
+        """Names the slot after `idblock` (as new() names a slot it makes): a copied action's slot
+        keeps the name of the ID block its original was made for."""
+        if self.slot is not None and self.slot.name_display != idblock.name:
+            self.slot.name_display = idblock.name
+
     def assign_to(self, idblock):
         """Makes `idblock` play this action, from these channels' slot."""
         anim = idblock.animation_data or idblock.animation_data_create()
@@ -80,19 +90,41 @@ def _floats(values):
     return values if isinstance(values, array) and values.typecode == "f" else array("f", values)
 
 
-def key_linear(curve, frames, values, linear=None):
-    """Fills an empty F-curve with LINEAR keys (frame, value) in two bulk calls, from buffers
-    foreach_set copies whole (float32 keys, int enums); `frames` and `values` may be float32
-    arrays already, and `linear` the array of LINEAR_INTERPOLATION as long (shared by the
-    curves of a bake)."""
+def pairs(frames, values):
+    """Keys' (frame, value) pairs, flat float32, as foreach_set("co") takes them."""
     co = array("f", bytes(8 * len(frames)))
     co[0::2] = _floats(frames)
     co[1::2] = _floats(values)
-    curve.keyframe_points.add(len(frames))
-    curve.keyframe_points.foreach_set("co", co)
-    if linear is None or len(linear) != len(frames):
-        linear = array("i", [LINEAR_INTERPOLATION]) * len(frames)
-    curve.keyframe_points.foreach_set("interpolation", linear)
+    return co
+
+
+def key_linear(curve, frames, values, linear=None):
+    """Fills an empty F-curve with LINEAR keys (frame, value): key_pairs of their pairs()."""
+    key_pairs(curve, pairs(frames, values), linear)
+
+
+def key_pairs(curve, co, linear=None):
+    """Fills an empty F-curve with LINEAR keys from `co`, their (frame, value) pairs flat in a
+    float32 buffer that foreach_set copies whole (an array("f") or a contiguous float32 numpy
+    array), in two bulk calls; `linear`: the int array of LINEAR_INTERPOLATION as long as the
+    keys (shared by the curves of a bake). update() sorts the keys and sets their handles."""
+    count = len(co) // 2
+    points = curve.keyframe_points
+    points.add(count)
+    points.foreach_set("co", co)
+    if linear is None or len(linear) != count:
+        linear = array("i", [LINEAR_INTERPOLATION]) * count
+    points.foreach_set("interpolation", linear)
+    curve.update()
+
+
+def rekey(curve, co):
+    """Writes the values of an F-curve's keys again, from `co` (key_pairs'), keeping everything
+    else of them (interpolation, handle types); update() sets their handles for the new values."""
+    points = curve.keyframe_points
+    if len(points) != len(co) // 2:
+        raise ValueError(f"rekey: {curve.data_path}[{curve.array_index}] has {len(points)} keys, not {len(co) // 2}")
+    points.foreach_set("co", co)
     curve.update()
 
 

@@ -272,7 +272,7 @@ class Bake(BakeResume):
                 positions = job.input.mesh_positions(positions, matrix)
             self._write_frame(job, positions, matrix)
         if self.rigid_jobs:
-            self._motions.record(self._world, self._depsgraph)
+            self._motions.record(self._world, self._depsgraph, self.frame_end - self.frame + 1)
         self.progress(self.frame, self.frame - self.frame_start, self.total_frames)
 
     def finish(self):
@@ -639,7 +639,7 @@ class Bake(BakeResume):
 
     def _apply(self):
         try:
-            values = dict(zip(self.rigid_jobs, keyframes.rigid_channel_values(self.rigid_jobs)))
+            values = dict(zip(self.rigid_jobs, keyframes.rigid_channel_values(self.rigid_jobs, self.frame_start)))
         except SettingsError as error:
             for job in self.jobs:
                 job.output.abort()
@@ -648,9 +648,10 @@ class Bake(BakeResume):
             outputs.free(job.obj)  # baking again replaces the old bake
         written = []
         try:
+            made = {}  # actions to copy (keyframes.apply)
             for job in self.rigid_jobs:
                 record = {}
-                keyframes.apply(job.obj, self.frame_start, values[job], record)
+                keyframes.apply(job.obj, values[job], record, made)
                 outputs.write_record(job.obj, record, self.frame_start, self.frame_end, self.seconds)
                 written.append(job)
             for job in self.jobs:

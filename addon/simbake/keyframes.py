@@ -73,14 +73,22 @@ def _scale(obj):
     return [obj.scale[k] * obj.delta_scale[k] for k in range(3)]
 
 
-def rigid_channel_values(jobs):
-    """channel_values of each rigid_bake.RigidJob's object at its bases, as a list in the
-    order of `jobs`: with numpy all bodies at once (rigid_channels.py), without it frame by
-    frame. Raises SettingsError for a singular parent; reads the scene, changes nothing."""
+def rigid_channel_values(jobs, frame_start):
+    """The keys of each rigid_bake.RigidJob's object at its bases, from frame_start on, as a
+    list in the order of `jobs`: {path: per channel, its keys' (frame, value) pairs flat in
+    float32} (channel_values' values, with numpy all bodies at once, rigid_channels.py; without
+    it frame by frame). Raises SettingsError for a singular parent; reads the scene, changes
+    nothing."""
     if rigid_channels is None:
         print("SimBake: numpy is not installed (Debian's Blender: apt-get install python3-numpy), so rigid keys "
               "are computed frame by frame, more slowly", flush=True)
-        return [channel_values(job.obj, job.bases()) for job in jobs]
+        out = []
+        for job in jobs:
+            values = channel_values(job.obj, job.bases())
+            frames = array("f", range(frame_start, frame_start + len(values["location"][0])))
+            out.append({path: [actions.pairs(frames, series) for series in per_channel]
+                        for path, per_channel in values.items()})
+        return out
     bodies = []
     for job in jobs:
         obj = job.obj
@@ -88,9 +96,7 @@ def rigid_channel_values(jobs):
         bodies.append(rigid_channels.BodyChannels(obj.rotation_mode, first, _scale(obj), list(obj.delta_location),
                                                   _delta_rotation(obj)))
     bases = [job.bases_array() for job in jobs]
-    # float32 per channel, what keys hold, so that writing them copies buffers
-    return [{path: [array("f", column.astype("float32").tobytes()) for column in values.T]
-             for path, values in per_body.items()}
+    return [rigid_channels.key_pairs(per_body, frame_start)
             for per_body in rigid_channels.channel_values(bodies, bases)]
 
 
@@ -113,30 +119,46 @@ def channel_values(obj, bases):
     return {"location": location, path: rotation}
 
 
-def apply(obj, frame_start, values, record):
-    """Keys location and rotation at frames frame_start, frame_start + 1, ... (LINEAR) in a new
-    action: a copy of the object's action with its transform curves replaced, so that its
-    other animation plays on. `values`: channel_values' (or rigid_channel_values') of the
-    object. Blender's own rigid body of the object is set to 'Animated'."""
+def apply(obj, keys, record, made=None):
+    """Keys location and rotation (LINEAR) in a new action: a copy of the object's action with
+    its transform curves replaced, so that its other animation plays on. `keys`: the object's
+    of rigid_channel_values. Blender's own rigid body of the object is set to 'Animated'.
+    `made` ({}, shared by a bake's calls): the actions made so far for objects with no action,
+    by channels and key count; an object with none gets a copy of one of its channels, its keys'
+    values written over the copy's (Blender copies the curves, groups and keys in one call),
+    rather than each curve made, filled with keys and set LINEAR again (issue 30: per curve,
+    these calls were a tenth of the tower's add-on time)."""
     state = actions.playing(obj)
     previous = bpy.data.actions.get(state["action"]) if state["action"] else None
     record.update(output="KEYFRAMES", previous_action=state["action"], previous_slot=state["slot"],
                   animation_data=state["animation_data"], transform=own_transform(obj))
+    count = len(keys["location"][0]) // 2
+    shape = (tuple(keys), count)
+    template = made.get(shape) if made is not None and previous is None else None
     if previous is not None:  # it loses its user while ours plays: keep it in the file
         record["previous_fake_user"] = previous.use_fake_user
         previous.use_fake_user = True
         channels = actions.Channels(previous.copy(), obj, state["slot"])
         channels.remove(TRANSFORM_PATHS)
+    elif template is not None:
+        channels = actions.Channels(template[0].copy(), obj, template[1])
+        channels.name_slot(obj)
     else:
         channels = actions.Channels(bpy.data.actions.new(""), obj)
     action = channels.action
     action.name = f"SimBake {obj.name}"
-    count = len(values["location"][0])
-    frames = array("f", range(frame_start, frame_start + count))  # made once for the object's curves
-    linear = array("i", [actions.LINEAR_INTERPOLATION]) * count
-    for path, per_channel in values.items():
-        for index, series in enumerate(per_channel):
-            actions.key_linear(channels.new(path, index=index, group=GROUP), frames, series, linear)
+    if template is not None:
+        curves = {(curve.data_path, curve.array_index): curve for curve in channels.fcurves}
+        for path, per_channel in keys.items():
+            for index, co in enumerate(per_channel):
+                actions.rekey(curves[path, index], co)
+    else:
+        linear = array("i", [actions.LINEAR_INTERPOLATION]) * count  # once for its curves
+        for path, per_channel in keys.items():
+            for index, co in enumerate(per_channel):
+                actions.key_pairs(channels.new(path, index=index, group=GROUP), co, linear)
+        if previous is None and made is not None:
+            made[shape] = (action, channels.slot_identifier)
     channels.assign_to(obj)
     record["action"] = action.name
     if obj.rigid_body is not None:

@@ -886,6 +886,24 @@ class World:
             view = (ctypes.c_double * (16 * count)).from_buffer(out, 8 * start)
             _check(self._lib.sb_world_get_body_transforms(self._handle, view, count))
 
+    def transform_rows(self, out, rows):
+        """`rows` ctypes arrays of body_transforms' length over the array("d") `out`, one after
+        the other from its start: made once for a bake's frames, so that body_transforms_to
+        writes each frame with no buffer and no cast."""
+        width = 16 * self._body_count
+        if not (isinstance(out, array) and out.typecode == "d") or not width or rows < 1 or len(out) < width * rows:
+            raise ValueError(f"transform_rows: needs an array('d') of {rows} x {width} values")
+        return ((ctypes.c_double * width) * rows).from_buffer(out)
+
+    def body_transforms_to(self, row):
+        """body_transforms written into `row`, one of transform_rows' arrays."""
+        count = self._body_count
+        if len(row) != 16 * count:
+            raise ValueError(f"body_transforms_to: needs a row of {16 * count} doubles, got {len(row)}")
+        result = self._lib.sb_world_get_body_transforms(self._handle, row, count)
+        if result:
+            _check(result)
+
     def body_state(self, body):
         state = BodyState()
         _check(self._lib.sb_body_get_state(self._handle, BodyId(body), ctypes.byref(state)))

@@ -59,6 +59,8 @@ class RigidJob:
         """bases() as a numpy array, frames x 4 x 4, made in a few array operations."""
         from . import rigid_channels  # numpy: only when the caller has it
         world = rigid_channels.world_matrices(self.displacements, self.world_start)
+        if self.parents == [IDENTITY]:  # no parent, nothing to invert
+            return world
         inverses = self.parent_inverses()
         if len(inverses) == 1 and inverses[0] == IDENTITY:
             return world
@@ -201,46 +203,47 @@ def follow(world, job, time, depsgraph):
 
 class MotionLog:
     """The moving bodies' displacements, frame by frame: each frame's transforms of every body
-    written by the library straight into one growing array (no buffer a frame, not a slice per
-    body and frame), handed out to the jobs' displacements by flush(), before anything reads
-    them."""
+    written by the library straight into one array kept for the frames left (its rows made
+    once: no buffer, cast or slice a frame), handed out to the jobs' displacements by flush(),
+    before anything reads them."""
 
     def __init__(self, jobs):
         self.jobs = jobs
         self.parented = [job for job in jobs if job.parent_animated]
-        self.frames = array("d")  # the library's transforms, frame after frame: `used` values written
-        self.used = 0
+        self.frames = array("d")  # the library's transforms, `count` rows of `width` written
+        self.rows = ()            # native.World.transform_rows over `frames`
+        self.count = 0
         self.width = 0            # doubles a frame (16 per body)
 
-    def record(self, world, depsgraph):
-        """Keeps this frame's displacements of `world`'s bodies (and the moving parents' matrices)."""
-        width = 16 * world.body_count
-        if width != self.width:
+    def record(self, world, depsgraph, frames_left=1):
+        """Keeps this frame's displacements of `world`'s bodies (and the moving parents' matrices);
+        `frames_left`, this one included, sizes the array when a new one is needed."""
+        if self.count == len(self.rows) or 16 * world.body_count != self.width:  # once a bake, as a rule
             self.flush()
-            self.width = width
-        if self.used + width > len(self.frames):  # doubles its room: a few times a bake
-            self.frames.frombytes(bytes(8 * max(width, len(self.frames))))
-        world.body_transforms_into(self.frames, self.used)
-        self.used += width
+            self.width = 16 * world.body_count
+            rows = max(1, frames_left)
+            self.frames = array("d", bytes(8 * self.width * rows))
+            self.rows = world.transform_rows(self.frames, rows)
+        world.body_transforms_to(self.rows[self.count])
+        self.count += 1
         for job in self.parented:
             job.parents.append(_effective_parent(job.obj.evaluated_get(depsgraph)))
 
     def flush(self):
         """Appends the frames kept so far to each job's displacements."""
-        if not self.used:
-            return
-        count = self.used // self.width
-        if np is not None:
-            frames = np.frombuffer(self.frames, dtype=np.float64, count=self.used).reshape(count, self.width // 16, 16)
-            for job in self.jobs:
-                job.displacements.frombytes(frames[:, job.body_id].tobytes())
-            del frames  # the array's buffer is free to change again
-        else:
-            for job in self.jobs:
-                for f in range(count):
-                    start = f * self.width + 16 * job.body_id
-                    job.displacements.extend(self.frames[start:start + 16])
-        self.frames, self.used = array("d"), 0
+        count, self.rows = self.count, ()
+        if count:
+            if np is not None:
+                frames = np.frombuffer(self.frames, dtype=np.float64, count=count * self.width)
+                frames = frames.reshape(count, self.width // 16, 16)
+                for job in self.jobs:
+                    job.displacements.frombytes(frames[:, job.body_id].tobytes())
+            else:
+                for job in self.jobs:
+                    for f in range(count):
+                        start = f * self.width + 16 * job.body_id
+                        job.displacements.extend(self.frames[start:start + 16])
+        self.frames, self.count = array("d"), 0
 
 
 def add_joints(world, scene, jobs, depsgraph, fps, warnings):

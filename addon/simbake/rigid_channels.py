@@ -221,3 +221,17 @@ def channel_values(bodies, bases):
         for m, n in enumerate(members):
             out[n] = {"location": location[m], chosen[m].path: rotation[m]}
     return out
+
+
+def key_pairs(values, frame_start):
+    """One body's channel values ({path: (frames, size)}, channel_values') as keys: per path,
+    each channel's (frame, value) pairs flat in float32 (what keys hold), from frame_start on,
+    rows of one array per path (no copy a channel)."""
+    out = {}
+    for path, per_frame in values.items():
+        frames, size = per_frame.shape
+        co = np.empty((size, frames, 2), dtype=np.float32)
+        co[..., 0] = np.arange(frame_start, frame_start + frames, dtype=np.float32)
+        co[..., 1] = per_frame.T
+        out[path] = list(co.reshape(size, 2 * frames))
+    return out

@@ -191,6 +191,56 @@ class RigidBake(unittest.TestCase):
             worst = max(abs(a - b) for a, b in zip(co[1::2], frame_by_frame[channel][1::2]))
             self.assertLess(worst, 1e-5, f"{channel}: keys differ by {worst:g}")  # float32 keys: a few ulps
 
+    def test_copied_actions_hold_the_keys_of_actions_made_curve_by_curve(self):
+        """Bodies with no action of their own and the same channels get copies of the first
+        one's action with their own values written (keyframes.apply's `made`): every key of
+        every curve, its handles (set again for the new values), interpolation and handle
+        types, each action's name, slot, users and fake user are those of a bake that makes
+        every curve anew."""
+        for k in range(3):  # more ZXY bodies with no action: copies of Thrown's
+            bpy.ops.mesh.primitive_cube_add(size=0.4, location=(-2.0 + 0.8 * k, 2.0, 0.6 + 0.3 * k),
+                                            rotation=(0.2 * k, 0.1, 0.3))
+            extra = bpy.context.object
+            extra.name, extra.rotation_mode, extra.simbake.role = f"Extra{k}", "ZXY", "RIGID"
+            extra.simbake.initial_angular_velocity = (1.0 + k, 0.0, 2.0)
+        self.scene.frame_set(START)
+        copies = []
+        apply = keyframes.apply
+
+        def keys():
+            self.bake()
+            out = {}
+            for obj in self.scene.objects:
+                if obj.animation_data is None or obj.animation_data.action is None or obj.name == "Pusher":
+                    continue
+                action = obj.animation_data.action
+                out[obj.name] = [blender_test.playing(obj), action.users, action.use_fake_user]
+                for curve in blender_test.fcurves(obj):
+                    points = curve.keyframe_points
+                    for name in ("co", "handle_left", "handle_right"):
+                        values = array("f", bytes(8 * len(points)))
+                        points.foreach_get(name, values)
+                        out[obj.name].append((curve.data_path, curve.array_index, name, values.tobytes()))
+                    out[obj.name].append([(p.interpolation, p.handle_left_type, p.handle_right_type) for p in points])
+                    out[obj.name].append((curve.group.name if curve.group else None, curve.extrapolation))
+            return out
+
+        def counted(obj, values, record, made=None):
+            copies.append(made is not None and (tuple(values), len(values["location"][0]) // 2) in made)
+            return apply(obj, values, record, made)
+
+        keyframes.apply = counted
+        try:
+            copied = keys()
+            self.assertEqual(copies.count(True), 3, "Extra0-2 are copies of Thrown's action")
+            keyframes.apply = lambda obj, values, record, made=None: apply(obj, values, record)
+            anew = keys()
+        finally:
+            keyframes.apply = apply
+        self.assertEqual(sorted(copied), sorted(anew))
+        for name in anew:
+            self.assertEqual(copied[name], anew[name], name)
+
     def test_a_bake_paused_at_checkpoints_and_resumed_keeps_every_frame(self):
         """Each frame's motion is kept for all bodies at once and handed to them when a
         checkpoint is saved (and at the end): a bake saving checkpoints every 10 frames,

@@ -297,6 +297,17 @@ class Bindings(unittest.TestCase):
             for wrong in ((log, 5), (array("f", bytes(4 * 48)), 0), (log, -1)):
                 with self.assertRaises(ValueError):
                     world.body_transforms_into(*wrong)
+            frames = array("d", [7.0]) * 100  # two rows of 48, the last four untouched
+            rows = world.transform_rows(frames, 2)
+            world.body_transforms_to(rows[1])
+            self.assertEqual(list(frames[48:96]), list(everything))
+            self.assertEqual(list(frames[:48]) + list(frames[96:]), [7.0] * 52)
+            for wrong in ((frames, 3), (array("f", bytes(4 * 96)), 2), (frames, 0)):
+                with self.assertRaises(ValueError):
+                    world.transform_rows(*wrong)
+            with self.assertRaises(ValueError):
+                world.body_transforms_to((ctypes.c_double * 32)())
+            del rows
             with self.assertRaises(native.NativeError) as caught:
                 world.add_body("DYNAMIC", "SPHERE", radius=-1.0)
             self.assertIn("radius", str(caught.exception))

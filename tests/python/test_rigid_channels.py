@@ -169,3 +169,20 @@ class Matrices(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class KeyPairsTest(unittest.TestCase):
+    def test_each_channel_is_its_frames_and_values_in_float32(self):
+        """key_pairs: per channel the (frame, value) pairs flat, the values rounded to float32
+        as array('f') rounds them (what the path without numpy writes), each a contiguous row."""
+        from array import array
+        rng = random.Random(3)
+        values = {"location": np.array([[rng.uniform(-9, 9) for _ in range(3)] for _ in range(7)]),
+                  "rotation_quaternion": np.array([[rng.uniform(-1, 1) for _ in range(4)] for _ in range(7)])}
+        keys = rc.key_pairs(values, 11)
+        for path, per_frame in values.items():
+            self.assertEqual(len(keys[path]), per_frame.shape[1])
+            for k, co in enumerate(keys[path]):
+                self.assertTrue(co.flags["C_CONTIGUOUS"] and co.dtype == np.float32)
+                expected = array("f", [x for f in range(7) for x in (11 + f, per_frame[f, k])])
+                self.assertEqual(co.tobytes(), expected.tobytes(), (path, k))
