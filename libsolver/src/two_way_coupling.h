@@ -275,11 +275,15 @@
  * 0, 0 (cylinder, cube), kicks 1, 1, 11, 8, 8 (3.6 J). The sample's four moved 0.019, 0.009, 0.020,
  * 0.095 m at frames 60-72 released (cone, cube, cylinder, sphere; main 0.048, 0.038, 0.061, 0.106),
  * 0.016-0.059 with the vertex cap, 0.009-0.040 with both. So the release with the vertex cap nearly
- * ends the solve's kicks, yet bodies still leave the table: in its seed-3 bake the cube slides
- * along +y at about 0.3 m/s from frame 24, the cylinder from frame 40, no step kicking them. Left:
- * what carries them (not the cloth as a whole: its mean moved 0.013 m along y by frame 72, main's
- * 0.005), and a release that keeps the response's inelastic impacts; where the ball-and-sheet's
- * momentum goes was not traced (the capped reactions drop some, above).
+ * ends the solve's kicks, yet bodies still leave the table. In its seed-3 bake the cube slides off
+ * along +y from its landing (the cloth as a whole stays: its mean moved 0.013 m along y by frame
+ * 72, main's 0.005): logged per stage, at t = 0.333 s (a step of 1/24 s, the cube falling at 3.65
+ * m/s onto the cloth) the end-of-step reactions (the response's impulses on the cloth it hit) spun
+ * it to 20 rad/s and lifted it by 1.5 m/s; the next step the table's rigid contact gave it 0.22 m/s
+ * along y and the solve's 3 edge contacts 0.79 N·s (0.39 m/s); it slid from there at 0.4-0.6 m/s,
+ * nothing holding it sideways (no kick counted after 0.5 s). Left: that landing (the response's
+ * reactions at a full frame's step), a release that keeps the response's inelastic impacts, and
+ * where the ball-and-sheet's momentum goes (not traced; the capped reactions drop some, above).
  *
  * Step length. coupling_stable halves a step while the contacts held on one collider, moving
  * together along their normals, resist as an apparent mass
