@@ -1,6 +1,7 @@
 /* The strain projection on a load spread over a whole pinned cloth (cloth_pin_reach.h): a sheet
  * pinned along one side that the solve left stretched everywhere at once, as a strong wind
- * leaves issue 30's pinned flag, ends within its limit with its pins where they were. Before
+ * leaves issue 30's pinned flag, ends within its limit with its pins where they were, and a soft
+ * sheet under a load that the limit must carry bakes within it. Before
  * the reach to the pins, the Gauss-Seidel sweeps moved such a stretch to the pins a ring of
  * triangles a sweep and stopped at their cap of 400 with the cloth beyond its limit. */
 #include <criterion/criterion.h>
@@ -77,4 +78,38 @@ Test(pin_reach, a_sheet_stretched_everywhere_from_its_pins_ends_within_its_limit
                       r.worst_excess, (int)r.sweeps);
         cr_expect_leq(longest, 1.1 * (1.0 + 1e-6));
     }
+}
+
+/* A sheet held by its pinned side under a load its soft material cannot hold within the limit
+ * (stretch stiffness 20, 1000 m/s² along the sheet away from the pins), baked for 0.25 s: within
+ * its step budget, and every edge within the limit at the end. Before the reach to the pins: 50
+ * steps, 49 of them ending beyond the limit, the longest edge at 1.117 of rest at the end. */
+Test(pin_reach, a_soft_sheet_under_a_load_the_limit_carries_bakes_within_its_limit, .timeout = 120)
+{
+    const int32_t n = 17;
+    grid_mesh g = grid_mesh_make(n, 1.0, 0.0);
+    sb_world_def wdef = sb_default_world_def();
+    wdef.gravity[0] = 1000.0, wdef.gravity[1] = 0.0, wdef.gravity[2] = -50.0;
+    sb_world *w;
+    cr_assert_eq(sb_world_create(&wdef, &w), SB_OK);
+    sb_cloth_def def = grid_cloth_def(&g);
+    int32_t pins[17];
+    for (int32_t j = 0; j < n; j++) pins[j] = j * n;
+    def.pin_count = n, def.pins = pins, def.max_stretch = 0.1, def.max_compression = 0.0;
+    def.stretch_stiffness = 20.0, def.shear_stiffness = 2.0;
+    sb_cloth_id cid;
+    cr_assert_eq(sb_world_add_cloth(w, &def, &cid), SB_OK, "%s", sb_last_error());
+    cr_assert_eq(sb_world_step_to(w, 0.25), SB_OK, "%s", sb_last_error());
+    sb_world_stats stats;
+    sb_world_get_stats(w, &stats);
+    double *x = malloc(3 * (size_t)g.vertex_count * sizeof *x);
+    cr_assert_eq(sb_cloth_get_positions(w, cid, x, g.vertex_count), SB_OK);
+    double longest = longest_edge(&g, x);
+    cr_log_info("%lld steps, %lld rejected, %lld beyond the limit; longest edge %.6f of rest", (long long)stats.steps,
+                (long long)stats.rejected_steps, (long long)stats.strain_violations, longest);
+    cr_expect_leq(stats.steps + stats.rejected_steps, 2000);
+    cr_expect_leq(longest, 1.1 * (1.0 + 1e-6));
+    free(x);
+    sb_world_destroy(w);
+    grid_mesh_free(&g);
 }
