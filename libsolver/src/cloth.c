@@ -525,7 +525,7 @@ void cloth_destroy(cloth *c)
     bvh_free(&w->tree);
     free(w->filter_kind), free(w->held), free(w->filter_proj), free(w->target_velocity), free(w->target_offset);
     free(w->external_force), free(w->v_before_limit), free(w->x_before_limit), free(w->pushed_by), free(w->contacts_start);
-    free(w->strain_moved_at), free(w->strain_seen_at), free(w->strain_excess);
+    free(w->strain_moved_at), free(w->strain_seen_at), free(w->strain_excess), free(w->pin_reach), free(w->reach_pin);
     bsr_free(&w->system);
     free(w->triangle_blocks), free(w->hinge_blocks), free(w->spring_blocks), free(w->angle_blocks);
     free(w->force), free(w->rhs), free(w->dv), free(w->z), free(w->x_new), free(w->v_new), free(w->correction);

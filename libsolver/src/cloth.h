@@ -141,6 +141,8 @@ typedef struct cloth_scratch {
                                     (cloth_strain_limit.c), allocated at its first use; */
     int32_t *strain_seen_at;     /* triangle_count   NULL: not yet, or out of memory then */
     double *strain_excess;       /* triangle_count */
+    double *pin_reach;           /* vertex_count: shortest rest path to a pin (cloth_pin_reach.h), */
+    int32_t *reach_pin;          /* vertex_count   and that pin; NULL until first used */
     bsr system;                  /* the implicit step's matrix (its pattern built once) */
     int32_t *triangle_blocks;    /* triangle_count x 9: the system's block of each vertex pair */
     int32_t *hinge_blocks;       /* hinge_count x 16 */

@@ -1,5 +1,7 @@
 #include "cloth_strain_limit.h"
 
+#include "cloth_pin_reach.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,6 +359,10 @@ strain_limit_report strain_limit_project(cloth *c, double h)
     double worst = INFINITY;
     bool pinch = c->scratch.pinch_speed_cap;
     if (pinch) memcpy(c->scratch.v_before_limit, c->scratch.v_new, 3 * (size_t)c->model.vertex_count * sizeof(double));
+    /* the stretch spread from the pins out taken out first (cloth_pin_reach.h); in a pinch the
+     * cloth is brought back at a bounded rate (above), never all at once from the pins */
+    if (c->model.max_stretch > 0.0 && !c->scratch.strain_recovers && !pinch)
+        report.moved = pin_reach_project(c, 1.0 + (1.0 - STRAIN_MARGIN) * c->model.max_stretch, h) > 0;
     sweep_marks marks = {0};
     bool tracked = marks_of(c, &marks);
     while (report.sweeps < MAX_SWEEPS && worst > STRAIN_SLACK) {
