@@ -285,6 +285,30 @@
  * reactions at a full frame's step), a release that keeps the response's inelastic impacts, and
  * where the ball-and-sheet's momentum goes (not traced; the capped reactions drop some, above).
  *
+ * Landing step (2026-11-28, branch landingstep, not kept). A logging build of main (each body's
+ * step in which its collider's box first comes within the band, cloth + collider thickness, 0.01 m,
+ * of a cloth vertex) in the sample's default bake: every body lands in a long step, the cone at t =
+ * 0.271 s in 1/48 s at 2.84 m/s (closing 0.059 m, 5.9 bands), the cube at 0.333 s in 1/24 s at 3.65
+ * m/s (0.152 m), the cylinder at 0.443 s in 1/192 s at 4.35 m/s (0.023 m), the sphere at 0.5 s in
+ * 1/48 s at 5.06 m/s (0.105 m); none held a contact in that step, the response alone stopped each.
+ * Tried: the step halved (before the solve, down to min_step) while a pushed body whose box newly
+ * reaches the band would close by more than a fraction f of it at max(|v0|, |v1|), so the contacts
+ * held at a step's start meet it inside the coupled solve (an inelastic two-way impact), (1 - f) of
+ * the band left for the cloth's own motion and the box's corners turning. With f = 0.5 the landings
+ * took 1.3 ms (cone, cube) and 0.65 ms (cylinder, sphere). A 1 kg box of 0.2 m dropped flat at 3.65
+ * m/s onto a sheet lying on a floor (0.8 m, grid n = 16, off its centre, turned 20 degrees about
+ * z), at the frames it lands in: main 0.380 m/s up, 0.76 rad/s; f = 0.5 0.014 m/s, 0.072 rad/s
+ * (both rock on the sheet at up to 2-2.8 rad/s later). But the five bakes' bodies off the table by
+ * frame 72 (as above): main 0, 1, 0, 0, 0 (cube); f = 0.5 0, 0, 1, 0, 0 (cylinder); f = 0.25 0, 0,
+ * 0, 0, 1 (cylinder); f = 2 1, 1, 2, 1, 1. Each lost cylinder landed and then slid along +y at
+ * 0.004-0.03 m a frame (f = 0.5, seed 1: y 0.23, 0.47, 0.88 m at frames 24, 48, 60; f = 0.25, seed
+ * 3: 0.29, 0.39, 0.42, then off by 72): the slide above, nothing holding it sideways, not a throw.
+ * Frames 60-72 the bodies on the table moved 0.001-0.140 m on main, 0.001-0.071 with f = 0.5,
+ * 0.001-0.143 with f = 0.25. The bakes' CPU (user s, the five summed, two runs in turns, load 3-6):
+ * main 42.6, 35.5; f = 0.5 59.8, 44.1 (the default bake 2-4 times main's); f = 0.25 33.7, 32.8.
+ * Left: the slide; the limit (with that test) is worth keeping once bodies on the table are held
+ * sideways.
+ *
  * Step length. coupling_stable halves a step while the contacts held on one collider, moving
  * together along their normals, resist as an apparent mass
  *   S = Σ_i Σ_j n_iᵀ A_ij n_j      (i, j held on that collider; A = M - h ∂f/∂v - h² ∂f/∂x)
