@@ -16,17 +16,8 @@
 /* Longest edge of the grid at x over its rest length. */
 static double longest_edge(const grid_mesh *g, const double *x)
 {
-    double longest = 0.0;
-    for (int32_t t = 0; t < g->triangle_count; t++)
-        for (int k = 0; k < 3; k++) {
-            int32_t a = g->triangles[3 * t + k], b = g->triangles[3 * t + (k + 1) % 3];
-            double rest = 0.0, now = 0.0;
-            for (int c = 0; c < 3; c++) {
-                double dr = g->positions[3 * a + c] - g->positions[3 * b + c], dn = x[3 * a + c] - x[3 * b + c];
-                rest += dr * dr, now += dn * dn;
-            }
-            longest = fmax(longest, sqrt(now / rest));
-        }
+    double shortest, longest;
+    grid_edge_ratios(g, x, &shortest, &longest);
     return longest;
 }
 

@@ -16,23 +16,6 @@
 /* Relative tolerance on an edge's length: round-off and the projection's slack only. */
 #define EDGE_TOLERANCE 1e-6
 
-/* Shortest and longest edge of the grid at x, each over its rest length. */
-static void edge_ratios(const grid_mesh *g, const double *x, double *shortest, double *longest)
-{
-    *shortest = INFINITY, *longest = 0.0;
-    for (int32_t t = 0; t < g->triangle_count; t++)
-        for (int k = 0; k < 3; k++) {
-            int32_t a = g->triangles[3 * t + k], b = g->triangles[3 * t + (k + 1) % 3];
-            double rest = 0.0, now = 0.0;
-            for (int c = 0; c < 3; c++) {
-                double dr = g->positions[3 * a + c] - g->positions[3 * b + c], dn = x[3 * a + c] - x[3 * b + c];
-                rest += dr * dr, now += dn * dn;
-            }
-            double ratio = sqrt(now / rest);
-            *shortest = fmin(*shortest, ratio), *longest = fmax(*longest, ratio);
-        }
-}
-
 typedef struct drop_result {
     double shortest, longest; /* edge ratios over every step */
     double lowest;            /* lowest vertex height over every step (the floor is z = 0) */
@@ -75,7 +58,7 @@ static drop_result drop(double height, double air_drag, double max_stretch, doub
         cr_assert_eq(sb_cloth_get_positions(w, cid, x, g.vertex_count), SB_OK);
         cr_assert_eq(sb_cloth_get_velocities(w, cid, v, g.vertex_count), SB_OK);
         double shortest, longest;
-        edge_ratios(&g, x, &shortest, &longest);
+        grid_edge_ratios(&g, x, &shortest, &longest);
         r.shortest = fmin(r.shortest, shortest), r.longest = fmax(r.longest, longest);
         for (int32_t i = 0; i < g.vertex_count; i++) {
             r.lowest = fmin(r.lowest, x[3 * (size_t)i + 2]);
@@ -178,7 +161,7 @@ Test(strain_limit, the_projection_keeps_momentum_and_adds_no_energy)
     cr_expect(r.moved);
     cr_expect_leq(r.worst_excess, STRAIN_SLACK);
     double shortest, longest;
-    edge_ratios(&g, c->scratch.x_new, &shortest, &longest);
+    grid_edge_ratios(&g, c->scratch.x_new, &shortest, &longest);
     cr_expect_leq(longest, 1.1 * (1.0 + EDGE_TOLERANCE));
     cr_expect_geq(shortest, 0.9 * (1.0 - EDGE_TOLERANCE));
     double scale = fabs(p0[0]) + fabs(p0[1]) + fabs(p0[2]) + 1.0;
@@ -206,7 +189,7 @@ Test(strain_limit, pins_hold_and_a_soft_hanging_sheet_stays_within_the_limit)
     cr_assert_eq(sb_world_step_to(w, 1.0), SB_OK, "%s", sb_last_error());
     double *x = malloc(3 * (size_t)g.vertex_count * sizeof *x), shortest, longest;
     cr_assert_eq(sb_cloth_get_positions(w, cid, x, g.vertex_count), SB_OK);
-    edge_ratios(&g, x, &shortest, &longest);
+    grid_edge_ratios(&g, x, &shortest, &longest);
     cr_log_info("hanging soft sheet: edges %.4f .. %.4f", shortest, longest);
     cr_expect_leq(longest, 1.1 * (1.0 + EDGE_TOLERANCE));
     for (int p = 0; p < 2; p++)
@@ -318,7 +301,7 @@ static void drape_within_the_limit(int32_t n, int frames, double violations_allo
         cr_assert_eq(sb_world_step_to(w, sb_world_get_time(w) + w->preferred_step), SB_OK, "%s", sb_last_error());
         cr_assert_eq(sb_cloth_get_positions(w, cid, x, g.vertex_count), SB_OK);
         double shortest, longest;
-        edge_ratios(&g, x, &shortest, &longest);
+        grid_edge_ratios(&g, x, &shortest, &longest);
         lo = fmin(lo, shortest), hi = fmax(hi, longest);
         crossings += count_intersections(w->cloths, 1, w->colliders, 1, true);
     }

@@ -64,19 +64,26 @@ void grid_mesh_free(grid_mesh *mesh)
 
 double grid_max_edge_strain(const grid_mesh *mesh, const double *x)
 {
-    double worst = 0.0;
+    double shortest, longest;
+    grid_edge_ratios(mesh, x, &shortest, &longest);
+    return fmax(1.0 - shortest, longest - 1.0);
+}
+
+void grid_edge_ratios(const grid_mesh *mesh, const double *x, double *shortest, double *longest)
+{
+    *shortest = INFINITY, *longest = 0.0;
     for (int32_t t = 0; t < mesh->triangle_count; t++)
         for (int k = 0; k < 3; k++) {
             int32_t a = mesh->triangles[3 * t + k], b = mesh->triangles[3 * t + (k + 1) % 3];
-            double rest = 0, now = 0;
+            double rest = 0.0, now = 0.0;
             for (int c = 0; c < 3; c++) {
                 double dr = mesh->positions[3 * a + c] - mesh->positions[3 * b + c];
                 double dn = x[3 * a + c] - x[3 * b + c];
                 rest += dr * dr, now += dn * dn;
             }
-            worst = fmax(worst, fabs(sqrt(now / rest) - 1.0));
+            double ratio = sqrt(now / rest);
+            *shortest = fmin(*shortest, ratio), *longest = fmax(*longest, ratio);
         }
-    return worst;
 }
 
 static solid_mesh solid_alloc(int32_t vertices, int32_t triangles)

@@ -31,6 +31,8 @@ grid_mesh grid_mesh_make(int32_t n, double size, double height);
 void grid_mesh_free(grid_mesh *mesh);
 /* Largest |edge length / rest length - 1| over the grid's triangle edges at positions x. */
 double grid_max_edge_strain(const grid_mesh *mesh, const double *x);
+/* Shortest and longest edge of the grid at x, each over its rest length. */
+void grid_edge_ratios(const grid_mesh *mesh, const double *x, double *shortest, double *longest);
 
 /* A closed triangle mesh for colliders (outward-facing triangles). */
 typedef struct solid_mesh {
