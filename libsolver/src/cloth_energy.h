@@ -33,6 +33,15 @@ typedef struct tri_rest {
 /* Rest data from the corners' material coordinates; false if the triangle is degenerate. */
 bool tri_rest_from_uv(const double u[3], const double v[3], tri_rest *out);
 
+/* tri_rest_from_uv backwards: the corners' material coordinates, corner 0 at the origin (those of
+ * corners 1 and 2 are the columns of [[cu1, cv1], [cu2, cv2]]⁻¹). */
+static inline void tri_rest_corners(const tri_rest *r, double u[3], double v[3])
+{
+    double det = r->cu[1] * r->cv[2] - r->cv[1] * r->cu[2];
+    u[0] = 0.0, u[1] = r->cv[2] / det, u[2] = -r->cv[1] / det;
+    v[0] = 0.0, v[1] = -r->cu[2] / det, v[2] = r->cu[1] / det;
+}
+
 /* Stretch S_u = |w_u| - 1 and S_v = |w_v| - 1. */
 void stretch_conditions(const tri_rest *rest, const vec3 x[3], condition *su, condition *sv,
                         bool want_hessian);

@@ -6,13 +6,11 @@
 
 #include "cloth_strain_limit.h"
 
-/* Rest length of the edge between corners k and l of triangle t: the material coordinates of
- * corners 1 and 2 relative to corner 0 are the columns of [[cu1, cv1], [cu2, cv2]]⁻¹ (as in the
- * projection), corner 0 at the origin. */
+/* Rest length of the edge between corners k and l of a triangle. */
 static double rest_edge(const tri_rest *r, int k, int l)
 {
-    double det = r->cu[1] * r->cv[2] - r->cv[1] * r->cu[2];
-    double u[3] = {0.0, r->cv[2] / det, -r->cv[1] / det}, v[3] = {0.0, -r->cu[2] / det, r->cu[1] / det};
+    double u[3], v[3];
+    tri_rest_corners(r, u, v);
     return hypot(u[k] - u[l], v[k] - v[l]);
 }
 

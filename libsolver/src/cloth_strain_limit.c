@@ -148,9 +148,8 @@ static double project_triangle(cloth *c, int32_t t, limits l, double h, bool *mo
     }
     double s1 = clamp(f.s1, l), s2 = clamp(f.s2, l);
     /* F' α = U1 s1 (V1·α) + U2 s2 (V2·α) for a rest vector α = (du, dv) */
-    const tri_rest *r = &m->rest[t];
-    double det = r->cu[1] * r->cv[2] - r->cv[1] * r->cu[2];
-    double du[3] = {0.0, r->cv[2] / det, -r->cv[1] / det}, dv[3] = {0.0, -r->cu[2] / det, r->cu[1] / det};
+    double du[3], dv[3];
+    tri_rest_corners(&m->rest[t], du, dv);
     vec3 p[3], x[3];
     for (int k = 0; k < 3; k++) {
         double along1 = cs * du[k] + sn * dv[k], along2 = -sn * du[k] + cs * dv[k];

@@ -167,10 +167,6 @@ class Matrices(unittest.TestCase):
             self.assertLess(np.abs(bases.reshape(8, 16) - np.array(expected)).max(), 1e-12)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class KeyPairsTest(unittest.TestCase):
     def test_each_channel_is_its_frames_and_values_in_float32(self):
         """key_pairs: per channel the (frame, value) pairs flat, the values rounded to float32
@@ -186,3 +182,7 @@ class KeyPairsTest(unittest.TestCase):
                 self.assertTrue(co.flags["C_CONTIGUOUS"] and co.dtype == np.float32)
                 expected = array("f", [x for f in range(7) for x in (11 + f, per_frame[f, k])])
                 self.assertEqual(co.tobytes(), expected.tobytes(), (path, k))
+
+
+if __name__ == "__main__":
+    unittest.main()
